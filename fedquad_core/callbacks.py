@@ -1,0 +1,109 @@
+"""Side effects of a run, one small class each: the round loop only calls these hooks."""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+
+class Callback:
+    def on_start(self, info: dict[str, Any]) -> None: ...
+    def on_round(self, row: dict[str, Any]) -> None: ...
+    def on_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None: ...
+    def on_end(self, state: str, info: dict[str, Any]) -> None: ...
+    def stop_requested(self) -> bool:
+        return False
+
+
+class Callbacks(Callback):
+    """Fans each hook out to a list of callbacks."""
+
+    def __init__(self, items: list[Callback]):
+        self.items = list(items)
+
+    def on_start(self, info):
+        for c in self.items:
+            c.on_start(info)
+
+    def on_round(self, row):
+        for c in self.items:
+            c.on_round(row)
+
+    def on_snapshot(self, round_, arrays):
+        for c in self.items:
+            c.on_snapshot(round_, arrays)
+
+    def on_end(self, state, info):
+        for c in self.items:
+            c.on_end(state, info)
+
+    def stop_requested(self) -> bool:
+        return any(c.stop_requested() for c in self.items)
+
+
+class StoreCallback(Callback):
+    """Writes status, metrics (line by line), partition, snapshots and weights to the run store."""
+
+    def __init__(self, writer):
+        self.writer = writer
+
+    def on_start(self, info):
+        self.writer.save_partition(info["partition"])
+        self.writer.set_status("running", started=time.time(), total_rounds=info["rounds"], round=0,
+                               device=info["device"], num_train=info["num_train"])
+
+    def on_round(self, row):
+        self.writer.append_metrics(row)
+        self.writer.set_status("running", round=row["round"])
+
+    def on_snapshot(self, round_, arrays):
+        self.writer.save_snapshot(round_, arrays)
+
+    def on_end(self, state, info):
+        if info.get("weights") is not None:
+            self.writer.save_weights(info["weights"])
+        fields = {k: v for k, v in info.items() if k in ("error", "diverged_round", "round")}
+        self.writer.set_status(state, ended=time.time(), **fields)
+
+    def stop_requested(self) -> bool:
+        return self.writer.cancel_requested()
+
+
+class SignalStop(Callback):
+    """Stops the loop after the current round once ``flag['stop']`` is set (by a signal handler)."""
+
+    def __init__(self, flag: dict[str, bool]):
+        self.flag = flag
+
+    def stop_requested(self) -> bool:
+        return bool(self.flag.get("stop"))
+
+
+class ProgressCallback(Callback):
+    """A progress bar on stderr (tqdm) with the latest accuracy."""
+
+    def __init__(self, label: str = "", stream=None):
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.bar = None
+
+    def on_start(self, info):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=info["rounds"], desc=self.label or info.get("method", "run"), unit="round",
+                        file=self.stream, leave=True, dynamic_ncols=True)
+
+    def on_round(self, row):
+        if self.bar is not None:
+            post = {"acc": f"{row['test_accuracy']:.3f}"}
+            if "ratio" in row and row["ratio"] is not None and math.isfinite(row["ratio"]):
+                post["ratio"] = f"{row['ratio']:.3f}"
+            self.bar.set_postfix(post, refresh=False)
+            self.bar.update(1)
+
+    def on_end(self, state, info):
+        if self.bar is not None:
+            self.bar.close()

@@ -1,0 +1,145 @@
+"""Run configuration: one frozen dataclass, validated in one place, serialised as JSON next to
+the results it produced."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+DATASET_NAMES = ("digits", "fashion-mnist", "cifar10", "cifar100", "tiny-imagenet")
+MODEL_NAMES = ("auto", "mlp", "cnn", "resnet18")
+DEVICES = ("auto", "cpu", "cuda")
+DEFAULT_MODEL = {"digits": "mlp", "fashion-mnist": "cnn", "cifar10": "cnn", "cifar100": "resnet18",
+                 "tiny-imagenet": "resnet18"}
+
+
+class ConfigError(ValueError):
+    """A setting a user can change; the message says which and how."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunConfig:
+    # data and partition
+    dataset: str = "digits"
+    data_dir: str | None = None
+    download: bool = False
+    train_subset: int | None = None  # class-stratified subset of the training set
+    num_clients: int = 10
+    alpha: float | None = 0.5  # Dirichlet concentration; None = IID
+    min_size: int = 10
+    # method
+    method: str = "fedquad"
+    method_params: dict[str, Any] = field(default_factory=dict)
+    normalize_embeddings: bool = True  # L2-normalise embeddings before tuple losses
+    model: str = "auto"
+    # federated optimisation
+    rounds: int = 20
+    participation: float = 1.0
+    local_epochs: int = 2
+    batch_size: int = 64
+    lr: float = 0.01
+    momentum: float = 0.9
+    weight_decay: float = 1e-5
+    augment: bool | None = None  # None = the dataset's default
+    # bookkeeping
+    seed: int = 0
+    device: str = "auto"
+    workers: int = 0  # parallel client workers on CPU (0 = in-process, sequential)
+    snapshot_every: int = 5
+    snapshot_points: int = 2000
+    eval_points: int | None = None  # None = whole test set
+    name: str | None = None  # free label shown in the dashboard
+
+    # ---- derived -------------------------------------------------------------------------
+    @property
+    def model_name(self) -> str:
+        return DEFAULT_MODEL[self.dataset] if self.model == "auto" else self.model
+
+    def params(self):
+        """The method's parameter dataclass, defaults filled in."""
+        from .methods import get_method
+
+        return get_method(self.method).default_params(**self.method_params)
+
+    def resolved(self) -> "RunConfig":
+        """The same config with every method default written out (what is stored on disk)."""
+        return dataclasses.replace(self, method_params=dataclasses.asdict(self.params()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ConfigError(f"unknown config key(s) {', '.join(unknown)}: valid keys are {', '.join(sorted(names))}")
+        return cls(**data)
+
+
+def _positive_int(name: str, value: Any, flag: str, minimum: int = 1) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise ConfigError(f"{name} must be an integer >= {minimum} (got {value!r}): change {flag}")
+
+
+def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConfig:
+    """Check every setting before any work starts; raise ConfigError naming what to change."""
+    from .methods import METHODS
+
+    if cfg.dataset not in DATASET_NAMES:
+        raise ConfigError(f"unknown dataset {cfg.dataset!r}: choose one of {', '.join(DATASET_NAMES)} (--dataset)")
+    if cfg.method not in METHODS:
+        raise ConfigError(f"unknown method {cfg.method!r}: choose one of {', '.join(METHODS)} (--method)")
+    if cfg.model not in MODEL_NAMES:
+        raise ConfigError(f"unknown model {cfg.model!r}: choose one of {', '.join(MODEL_NAMES)} (--model)")
+    if cfg.device not in DEVICES:
+        raise ConfigError(f"unknown device {cfg.device!r}: choose one of {', '.join(DEVICES)} (--device)")
+    if cfg.alpha is not None and (not isinstance(cfg.alpha, (int, float)) or not math.isfinite(cfg.alpha) or cfg.alpha <= 0):
+        raise ConfigError(f"alpha must be a number > 0 (got {cfg.alpha!r}): change --alpha (small = strong skew), or use --iid")
+    _positive_int("clients", cfg.num_clients, "--clients")
+    _positive_int("rounds", cfg.rounds, "--rounds")
+    _positive_int("local epochs", cfg.local_epochs, "--local-epochs")
+    _positive_int("batch size", cfg.batch_size, "--batch-size")
+    _positive_int("snapshot interval", cfg.snapshot_every, "--snapshot-every")
+    _positive_int("snapshot points", cfg.snapshot_points, "--snapshot-points", minimum=10)
+    _positive_int("min size", cfg.min_size, "--min-size", minimum=0)
+    _positive_int("workers", cfg.workers, "--workers", minimum=0)
+    if cfg.train_subset is not None:
+        _positive_int("train subset", cfg.train_subset, "--train-subset", minimum=10)
+    if cfg.eval_points is not None:
+        _positive_int("eval points", cfg.eval_points, "--eval-points", minimum=10)
+    if not (0 < cfg.participation <= 1):
+        raise ConfigError(f"participation must be in (0, 1] (got {cfg.participation!r}): change --participation")
+    for name, flag in (("lr", "--lr"), ("momentum", "--momentum"), ("weight_decay", "--weight-decay")):
+        value = getattr(cfg, name)
+        if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0 or (name == "lr" and value == 0):
+            raise ConfigError(f"{name} must be a finite number {'> 0' if name == 'lr' else '>= 0'} (got {value!r}): change {flag}")
+    _validate_method_params(cfg)
+    if num_train_samples is not None and cfg.num_clients > num_train_samples:
+        raise ConfigError(f"{cfg.num_clients} clients but only {num_train_samples} training samples in {cfg.dataset}: lower --clients")
+    return cfg
+
+
+def _validate_method_params(cfg: RunConfig) -> None:
+    from .methods import get_method
+
+    method = get_method(cfg.method)
+    fields = {f.name: f for f in dataclasses.fields(method.Params)}
+    for key, value in cfg.method_params.items():
+        if key not in fields:
+            valid = ", ".join(fields) or "none"
+            raise ConfigError(f"method {cfg.method} has no parameter {key!r}: its parameters are {valid}")
+        meta = fields[key].metadata
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ConfigError(f"{cfg.method} {key} must be a number (got {value!r}): change --{key.replace('_', '-')}")
+        if meta.get("integer") and int(value) != value:
+            raise ConfigError(f"{cfg.method} {key} must be an integer (got {value!r}): change --{key.replace('_', '-')}")
+        low = meta.get("min")
+        if low is not None and value < low:
+            what = "negative" if low == 0 else f"below {low}"
+            raise ConfigError(f"{cfg.method} {key} cannot be {what} (got {value!r}): change --{key.replace('_', '-')}")

@@ -1,0 +1,30 @@
+"""TripletFL: FedAvg + the triplet loss [d(a,p) - d(a,n) + m]_+ (Schroff et al., CVPR 2015)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..losses import triplet_loss
+from .base import param
+from .tuples import TupleObjective
+
+
+@dataclass(frozen=True, kw_only=True)
+class TripletParams:
+    beta: float = param(1.0, help="weight of the triplet term", max=10.0)
+    margin: float = param(1.0, help="triplet margin", max=4.0, step=0.05)
+    tuples_per_batch: int = param(16, help="triplets forwarded with each CE batch", min=1, max=256, integer=True)
+
+
+class Triplet(TupleObjective):
+    name = "triplet"
+    label = "TripletFL"
+    Params = TripletParams
+    members = 3
+    citation = "Schroff, Kalenichenko & Philbin, FaceNet, CVPR 2015"
+
+    def tuple_loss(self, parts):
+        a, p, n = parts
+        return triplet_loss(a, p, n, self.params.margin)
+
+    def counters(self) -> dict[str, int]:
+        return {"clients_one_class": int(self.mode == "none")}

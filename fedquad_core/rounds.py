@@ -1,0 +1,113 @@
+"""The federated round loop, one for all methods: sample clients, train them locally (through a
+client runner: sequential here, parallel workers or a batched GPU path elsewhere), aggregate with
+FedAvg weighted by sample counts, evaluate, and snapshot the embedding geometry every k rounds."""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+import torch
+
+from .aggregation import weighted_average
+from .callbacks import Callback
+from .client import ClientJob, ClientResult, evaluate
+from .geometry import geometry_summary
+
+
+class ClientRunner(Protocol):
+    def run(self, jobs: Sequence[ClientJob], global_state: dict[str, torch.Tensor]) -> list[ClientResult]: ...
+
+
+class Diverged(RuntimeError):
+    def __init__(self, round_: int, client_id: int):
+        super().__init__(f"loss became NaN/inf in round {round_} (client {client_id}): lower --lr or the loss weights")
+        self.round = round_
+
+
+@dataclass
+class EvalData:
+    x: torch.Tensor
+    y: torch.Tensor
+    prepare: Any
+    snapshot_idx: np.ndarray  # fixed, class-stratified subset of the test set
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    rounds: int
+    participation: float
+    seed: int
+    snapshot_every: int
+
+
+def sample_clients(num_clients: int, participation: float, rng: np.random.Generator) -> np.ndarray:
+    """At least one client a round; drawn without replacement from the run's seed."""
+    m = max(1, int(round(participation * num_clients)))
+    return np.sort(rng.choice(num_clients, size=m, replace=False))
+
+
+def is_snapshot_round(r: int, settings: LoopSettings) -> bool:
+    return r % settings.snapshot_every == 0 or r == settings.rounds or r == 1
+
+
+def run_rounds(model: torch.nn.Module, parts: list[np.ndarray], runner: ClientRunner, test: EvalData,
+               settings: LoopSettings, callback: Callback) -> tuple[str, dict[str, Any]]:
+    """Run the rounds; return the final state ('finished' or 'cancelled') and the final weights.
+    Raises ``Diverged`` when a client's loss becomes NaN/inf."""
+    server_rng = np.random.default_rng([settings.seed, 0xF1])
+    client_states: dict[int, dict[str, Any]] = {}
+    global_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    start, total_samples = time.perf_counter(), 0
+    for r in range(1, settings.rounds + 1):
+        if callback.stop_requested():
+            return "cancelled", {"weights": global_state, "round": r - 1}
+        t0 = time.perf_counter()
+        chosen = sample_clients(len(parts), settings.participation, server_rng)
+        jobs = [ClientJob(int(c), r, parts[c], (settings.seed, r, int(c)), client_states.get(int(c), {})) for c in chosen]
+        results = runner.run(jobs, global_state)
+        for res in results:
+            if res.diverged:
+                raise Diverged(r, res.client_id)
+            if res.state:
+                client_states[res.client_id] = res.state
+        global_state = weighted_average([res.weights for res in results], [res.num_samples for res in results])
+        model.load_state_dict(global_state)
+        snapshot = is_snapshot_round(r, settings)
+        acc, _ = evaluate(model, test.x, test.y, test.prepare)
+        samples = sum(res.samples_processed for res in results)
+        total_samples += samples
+        row: dict[str, Any] = {
+            "round": r, "test_accuracy": acc,
+            "train_loss": sum(res.loss_sum for res in results) / max(1, sum(res.steps for res in results)),
+            "clients": len(results), "samples": samples, "samples_total": total_samples,
+        }
+        for res in results:
+            for key, value in res.counters.items():
+                row[key] = row.get(key, 0) + value
+        if snapshot:
+            row.update(_snapshot(model, test, r, callback))
+        now = time.perf_counter()
+        row["round_time"] = now - t0
+        row["elapsed"] = now - start
+        callback.on_round(row)
+    return "finished", {"weights": global_state, "round": settings.rounds}
+
+
+def _snapshot(model: torch.nn.Module, test: EvalData, r: int, callback: Callback) -> dict[str, float]:
+    idx = torch.as_tensor(test.snapshot_idx, device=test.x.device)
+    _, emb = evaluate(model, test.x[idx], test.y[idx], test.prepare, want_embeddings=True)
+    z = emb.numpy().astype(np.float32)
+    y = test.y[idx].cpu().numpy()
+    geo = geometry_summary(z, y)
+    arrays = {"embeddings": z, "labels": y, "indices": test.snapshot_idx}
+    scalars = {}
+    for key, value in geo.items():
+        if isinstance(value, np.ndarray):
+            arrays[key] = value
+        else:
+            scalars[key] = None if value is None or not math.isfinite(float(value)) else float(value)
+    callback.on_snapshot(r, arrays)
+    return scalars

@@ -1,0 +1,170 @@
+"""From a RunConfig to a finished run in the store: validate, load data, partition, build the
+model, pick a client runner, run the rounds, record the outcome."""
+from __future__ import annotations
+
+import os
+import signal
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from .callbacks import Callback, Callbacks, ProgressCallback, SignalStop, StoreCallback
+from .client import ClientJob, ClientResult, TrainData, TrainSettings, train_client
+from .config import ConfigError, RunConfig, validate
+from .data import Dataset, DataError, check_data, load_dataset
+from .geometry import stratified_subset
+from .methods import get_method
+from .models import build_model
+from .partition import class_counts, partition
+from .rounds import Diverged, EvalData, LoopSettings, run_rounds
+from .store import RunStore
+
+USER_ERRORS = (ConfigError, DataError, ValueError)
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("--device cuda was asked for but no CUDA GPU is available: use --device auto or cpu")
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def configure_threads(threads: int | None) -> None:
+    """One thread per process by default: on small machines PyTorch's OpenMP spin-waiting makes
+    2 threads many times slower than 1 (see benchmarks/threads.py)."""
+    torch.set_num_threads(max(1, threads or 1))
+
+
+@dataclass
+class Prepared:
+    cfg: RunConfig
+    dataset: Dataset
+    parts: list[np.ndarray]
+    counts: np.ndarray
+
+
+def prepare(cfg: RunConfig) -> Prepared:
+    """Everything that can fail because of user input, before any training starts."""
+    validate(cfg)
+    cfg.params()  # method parameter names and types
+    check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
+    ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download, train_subset=cfg.train_subset,
+                      seed=cfg.seed)
+    validate(cfg, num_train_samples=len(ds.y_train))
+    labels = ds.y_train.numpy()
+    parts = partition(labels, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
+    return Prepared(cfg, ds, parts, class_counts(parts, labels, ds.num_classes))
+
+
+class SequentialRunner:
+    """Trains the sampled clients one after another in this process."""
+
+    def __init__(self, model: torch.nn.Module, data: TrainData, cfg: RunConfig, augment: bool):
+        self.model, self.data = model, data
+        self.method, self.params = get_method(cfg.method), cfg.params()
+        self.settings = TrainSettings(cfg.local_epochs, cfg.batch_size, cfg.lr, cfg.momentum, cfg.weight_decay,
+                                      augment, cfg.normalize_embeddings)
+
+    def run(self, jobs: list[ClientJob], global_state: dict[str, torch.Tensor]) -> list[ClientResult]:
+        out = []
+        for job in jobs:
+            res = train_client(self.model, global_state, job, data=self.data, method=self.method,
+                               params=self.params, settings=self.settings)
+            out.append(res)
+            if res.diverged:
+                break
+        self.model.load_state_dict(global_state)
+        return out
+
+
+def make_runner(cfg: RunConfig, prep: Prepared, model: torch.nn.Module, device: torch.device):
+    ds = prep.dataset
+    augment = ds.augment_default if cfg.augment is None else cfg.augment
+    data = TrainData(ds.x_train.to(device), ds.y_train.to(device), ds.prepare, ds.y_train.numpy(), ds.num_classes)
+    if cfg.workers > 0 and device.type == "cpu":
+        from .parallel import ParallelRunner  # optional, see the speed issue
+
+        return ParallelRunner(cfg, prep, augment, workers=cfg.workers)
+    return SequentialRunner(model, data, cfg, augment)
+
+
+def partition_info(prep: Prepared) -> dict[str, Any]:
+    counts = prep.counts
+    present = (counts > 0).sum(1)
+    return {"counts": counts.tolist(), "sizes": counts.sum(1).tolist(), "num_classes": prep.dataset.num_classes,
+            "class_names": list(prep.dataset.class_names), "clients_lt3_classes": int((present < 3).sum()),
+            "clients_two_classes": int((present == 2).sum()), "clients_one_class": int((present == 1).sum())}
+
+
+def train(prep: Prepared, callback: Callback, *, device: torch.device) -> tuple[str, dict[str, Any]]:
+    cfg, ds = prep.cfg, prep.dataset
+    params = cfg.params()
+    gen = torch.Generator().manual_seed(cfg.seed)
+    model = build_model(cfg.model_name, ds.input_shape, ds.num_classes, generator=gen,
+                        proj_dim=getattr(params, "proj_dim", None) if get_method(cfg.method).needs_projection else None)
+    model.to(device)
+    test_idx = (np.arange(len(ds.y_test)) if cfg.eval_points is None
+                else stratified_subset(ds.y_test.numpy(), cfg.eval_points, seed=0))
+    x_test, y_test = ds.x_test[test_idx].to(device), ds.y_test[test_idx].to(device)
+    snap = stratified_subset(y_test.cpu().numpy(), cfg.snapshot_points, seed=0)
+    test = EvalData(x_test, y_test, ds.prepare, snap)
+    runner = make_runner(cfg, prep, model, device)
+    callback.on_start({"partition": partition_info(prep), "rounds": cfg.rounds, "device": str(device),
+                       "num_train": int(len(ds.y_train)), "method": cfg.method})
+    try:
+        return run_rounds(model, prep.parts, runner, test,
+                          LoopSettings(cfg.rounds, cfg.participation, cfg.seed, cfg.snapshot_every), callback)
+    finally:
+        close = getattr(runner, "close", None)
+        if close:
+            close()
+
+
+def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progress: bool = True,
+            threads: int | None = None, prep: Prepared | None = None) -> str:
+    """Run ``cfg`` to the end, writing everything into ``store``; return the run id.
+    An existing queued run folder is used when ``run_id`` names one."""
+    configure_threads(threads)
+    if run_id and store.exists(run_id):
+        writer = store.writer(run_id)
+    else:
+        writer = store.create(cfg.resolved().to_dict(), run_id)
+    writer.set_status("queued", pid=os.getpid())
+    stop_flag = {"stop": False}
+    _install_stop_signals(stop_flag)
+    callbacks: list[Callback] = [StoreCallback(writer), SignalStop(stop_flag)]
+    if progress:
+        callbacks.append(ProgressCallback(cfg.name or cfg.method))
+    cb = Callbacks(callbacks)
+    try:
+        prep = prep or prepare(cfg)
+        device = resolve_device(cfg.device)
+        if writer.cancel_requested():
+            writer.set_status("cancelled", round=0)
+            return writer.run_id
+        state, info = train(prep, cb, device=device)
+        cb.on_end(state, info)
+    except Diverged as exc:
+        cb.on_end("diverged", {"error": str(exc), "diverged_round": exc.round, "round": exc.round})
+    except USER_ERRORS as exc:
+        cb.on_end("failed", {"error": str(exc)})
+        raise
+    except BaseException as exc:
+        cb.on_end("failed", {"error": f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"})
+        raise
+    return writer.run_id
+
+
+def _install_stop_signals(flag: dict[str, bool]) -> None:
+    def handler(signum, frame):
+        flag["stop"] = True
+
+    try:
+        signal.signal(signal.SIGUSR1, handler)
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread (e.g. inside a test runner thread)
+        pass

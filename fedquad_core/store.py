@@ -1,0 +1,266 @@
+"""The run store: one folder per run under a root; the only channel between the engine and
+the dashboard.
+
+    <root>/<run_id>/config.json        the resolved RunConfig (atomic write)
+                    status.json        state, error, times, pid, round (atomic write)
+                    metrics.jsonl      one JSON object per round, appended and flushed
+                    partition.json     clients x classes counts
+                    embeddings/round_NNNN.npz   embeddings, labels and the geometry arrays
+                    model.pt           final global weights (load with weights_only=True)
+                    cancel             present when a cancel was requested
+                    log.txt            stdout/stderr of a background run
+
+Readers never see a half-written JSON file (temp file + os.replace) and skip a metrics line
+that is still being written.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+STATES = ("queued", "running", "finished", "failed", "cancelled", "diverged")
+ACTIVE = ("queued", "running")
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+class RunNotFound(LookupError):
+    pass
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, default=_jsonable))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"cannot store {type(value).__name__} as JSON")
+
+
+def check_run_id(run_id: str) -> str:
+    if not isinstance(run_id, str) or not _RUN_ID.match(run_id) or ".." in run_id:
+        raise ValueError(f"invalid run id {run_id!r}: use letters, digits, '.', '_' and '-' (no path separators)")
+    return run_id
+
+
+def new_run_id(method: str, *, now: float | None = None) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    return f"{stamp}-{method}-{os.urandom(3).hex()}"
+
+
+def pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie child still answers kill(0): look at its state
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    run_id: str
+    path: Path
+    status: dict[str, Any]
+    config: dict[str, Any]
+
+    @property
+    def state(self) -> str:
+        return self.status.get("state", "unknown")
+
+
+class RunStore:
+    """Reads and manages the runs under ``root``. Safe to use while runs are writing."""
+
+    def __init__(self, root: str | os.PathLike = "runs"):
+        self.root = Path(root)
+
+    def path(self, run_id: str) -> Path:
+        path = (self.root / check_run_id(run_id)).resolve()
+        if path.parent != self.root.resolve():
+            raise ValueError(f"run id {run_id!r} points outside the run store")
+        return path
+
+    def exists(self, run_id: str) -> bool:
+        return (self.path(run_id) / "config.json").is_file()
+
+    def _require(self, run_id: str) -> Path:
+        path = self.path(run_id)
+        if not (path / "config.json").is_file():
+            raise RunNotFound(f"no run {run_id!r} in {self.root}: `fedquad list --runs-dir {self.root}` shows the runs")
+        return path
+
+    def create(self, config: dict[str, Any], run_id: str | None = None) -> "RunWriter":
+        run_id = check_run_id(run_id or new_run_id(config.get("method", "run")))
+        path = self.path(run_id)
+        path.mkdir(parents=True, exist_ok=False)
+        (path / "embeddings").mkdir()
+        atomic_write_json(path / "config.json", config)
+        writer = RunWriter(path)
+        writer.set_status("queued", created=time.time())
+        return writer
+
+    def writer(self, run_id: str) -> "RunWriter":
+        return RunWriter(self._require(run_id))
+
+    def run_ids(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / "config.json").is_file() and _RUN_ID.match(p.name))
+
+    def list_runs(self) -> list[RunInfo]:
+        return [self.info(r) for r in self.run_ids()]
+
+    def info(self, run_id: str) -> RunInfo:
+        path = self._require(run_id)
+        return RunInfo(run_id, path, self.read_status(run_id), _read_json(path / "config.json", {}))
+
+    def read_config(self, run_id: str) -> dict[str, Any]:
+        return _read_json(self._require(run_id) / "config.json", {})
+
+    def read_status(self, run_id: str) -> dict[str, Any]:
+        """The status, with runs whose process died without saying so reported as failed."""
+        status = _read_json(self._require(run_id) / "status.json", {"state": "queued"})
+        if status.get("state") in ACTIVE and status.get("pid") and not pid_alive(status["pid"]):
+            status = {**status, "state": "failed", "error": status.get("error") or "the run's process ended unexpectedly (see log.txt)"}
+        return status
+
+    def read_metrics(self, run_id: str) -> list[dict[str, Any]]:
+        path = self._require(run_id) / "metrics.jsonl"
+        if not path.exists():
+            return []
+        rows = []
+        with open(path) as f:
+            for line in f:
+                if not line.endswith("\n"):
+                    break  # still being written
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
+        return rows
+
+    def read_partition(self, run_id: str) -> dict[str, Any] | None:
+        return _read_json(self._require(run_id) / "partition.json", None)
+
+    def snapshot_rounds(self, run_id: str) -> list[int]:
+        folder = self._require(run_id) / "embeddings"
+        return sorted(int(p.stem.split("_")[1]) for p in folder.glob("round_*.npz")) if folder.is_dir() else []
+
+    def read_snapshot(self, run_id: str, round_: int) -> dict[str, np.ndarray]:
+        path = self._require(run_id) / "embeddings" / f"round_{int(round_):04d}.npz"
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+
+    def weights_path(self, run_id: str) -> Path:
+        return self._require(run_id) / "model.pt"
+
+    def request_cancel(self, run_id: str) -> None:
+        """Ask a run to stop after its current round; it ends 'cancelled' with all it wrote kept."""
+        path = self._require(run_id)
+        (path / "cancel").touch()
+        status = _read_json(path / "status.json", {})
+        if status.get("state") == "queued" and not pid_alive(status.get("pid")):
+            RunWriter(path).set_status("cancelled", ended=time.time())
+        elif status.get("state") in ACTIVE and pid_alive(status.get("pid")):
+            try:
+                os.kill(status["pid"], signal.SIGUSR1)
+            except OSError:
+                pass
+
+    def delete(self, run_id: str) -> None:
+        path = self._require(run_id)
+        status = self.read_status(run_id)
+        if status.get("state") in ACTIVE:
+            raise ValueError(f"run {run_id} is {status['state']}: cancel it before deleting it")
+        shutil.rmtree(path)
+
+    def iter_active(self) -> Iterator[str]:
+        for run_id in self.run_ids():
+            if self.read_status(run_id).get("state") in ACTIVE:
+                yield run_id
+
+
+class RunWriter:
+    """What a run writes. Used by the engine's store callback."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.run_id = self.path.name
+
+    def set_status(self, state: str, **fields: Any) -> dict[str, Any]:
+        if state not in STATES:
+            raise ValueError(f"unknown state {state!r}")
+        status = _read_json(self.path / "status.json", {})
+        status.update(fields, state=state, updated=time.time())
+        atomic_write_json(self.path / "status.json", status)
+        return status
+
+    def append_metrics(self, row: dict[str, Any]) -> None:
+        line = json.dumps(row, sort_keys=True, default=_jsonable, allow_nan=True)
+        with open(self.path / "metrics.jsonl", "a") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def save_partition(self, data: dict[str, Any]) -> None:
+        atomic_write_json(self.path / "partition.json", data)
+
+    def save_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None:
+        final = self.path / "embeddings" / f"round_{int(round_):04d}.npz"
+        tmp = final.with_name(f".{final.stem}.tmp.npz")
+        np.savez_compressed(tmp, **arrays)
+        os.replace(tmp, final)
+
+    def save_weights(self, state_dict: dict[str, Any]) -> None:
+        import torch
+
+        tmp = self.path / ".model.pt.tmp"
+        torch.save(state_dict, tmp)
+        os.replace(tmp, self.path / "model.pt")
+
+    def cancel_requested(self) -> bool:
+        return (self.path / "cancel").exists()
+
+
+def _read_json(path: Path, default: Any) -> Any:
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return default
+    except json.JSONDecodeError:
+        return default

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh Debian machine with Python 3.11:
+# system packages via apt (only those missing), a .venv, the Python requirements and the package.
+# Safe to run any number of times; re-installs only when requirements.txt or pyproject.toml changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+PY=${PYTHON:-python3}
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+[ -d /usr/share/fashion-mnist ] || dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || need_apt+=(dataset-fashion-mnist)
+"$PY" -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup: installing system packages: ${need_apt[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.fedquad-installed
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup: installing Python packages into .venv (torch takes about 2 minutes the first time)"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -r requirements.txt
+  .venv/bin/python -m pip install -q --no-deps -e .
+  echo "$want" > "$stamp"
+fi
