@@ -34,7 +34,11 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 class RunNotFound(LookupError):
-    pass
+    """No run of that id in the store."""
+
+
+class StoreError(ValueError):
+    """An invalid run id, or an operation the run's state does not allow."""
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -65,7 +69,7 @@ def _jsonable(value: Any) -> Any:
 
 def check_run_id(run_id: str) -> str:
     if not isinstance(run_id, str) or not _RUN_ID.match(run_id) or ".." in run_id:
-        raise ValueError(f"invalid run id {run_id!r}: use letters, digits, '.', '_' and '-' (no path separators)")
+        raise StoreError(f"invalid run id {run_id!r}: use letters, digits, '.', '_' and '-' (no path separators)")
     return run_id
 
 
@@ -111,7 +115,7 @@ class RunStore:
     def path(self, run_id: str) -> Path:
         path = (self.root / check_run_id(run_id)).resolve()
         if path.parent != self.root.resolve():
-            raise ValueError(f"run id {run_id!r} points outside the run store")
+            raise StoreError(f"run id {run_id!r} points outside the run store")
         return path
 
     def exists(self, run_id: str) -> bool:
@@ -205,7 +209,7 @@ class RunStore:
         path = self._require(run_id)
         status = self.read_status(run_id)
         if status.get("state") in ACTIVE:
-            raise ValueError(f"run {run_id} is {status['state']}: cancel it before deleting it")
+            raise StoreError(f"run {run_id} is {status['state']}: cancel it before deleting it")
         shutil.rmtree(path)
 
     def iter_active(self) -> Iterator[str]:

@@ -1,0 +1,126 @@
+"""What each ``fedquad`` subcommand does (argument parsing lives in ``cli``)."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+from .store import RunStore
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    store = RunStore(args.runs_dir)
+    return {"run": cmd_run, "list": cmd_list, "show": cmd_show, "compare": cmd_compare, "cancel": cmd_cancel,
+            "delete": cmd_delete, "sweep": _sweep}[args.command](args, store)
+
+
+def _sweep(args, store):
+    from .sweep import cmd_sweep
+
+    return cmd_sweep(args, store)
+
+
+def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
+    from .cli import UserError, config_from_args
+    from .config import RunConfig
+    from .launcher import acquire_slot
+    from .runner import execute, prepare
+
+    if args.run_id and store.exists(args.run_id):  # a queued run created by the launcher
+        status = store.read_status(args.run_id)
+        if status.get("state") not in ("queued",):
+            raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
+        cfg = RunConfig.from_dict(store.read_config(args.run_id))
+        writer = store.writer(args.run_id)
+        writer.set_status("queued", pid=__import__("os").getpid())
+        slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
+        if slot is None:
+            writer.set_status("cancelled", round=0)
+            return 0
+        prep = None
+    else:
+        cfg = config_from_args(args, name=args.name)
+        prep = prepare(cfg)  # all user errors surface here, before a run folder exists
+        slot = None
+    run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads, prep=prep)
+    status = store.read_status(run_id)
+    rows = store.read_metrics(run_id)
+    last = rows[-1] if rows else {}
+    print(f"run {run_id}: {status['state']}" + (f" after round {last.get('round')}, test accuracy "
+                                                  f"{last.get('test_accuracy', float('nan')):.4f}" if rows else ""))
+    if status.get("error"):
+        print(status["error"].splitlines()[0], file=sys.stderr)
+    if slot is not None:
+        slot.close()
+    return 0 if status["state"] in ("finished", "cancelled") else 1
+
+
+def _fmt(value: Any, spec: str = ".4f") -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return format(value, spec) if isinstance(value, (int, float)) else str(value)
+
+
+def summarize(store: RunStore, run_id: str) -> dict[str, Any]:
+    cfg, status, rows = store.read_config(run_id), store.read_status(run_id), store.read_metrics(run_id)
+    ratios = [r["ratio"] for r in rows if r.get("ratio") is not None]
+    return {"run": run_id, "method": cfg.get("method"), "dataset": cfg.get("dataset"), "clients": cfg.get("num_clients"),
+            "alpha": cfg.get("alpha"), "state": status.get("state"), "rounds": len(rows),
+            "final_acc": rows[-1]["test_accuracy"] if rows else None,
+            "best_acc": max(r["test_accuracy"] for r in rows) if rows else None,
+            "final_ratio": ratios[-1] if ratios else None, "name": cfg.get("name")}
+
+
+def print_table(headers: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+
+
+def cmd_list(args, store: RunStore) -> int:
+    ids = store.run_ids()
+    if not ids:
+        print(f"no runs in {store.root}")
+        return 0
+    rows = []
+    for run_id in ids:
+        s = summarize(store, run_id)
+        rows.append([run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), _fmt(s["alpha"], "g"),
+                     str(s["rounds"]), _fmt(s["final_acc"])])
+    print_table(["run", "state", "method", "dataset", "clients", "alpha", "rounds", "final acc"], rows)
+    return 0
+
+
+def cmd_show(args, store: RunStore) -> int:
+    cfg, status, rows = store.read_config(args.run), store.read_status(args.run), store.read_metrics(args.run)
+    print(json.dumps({"config": cfg, "status": status}, indent=2, sort_keys=True))
+    table = [[str(r["round"]), _fmt(r["test_accuracy"]), _fmt(r["train_loss"]), _fmt(r.get("ratio")),
+              _fmt(r.get("ratio_l2")), str(r.get("samples_total", "")), _fmt(r.get("elapsed"), ".1f")] for r in rows]
+    print_table(["round", "test acc", "train loss", "ratio", "ratio (L2)", "samples", "seconds"], table)
+    return 0
+
+
+def cmd_compare(args, store: RunStore) -> int:
+    rows = []
+    for run_id in args.runs:
+        s = summarize(store, run_id)
+        rows.append([run_id, str(s["method"]), s["state"], str(s["rounds"]), _fmt(s["final_acc"]), _fmt(s["best_acc"]),
+                     _fmt(s["final_ratio"])])
+    print_table(["run", "method", "state", "rounds", "final acc", "best acc", "final ratio"], rows)
+    return 0
+
+
+def cmd_cancel(args, store: RunStore) -> int:
+    store.request_cancel(args.run)
+    print(f"cancel requested for {args.run}: it stops after its current round")
+    return 0
+
+
+def cmd_delete(args, store: RunStore) -> int:
+    store.delete(args.run)
+    print(f"deleted {args.run}")
+    return 0
