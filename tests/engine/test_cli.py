@@ -1,0 +1,107 @@
+"""The command line: user errors exit 2 with one line and create nothing; the commands work."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fedquad_core.cli import main
+
+BAD_INPUTS = [
+    (["--alpha", "0"], "alpha"),
+    (["--alpha", "-1"], "alpha"),
+    (["--clients", "0"], "--clients"),
+    (["--clients", "5000"], "lower --clients"),
+    (["--participation", "0"], "--participation"),
+    (["--participation", "1.5"], "--participation"),
+    (["--method", "fedquad", "--m1", "-1"], "--m1"),
+    (["--method", "fedquad", "--beta", "-0.5"], "--beta"),
+    (["--method", "fedavg", "--m1", "1"], "no parameter 'm1'"),
+    (["--rounds", "0"], "--rounds"),
+    (["--lr", "0"], "--lr"),
+    (["--dataset", "cifar10", "--data-dir", "{tmp}/nothing"], "--download"),
+    (["--clients", "50", "--alpha", "0.1", "--min-size", "10"], "raise alpha"),
+]
+
+
+@pytest.mark.parametrize("argv,hint", BAD_INPUTS)
+def test_bad_input_exits_2_with_one_line_and_no_run(argv, hint, tmp_path, capsys):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    runs = tmp_path / "runs"
+    code = main(["run", "--runs-dir", str(runs), "--rounds", "1", *argv] if "--rounds" not in argv
+                else ["run", "--runs-dir", str(runs), *argv])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and err.startswith("fedquad: error:"), err
+    assert hint in err
+    assert not runs.exists() or not any(runs.iterdir())
+
+
+@pytest.mark.parametrize("argv", [["--method", "nope"], ["--dataset", "mnist"]])
+def test_unknown_choice_is_rejected_by_argparse(argv, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--runs-dir", str(tmp_path), *argv])
+    assert exc.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_bad_input_from_a_real_shell_has_no_traceback(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "fedquad_core", "run", "--alpha", "-3", "--runs-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == "fedquad: error: alpha must be a number > 0 (got -3.0): change --alpha (small = strong skew), or use --iid"
+
+
+def test_run_list_show_compare_and_config_file(tmp_path, capsys):
+    runs = str(tmp_path / "runs")
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps({"dataset": "digits", "num_clients": 5, "rounds": 2, "method": "fedquad",
+                               "method_params": {"m1": 0.7}, "snapshot_points": 50}))
+    assert main(["run", "--runs-dir", runs, "--config", str(cfg), "--m2", "0.3", "--no-progress", "--run-id", "a"]) == 0
+    # the file's FedQuad margins do not apply to FedAvg: said before anything runs
+    assert main(["run", "--runs-dir", runs, "--config", str(cfg), "--method", "fedavg", "--run-id", "b"]) == 2
+    assert main(["run", "--runs-dir", runs, "--clients", "5", "--rounds", "2", "--method", "fedavg", "--no-progress",
+                 "--run-id", "b"]) == 0
+    stored = json.loads((tmp_path / "runs" / "a" / "config.json").read_text())
+    assert stored["method_params"]["m1"] == 0.7 and stored["method_params"]["m2"] == 0.3
+    assert stored["num_clients"] == 5
+    capsys.readouterr()
+    assert main(["list", "--runs-dir", runs]) == 0
+    out = capsys.readouterr().out
+    assert "a " in out and "fedquad" in out and "fedavg" in out and "finished" in out
+    assert main(["show", "a", "--runs-dir", runs]) == 0
+    assert '"m1": 0.7' in capsys.readouterr().out
+    assert main(["compare", "a", "b", "--runs-dir", runs]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:4] == ["run", "method", "state", "rounds"] and len(lines) == 4
+    assert main(["show", "missing", "--runs-dir", runs]) == 2
+    assert main(["show", "../etc", "--runs-dir", runs]) == 2
+
+
+def test_sweep_prints_methods_by_settings_with_mean_and_std(tmp_path, capsys):
+    code = main(["sweep", "--runs-dir", str(tmp_path), "--methods", "fedavg,fedquad", "--alphas", "0.5,iid",
+                 "--clients", "4", "--seeds", "0,1", "--rounds", "1", "--local-epochs", "1", "--snapshot-points", "50"])
+    assert code == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split("  ")[0].strip() == "method"
+    assert "α=0.5, 4 clients" in out[0] and "α=iid, 4 clients" in out[0]
+    rows = {line.split()[0]: line for line in out[2:]}
+    assert set(rows) == {"FedAvg", "FedQuad"}
+    assert rows["FedQuad"].count("±") == 2
+    assert len(os.listdir(tmp_path)) >= 8
+
+
+def test_sweep_rejects_unknown_method_before_running(tmp_path, capsys):
+    assert main(["sweep", "--runs-dir", str(tmp_path), "--methods", "fedavg,bogus", "--rounds", "1"]) == 2
+    assert "bogus" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_help_lists_every_method_parameter(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = capsys.readouterr().out
+    for flag in ("--m1", "--m2", "--beta", "--mu", "--tau", "--margin", "--tuples-per-batch", "--proj-dim"):
+        assert flag in out
