@@ -1,0 +1,75 @@
+"""FedQuad Lab: entry point. Routes to the pages and draws the global sidebar controls
+(talk mode, presenter mode, About). Start with ``bash scripts/start.sh``."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from app import service, state  # noqa: E402
+
+PAGES = [
+    ("pages/partitions.py", "Partitions", ":material/grid_on:"),
+    ("pages/launch.py", "Launch", ":material/rocket_launch:"),
+    ("pages/live.py", "Live", ":material/monitoring:"),
+    ("pages/embeddings.py", "Embeddings", ":material/scatter_plot:"),
+    ("pages/geometry.py", "Geometry", ":material/insights:"),
+    ("pages/runs.py", "Runs", ":material/folder_open:"),
+]
+
+TALK_CSS = """<style>
+.stApp, [data-testid="stSidebar"], [data-testid="stHeader"] {background: #ffffff !important; color: #111 !important;}
+.stApp p, .stApp li, .stApp label, .stApp span {font-size: 1.2rem;}
+.stApp h1 {font-size: 2.6rem;} .stApp h2 {font-size: 2.1rem;} .stApp h3 {font-size: 1.7rem;}
+</style>"""
+PRESENTER_CSS = """<style>
+[data-testid="stToolbar"], [data-testid="stDecoration"], footer {display: none !important;}
+</style>"""
+
+
+def about() -> str:
+    lines = ["**FedQuad Lab** makes representational collapse in federated learning visible: under label "
+             "skew each client's classes pull the shared embedding apart, and FedQuad's quadruplet term "
+             "keeps classes compact and separated.", "",
+             "FedQuad: Göksu & Pugeault, *FedQuad: Federated Stochastic Quadruplet Learning*, arXiv 2509.04107, 2025.",
+             "", "Methods compared:"]
+    for name in service.method_names():
+        lines.append(f"- **{service.method_label(name)}**: {service.method_citation(name)}")
+    return "\n".join(lines)
+
+
+def global_controls() -> None:
+    for key in ("talk", "presenter"):
+        if key not in st.session_state:
+            st.session_state[key] = state.value(key, False, bool)
+    with st.sidebar:
+        st.toggle("Talk mode", key="talk", help="White background, large fonts, colour-blind-safe palette.")
+        st.toggle("Presenter mode", key="presenter", help="Hide the controls; the view stays as set.")
+        if not state.presenter():
+            with st.expander("About"):
+                st.markdown(about())
+    for key in ("talk", "presenter"):
+        if st.session_state[key]:
+            st.query_params[key] = "1"
+        elif key in st.query_params:
+            del st.query_params[key]
+    if state.talk():
+        st.markdown(TALK_CSS, unsafe_allow_html=True)
+    if state.presenter():
+        st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
+
+
+def main() -> None:
+    st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide")
+    nav = st.navigation([st.Page(path, title=title, icon=icon, default=(i == 0))
+                         for i, (path, title, icon) in enumerate(PAGES)])
+    global_controls()
+    nav.run()
+
+
+main()

@@ -1,0 +1,141 @@
+"""Launch: start one run per selected method, all on the same partition and seed (a fair comparison)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app import presets, service, state
+
+ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0]
+DEFAULTS = {"dataset": "digits", "model": "auto", "num_clients": 10, "alpha": 0.3, "participation": 1.0,
+            "local_epochs": 2, "rounds": 20, "lr": 0.01, "batch_size": 64, "snapshot_every": 5, "seed": 0,
+            "train_subset": None, "device": "auto", "min_size": 10}
+CASTS = {"dataset": str, "model": str, "num_clients": int, "alpha": float, "participation": float,
+         "local_epochs": int, "rounds": int, "lr": float, "batch_size": int, "snapshot_every": int,
+         "seed": int, "train_subset": int, "device": str, "min_size": int}
+MODELS = ["auto", "mlp", "cnn", "resnet18"]
+
+
+def apply_preset() -> None:
+    p = presets.PRESETS.get(st.session_state.l_preset)
+    if not p:
+        return
+    cfg = {**DEFAULTS, **p["config"]}
+    for k in DEFAULTS:
+        st.session_state[f"l_{k}"] = cfg[k] if not (k == "train_subset" and cfg[k] is None) else 0
+    st.session_state.l_iid = cfg["alpha"] is None
+    st.session_state.l_alpha = cfg["alpha"] if cfg["alpha"] in ALPHAS else 0.3
+    st.session_state.l_methods = list(p["methods"])
+
+
+def param_widget(method: str, spec) -> None:
+    key = f"l_{method}_{spec.name}"
+    state.init(key, spec.default, int if spec.integer else float)
+    label = f"{spec.name}"
+    if spec.log:
+        st.select_slider(label, service.log_options(spec.min, spec.max), key=key, help=spec.help)
+    elif spec.integer:
+        st.slider(label, int(spec.min or 0), int(spec.max or 4 * spec.default), step=1, key=key, help=spec.help)
+    else:
+        st.slider(label, float(spec.min or 0.0), float(spec.max or 4 * spec.default),
+                  step=float(spec.step or 0.01), key=key, help=spec.help)
+    state.publish(key)
+
+
+st.title("Launch")
+st.caption("Every selected method gets the same data, partition, seed and schedule — only the local "
+           "objective differs. Runs continue in the background if you close the tab.")
+
+methods_all = service.method_names()
+state.init("l_preset", presets.CUSTOM, str, [presets.CUSTOM, *presets.PRESETS])
+state.init("l_methods", ["fedavg", "fedquad"], state.LIST, methods_all)
+for k, d in DEFAULTS.items():
+    state.init(f"l_{k}", 0 if (k == "train_subset" and d is None) else d, CASTS[k])
+state.init("l_iid", False, bool)
+if st.session_state.l_alpha not in ALPHAS:
+    st.session_state.l_alpha = 0.3
+KEYS = ["l_preset", "l_methods", "l_iid", *(f"l_{k}" for k in DEFAULTS)]
+
+st.selectbox("Preset", [presets.CUSTOM, *presets.PRESETS], key="l_preset", on_change=apply_preset)
+if st.session_state.l_preset in presets.PRESETS:
+    st.info(presets.PRESETS[st.session_state.l_preset]["note"])
+st.multiselect("Methods", methods_all, key="l_methods", format_func=service.method_label)
+
+c = st.columns(4)
+c[0].selectbox("Dataset", service.DATASET_NAMES, key="l_dataset")
+c[1].selectbox("Model", MODELS, key="l_model")
+c[2].number_input("Train subset (0 = all)", 0, 1_000_000, step=1000, key="l_train_subset")
+c[3].selectbox("Device", service.DEVICES, key="l_device")
+c = st.columns(4)
+c[0].number_input("Clients", 1, 10_000, key="l_num_clients")
+c[1].select_slider("Dirichlet α", ALPHAS, key="l_alpha", disabled=st.session_state.l_iid)
+c[2].checkbox("IID split", key="l_iid")
+c[3].slider("Participation (fraction per round)", 0.01, 1.0, step=0.01, key="l_participation")
+c = st.columns(4)
+c[0].number_input("Rounds", 1, 10_000, key="l_rounds")
+c[1].number_input("Local epochs", 1, 100, key="l_local_epochs")
+c[2].number_input("Learning rate", 0.0001, 1.0, step=0.001, format="%.4f", key="l_lr")
+c[3].number_input("Batch size", 1, 4096, key="l_batch_size")
+c = st.columns(4)
+c[0].number_input("Snapshot every k rounds", 1, 1000, key="l_snapshot_every")
+c[1].number_input("Seed", 0, 1_000_000, key="l_seed")
+c[2].number_input("Min samples per client", 0, 10_000, key="l_min_size")
+
+chosen = st.session_state.l_methods
+params: dict[str, dict] = {}
+with_params = [m for m in chosen if service.param_specs(m)]
+if with_params:
+    cols = st.columns(len(with_params))
+    for col, m in zip(cols, with_params):
+        with col.container(border=True):
+            st.markdown(f"**{service.method_label(m)}**")
+            for spec in service.param_specs(m):
+                param_widget(m, spec)
+            params[m] = {s.name: st.session_state[f"l_{m}_{s.name}"] for s in service.param_specs(m)}
+state.publish(*KEYS)
+
+ss = st.session_state
+problem = service.data_problem(ss.l_dataset)
+if problem:
+    st.error(problem)
+common = {k: ss[f"l_{k}"] for k in DEFAULTS if k != "alpha"}
+common["alpha"] = None if ss.l_iid else float(ss.l_alpha)
+common["train_subset"] = int(ss.l_train_subset) or None
+common["lr"] = float(ss.l_lr)
+if st.button("Start", type="primary", disabled=bool(problem) or not chosen, key="l_start"):
+    try:
+        cfgs = service.make_configs(chosen, common, params)
+        error = service.check_configs(cfgs)
+    except (TypeError, ValueError) as e:
+        error = str(e)
+    if error:
+        st.error(f"Not started: {error}")
+    else:
+        group, ids = service.launch_group(cfgs)
+        ss.last_group = group
+        st.success(f"Started {len(ids)} run(s) in group {group}.")
+        st.page_link("pages/live.py", label="Watch them on the Live page", icon=":material/monitoring:")
+
+table = service.runs_table()
+active = table[table["state"].isin(service.ACTIVE)]["run_id"].tolist()
+
+
+@st.fragment(run_every=1.0 if active else None)
+def active_runs() -> None:
+    t = service.runs_table()
+    now = t[t["state"].isin(service.ACTIVE)]
+    st.subheader("Active runs")
+    if now.empty:
+        st.caption("No run is active.")
+        if active:
+            st.rerun()
+        return
+    for row in now.itertuples():
+        a, b = st.columns([5, 1])
+        total = int(row.total_rounds or 1)
+        a.progress(min(1.0, int(row.round or 0) / total), text=f"{row.label} — {row.state}, round {row.round}/{total}")
+        if b.button("Cancel", key=f"cancel_{row.run_id}"):
+            service.cancel(row.run_id)
+            st.toast(f"Cancel requested for {row.label}")
+
+
+active_runs()

@@ -1,0 +1,284 @@
+"""The dashboard's one door to the engine: the run store on disk, the launcher, the config and
+method registry, partitions and dataset labels. Pages import this module, never a trainer or a
+model; nothing here imports torch at module level (``load_dataset`` does, lazily, once)."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from fedquad_core import launcher
+from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig, validate
+from fedquad_core.data import DataError, check_data, data_summary
+from fedquad_core.methods import METHODS
+from fedquad_core.partition import PartitionError, class_counts, partition
+from fedquad_core.store import ACTIVE, RunNotFound, RunStore, StoreError
+
+__all__ = ["ConfigError", "DataError", "PartitionError", "StoreError", "RunNotFound", "ACTIVE",
+           "DATASET_NAMES", "DEVICES", "RunConfig"]
+
+
+# ---- the store ---------------------------------------------------------------------------
+def runs_dir() -> Path:
+    return Path(os.environ.get("FEDQUAD_RUNS_DIR", "runs"))
+
+
+def store() -> RunStore:
+    return RunStore(runs_dir())
+
+
+def method_label(name: str) -> str:
+    cls = METHODS.get(name)
+    return cls.label if cls else name
+
+
+def run_label(info) -> str:
+    """Short human label of a run: its name, or method + alpha + the id's random tail."""
+    cfg = info.config
+    if cfg.get("name"):
+        return str(cfg["name"])
+    alpha = "IID" if cfg.get("alpha") is None else f"α={cfg.get('alpha'):g}"
+    return f"{method_label(cfg.get('method', '?'))} {alpha} ·{info.run_id[-6:]}"
+
+
+def runs_table() -> pd.DataFrame:
+    """One row per run in the store, newest first."""
+    rows = []
+    for info in store().list_runs():
+        s, c = info.status, info.config
+        rows.append({
+            "run_id": info.run_id, "label": run_label(info), "method": c.get("method"),
+            "state": info.state, "round": s.get("round", 0), "total_rounds": s.get("total_rounds") or c.get("rounds"),
+            "dataset": c.get("dataset"), "alpha": c.get("alpha"), "clients": c.get("num_clients"),
+            "group": s.get("group", ""), "created": s.get("created", 0.0), "error": s.get("error") or "",
+        })
+    cols = ["run_id", "label", "method", "state", "round", "total_rounds", "dataset", "alpha", "clients",
+            "group", "created", "error"]
+    df = pd.DataFrame(rows, columns=cols)
+    return df.sort_values("created", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def latest_group(table: pd.DataFrame | None = None) -> list[str]:
+    """Run ids of the most recently launched group (or the newest run if it has no group)."""
+    table = runs_table() if table is None else table
+    if table.empty:
+        return []
+    newest = table.iloc[0]
+    if newest["group"]:
+        return table[table["group"] == newest["group"]]["run_id"].tolist()[::-1]
+    return [newest["run_id"]]
+
+
+def any_active(run_ids) -> bool:
+    s = store()
+    return any(_safe_status(s, r).get("state") in ACTIVE for r in run_ids)
+
+
+def _safe_status(s: RunStore, run_id: str) -> dict:
+    try:
+        return s.read_status(run_id)
+    except (RunNotFound, StoreError):
+        return {}
+
+
+def metrics_frame(run_ids, labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """Long table of every metrics row of the runs, with run, label and method columns."""
+    s = store()
+    frames = []
+    for run_id in run_ids:
+        try:
+            rows = s.read_metrics(run_id)
+            method = s.read_config(run_id).get("method", "?")
+        except (RunNotFound, StoreError):
+            continue
+        if not rows:
+            continue
+        df = pd.DataFrame(rows)
+        df.insert(0, "method", method)
+        df.insert(0, "label", (labels or {}).get(run_id, run_id))
+        df.insert(0, "run", run_id)
+        frames.append(df)
+    if not frames:
+        return pd.DataFrame(columns=["run", "label", "method", "round", "samples_total", "elapsed"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def summary_table(run_ids, labels: dict[str, str]) -> pd.DataFrame:
+    s = store()
+    rows = []
+    for run_id in run_ids:
+        try:
+            status, cfg, metrics = s.read_status(run_id), s.read_config(run_id), s.read_metrics(run_id)
+        except (RunNotFound, StoreError):
+            continue
+        acc = [m["test_accuracy"] for m in metrics if m.get("test_accuracy") is not None]
+        ratios = [m["ratio"] for m in metrics if m.get("ratio") is not None]
+        rows.append({"run": labels.get(run_id, run_id), "method": method_label(cfg.get("method", "?")),
+                     "state": status.get("state"), "round": f"{status.get('round', 0)}/{status.get('total_rounds') or cfg.get('rounds')}",
+                     "final acc": acc[-1] if acc else None, "best acc": max(acc) if acc else None,
+                     "final intra/inter": ratios[-1] if ratios else None, "error": status.get("error") or ""})
+    return pd.DataFrame(rows)
+
+
+def read_status(run_id: str) -> dict:
+    return _safe_status(store(), run_id)
+
+
+def read_config(run_id: str) -> dict:
+    return store().read_config(run_id)
+
+
+def run_path(run_id: str) -> Path:
+    return store().path(run_id)
+
+
+def snapshot_rounds(run_id: str) -> list[int]:
+    try:
+        return store().snapshot_rounds(run_id)
+    except (RunNotFound, StoreError):
+        return []
+
+
+def read_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
+    return store().read_snapshot(run_id, round_)
+
+
+def read_partition(run_id: str) -> dict | None:
+    return store().read_partition(run_id)
+
+
+def cancel(run_id: str) -> None:
+    store().request_cancel(run_id)
+
+
+def delete(run_id: str) -> None:
+    store().delete(run_id)
+
+
+# ---- methods -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    default: float
+    help: str
+    min: float | None
+    max: float | None
+    step: float | None
+    log: bool
+    integer: bool
+
+
+def method_names() -> list[str]:
+    return list(METHODS)
+
+
+def method_citation(name: str) -> str:
+    return METHODS[name].citation
+
+
+def param_specs(method: str) -> list[ParamSpec]:
+    """The method's hyperparameters with their slider metadata, straight from the registry."""
+    specs = []
+    for f in dataclasses.fields(METHODS[method].Params):
+        m = f.metadata
+        specs.append(ParamSpec(f.name, f.default, m.get("help", ""), m.get("min"), m.get("max"), m.get("step"),
+                               bool(m.get("log")), bool(m.get("integer"))))
+    return specs
+
+
+def log_options(low: float | None, high: float | None) -> list[float]:
+    """1-2-5 steps between low and high (0 kept as the first option when low is 0)."""
+    lo = 1e-4 if not low else low
+    hi = high or lo * 1e4
+    opts = [0.0] if low == 0 else []
+    for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        for m in (1, 2, 5):
+            v = float(f"{m * 10.0 ** e:.6g}")
+            if lo <= v <= hi:
+                opts.append(v)
+    return opts
+
+
+# ---- data and partitions ---------------------------------------------------------------
+def data_problem(dataset: str) -> str | None:
+    """None when the data set can be loaded, else DataError's one-line remedy."""
+    try:
+        check_data(dataset)
+        return None
+    except DataError as e:
+        return str(e)
+
+
+def dataset_info(dataset: str) -> dict:
+    return data_summary(dataset)
+
+
+@st.cache_resource(show_spinner="Loading labels…")
+def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0):
+    """(training labels as int64 numpy, class names) of the data set as a run would see it."""
+    from fedquad_core.data import load_dataset
+
+    ds = load_dataset(dataset, train_subset=train_subset, seed=seed)
+    return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def partition_counts(dataset: str, num_clients: int, alpha: float | None, seed: int, min_size: int,
+                     train_subset: int | None = None) -> np.ndarray:
+    """Clients x classes counts of the split a run with these settings gets (cached)."""
+    labels, names = dataset_labels(dataset, train_subset, seed)
+    parts = partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+    return class_counts(parts, labels, len(names))
+
+
+def lt3_mask(counts: np.ndarray) -> np.ndarray:
+    """Clients holding fewer than 3 classes (FedQuad cannot form quadruplets there)."""
+    return (np.asarray(counts) > 0).sum(axis=1) < 3
+
+
+# ---- launching ------------------------------------------------------------------------------
+def make_configs(methods: list[str], common: dict[str, Any], params: dict[str, dict]) -> list[RunConfig]:
+    """One config per method; everything but the method (and its params) identical."""
+    return [RunConfig(**common, method=m, method_params=dict(params.get(m, {}))) for m in methods]
+
+
+def check_configs(cfgs: list[RunConfig]) -> str | None:
+    """The first problem that would stop these runs, as a one-line message, or None."""
+    if not cfgs:
+        return "pick at least one method"
+    try:
+        for cfg in cfgs:
+            validate(cfg)
+        cfg = cfgs[0]
+        check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
+        if cfg.data_dir is None and not cfg.download:
+            labels, _ = dataset_labels(cfg.dataset, cfg.train_subset, cfg.seed)
+            for c in cfgs:
+                validate(c, num_train_samples=len(labels))
+            partition_counts(cfg.dataset, cfg.num_clients, cfg.alpha, cfg.seed, cfg.min_size, cfg.train_subset)
+    except (ConfigError, DataError, PartitionError, ValueError) as e:
+        return str(e)
+    return None
+
+
+def launch_group(cfgs: list[RunConfig]) -> tuple[str, list[str]]:
+    """Start every config as a background run sharing one comparison group id."""
+    group = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
+    root = runs_dir()
+    ids = [launcher.launch(cfg, root, extra={"group": group}) for cfg in cfgs]
+    return group, ids
+
+
+def bundle(run_id: str) -> bytes:
+    from app import export
+
+    return export.run_bundle(store(), run_id)
