@@ -11,6 +11,7 @@ import zlib
 
 import plotly.colors as pc
 import plotly.graph_objects as go
+import plotly.io as pio
 
 METHOD_COLORS: dict[str, str] = {
     "fedavg": "#E4572E", "fedprox": "#F3A712", "moon": "#8E44AD", "supcon": "#2CA02C",
@@ -26,6 +27,19 @@ TOL_MUTED = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "
              "#AA4499", "#777777")
 _FALLBACK = tuple(pc.qualitative.Dark24)
 _TALK_FALLBACK = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#999999")
+
+
+
+
+def _lean_template(name: str) -> go.layout.Template:
+    """A built-in template reduced to its layout and the trace types used here: assigning the
+    full one deep-copies defaults for two dozen trace types (~20 ms a figure)."""
+    full = pio.templates[name]
+    data = {k: full.data[k] for k in ("scatter", "scattergl", "bar", "heatmap")}
+    return go.layout.Template(layout=full.layout, data=data)
+
+
+_TEMPLATES = {False: _lean_template("plotly_white"), True: _lean_template("simple_white")}
 
 
 def method_color(name: str, talk: bool = False) -> str:
@@ -62,10 +76,12 @@ def _to_hex(color: str) -> str:
 def apply_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
     """Style ``fig`` in place and return it (normal: clean white; talk: big, bold, white)."""
     if not talk:
-        fig.update_layout(template="plotly_white", font=dict(size=13), title_font=dict(size=16),
+        fig.layout.template = _TEMPLATES[False]
+        fig.update_layout(font=dict(size=13), title_font=dict(size=16),
                           margin=dict(l=60, r=20, t=50 if fig.layout.title.text else 20, b=50))
         return fig
-    fig.update_layout(template="simple_white", font=dict(size=20), title_font=dict(size=24),
+    fig.layout.template = _TEMPLATES[True]
+    fig.update_layout(font=dict(size=20), title_font=dict(size=24),
                       legend=dict(font=dict(size=18)), margin=dict(l=80, r=30, t=70, b=70))
     fig.update_xaxes(linewidth=2, ticks="outside", tickwidth=2)
     fig.update_yaxes(linewidth=2, ticks="outside", tickwidth=2)
