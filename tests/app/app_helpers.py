@@ -20,3 +20,19 @@ def wait_finished(store, run_ids, timeout=120.0):
         if all(s not in ("queued", "running") for s in states) or time.monotonic() > deadline:
             return states
         time.sleep(0.5)
+
+
+def trace_values(trace: dict, axis: str = "y") -> list:
+    """A plotly trace's x or y values, whether plain lists or plotly 6 typed arrays ({dtype, bdata})."""
+    import base64
+
+    import numpy as np
+
+    v = trace.get(axis)
+    if isinstance(v, dict) and "bdata" in v:
+        arr = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        shape = v.get("shape")
+        if isinstance(shape, str):  # plotly writes "rows, cols"
+            shape = [int(n) for n in shape.split(",")]
+        return arr.reshape(shape).tolist() if shape else arr.tolist()
+    return list(v) if v is not None else []

@@ -6,7 +6,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN, PAGES
+from app_helpers import MAIN, PAGES, trace_values
 
 
 def open_page(page: str) -> AppTest:
@@ -40,14 +40,14 @@ def test_live_shows_the_latest_group_by_default(run_store):
     at = open_page("pages/live.py")
     assert sorted(at.multiselect(key="v_runs").value) == sorted(ids)
     acc = chart_specs(at)[0]
-    assert len(acc["data"]) == 2 and all(len(trace["y"]) == 3 for trace in acc["data"])
+    assert len(acc["data"]) == 2 and all(len(trace_values(trace)) == 3 for trace in acc["data"])
 
 
 def test_live_x_axis_switch_uses_samples(run_store):
     at = open_page("pages/live.py")
-    rounds_x = chart_specs(at)[0]["data"][0]["x"]
+    rounds_x = trace_values(chart_specs(at)[0]["data"][0], "x")
     at.segmented_control(key="v_x").set_value("samples processed").run()
-    samples_x = chart_specs(at)[0]["data"][0]["x"]
+    samples_x = trace_values(chart_specs(at)[0]["data"][0], "x")
     assert rounds_x == [1, 2, 3] and samples_x != rounds_x and samples_x[-1] > samples_x[0]
     assert at.query_params["v_x"] in ("samples processed", ["samples processed"])
 
@@ -57,3 +57,47 @@ def test_runs_page_shows_config_and_filters(run_store):
     at.multiselect(key="r_method").set_value(["fedquad"]).run()
     assert not at.exception
     assert len(at.dataframe[0].value) == 1
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_in_talk_and_presenter_mode(run_store, page):
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.query_params["talk"] = "1"
+    at.query_params["presenter"] = "1"
+    at.run()
+    assert at.toggle(key="talk").value and at.toggle(key="presenter").value
+    if page != PAGES[0]:
+        # AppTest runs a switched-to page without the entry script: carry the global settings over
+        at.session_state["talk"] = at.session_state["presenter"] = True
+        at.switch_page(page).run()
+    assert not at.exception, at.exception
+
+
+def test_a_link_reproduces_the_view(empty_store):
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    for key, value in {"p_alpha": "0.05", "p_clients": "12", "p_iid": "0", "p_cmp": ["1.0", "10.0"]}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    assert at.select_slider(key="p_alpha").value == 0.05
+    assert at.number_input(key="p_clients").value == 12
+    assert at.multiselect(key="p_cmp").value == [1.0, 10.0]
+    assert len(at.get("plotly_chart")) == 4  # main heatmap, sizes, two comparisons
+
+
+def test_preset_fills_the_launch_form(empty_store):
+    from app.presets import PRESETS
+
+    at = open_page("pages/launch.py")
+    name = "Collapse in one minute"
+    at.selectbox(key="l_preset").set_value(name).run()
+    assert not at.exception
+    assert at.multiselect(key="l_methods").value == PRESETS[name]["methods"]
+    assert at.number_input(key="l_num_clients").value == PRESETS[name]["config"]["num_clients"]
+
+
+def test_missing_dataset_says_how_to_get_it(empty_store):
+    at = open_page("pages/launch.py")
+    at.selectbox(key="l_preset").set_value("Paper: CIFAR-10, 200 clients, alpha 0.3").run()
+    assert not at.exception
+    assert any("cifar" in e.value.lower() for e in at.error)

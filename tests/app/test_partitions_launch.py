@@ -5,7 +5,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN, wait_finished
+from app_helpers import MAIN, trace_values, wait_finished
 from fedquad_core.store import RunStore
 
 
@@ -20,7 +20,7 @@ def page(name: str) -> AppTest:
 
 def heatmap_z(at: AppTest) -> list:
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    return [t["z"] for t in spec["data"] if t.get("type") == "heatmap"]
+    return [trace_values(t, "z") for t in spec["data"] if t.get("type") == "heatmap"]
 
 
 def test_alpha_slider_changes_the_heatmap(empty_store):
@@ -70,4 +70,4 @@ def test_launch_tiny_run_then_live_shows_it(empty_store):
     at.switch_page("pages/live.py").run()
     assert not at.exception
     acc = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert len(acc["data"]) == 2 and all(len(t["y"]) == 2 for t in acc["data"])
+    assert len(acc["data"]) == 2 and all(len(trace_values(t)) == 2 for t in acc["data"])
