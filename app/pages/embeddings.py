@@ -94,23 +94,32 @@ def view() -> None:
             own = service.snapshot_rounds(run_id)
             have = [r for r in own if r <= chosen] or own
             r = have[-1]
+            kind = st.session_state.e_proj
             if use_umap and projection.umap_cached(service.run_path(run_id), r) is None:
-                if not projection.umap_pending(service.run_path(run_id), r):
+                kind = "PCA"
+                tried = st.session_state.setdefault("_umap_tried", set())
+                if projection.umap_pending(service.run_path(run_id), r):
+                    still_pending = True
+                    st.info("computing UMAP… (in the background, cached next to the run); PCA meanwhile.",
+                            icon=":material/hourglass_top:")
+                elif (run_id, r) not in tried:
+                    tried.add((run_id, r))
                     projection.request_umap(service.run_path(run_id), r)
-                still_pending = True
-                st.markdown(f"**{labels[run_id]}**, round {r}")
-                with st.spinner("computing UMAP…"):
-                    st.caption("computing UMAP… (in the background; the picture appears when it is ready)")
-                continue
-            xy = (frames if use_umap else pca_frames)(run_id, tuple(own), use_umap)[r]
+                    still_pending = True
+                    st.info("computing UMAP…; PCA meanwhile.", icon=":material/hourglass_top:")
+                else:
+                    st.warning("UMAP could not be computed for this snapshot (see the .umap log in the run's "
+                               "embeddings folder); showing PCA.")
+            xy = (pca_frames if kind == "PCA" else frames)(run_id, tuple(own), kind == "UMAP")[r]
             snap = service.read_snapshot(run_id, r)
             y = snap["labels"]
             names = class_names(run_id, int(y.max()) + 1 if y.size else 0)
-            fig = figures.embedding_scatter(xy, y, names, title=f"{labels[run_id]}, round {r}", talk=talk)
+            fig = figures.embedding_scatter(xy, y, names, title=f"{labels[run_id]}, round {r} ({kind})", talk=talk)
             st.plotly_chart(fig, key=f"emb_{run_id}")
             df = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": y, "index": snap["indices"]})
-            render_downloads(fig, df, f"embedding_{run_id}_r{r}_{st.session_state.e_proj}", key=f"dl_emb_{run_id}")
-    if st.session_state.pop("_e_stopped", False) or (pending and not still_pending and not st.session_state.e_play):
+            render_downloads(fig, df, f"embedding_{run_id}_r{r}_{kind}", key=f"dl_emb_{run_id}")
+    started = still_pending and not pending  # refresh the page so this view polls for the result
+    if st.session_state.pop("_e_stopped", False) or started or (pending and not still_pending and not st.session_state.e_play):
         st.rerun()
 
 

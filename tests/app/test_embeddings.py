@@ -1,0 +1,50 @@
+"""Embeddings: FedAvg left, FedQuad right by default; round slider and play; UMAP in the background."""
+from __future__ import annotations
+
+import os
+import signal
+
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import MAIN
+
+
+def embeddings_page() -> AppTest:
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.run()
+    at.switch_page("pages/embeddings.py").run()
+    return at
+
+
+def test_defaults_fedavg_left_fedquad_right(run_store):
+    _, (fedavg, fedquad) = run_store
+    at = embeddings_page()
+    assert not at.exception
+    assert at.selectbox(key="e_left").value == fedavg and at.selectbox(key="e_right").value == fedquad
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_round_slider_and_play(run_store):
+    at = embeddings_page()
+    assert at.select_slider(key="e_round").value == 3
+    at.select_slider(key="e_round").set_value(1).run()
+    assert not at.exception and "round 1" in at.get("plotly_chart")[0].proto.spec
+    at.button(key="e_play_btn").click().run()
+    assert not at.exception and at.session_state["e_play"]
+
+
+def test_umap_is_requested_in_the_background(run_store):
+    root, (fedavg, fedquad) = run_store
+    at = embeddings_page()
+    at.segmented_control(key="e_proj").set_value("UMAP").run()
+    try:
+        assert not at.exception
+        assert any("UMAP" in i.value for i in at.info) or any("UMAP" in w.value for w in at.warning)
+        assert len(at.get("plotly_chart")) == 2  # PCA shown meanwhile
+    finally:  # stop the background jobs this test started
+        for marker in root.glob("*/embeddings/.umap_round_*.pending"):
+            try:
+                os.killpg(int(marker.read_text() or 0), signal.SIGTERM)
+            except (ValueError, OSError):
+                pass
+            marker.unlink(missing_ok=True)
