@@ -11,6 +11,7 @@ from typing import Any
 DATASET_NAMES = ("digits", "fashion-mnist", "cifar10", "cifar100", "tiny-imagenet")
 MODEL_NAMES = ("auto", "mlp", "cnn", "resnet18")
 DEVICES = ("auto", "cpu", "cuda")
+CLIENT_EXECS = ("auto", "sequential", "parallel", "vmap")  # how a round's clients are trained
 DEFAULT_MODEL = {"digits": "mlp", "fashion-mnist": "cnn", "cifar10": "cnn", "cifar100": "resnet18",
                  "tiny-imagenet": "resnet18"}
 
@@ -39,7 +40,7 @@ class RunConfig:
     participation: float = 1.0
     local_epochs: int = 2
     batch_size: int = 64
-    lr: float = 0.01
+    lr: float = 0.05
     momentum: float = 0.9
     weight_decay: float = 1e-5
     augment: bool | None = None  # None = the dataset's default
@@ -47,6 +48,7 @@ class RunConfig:
     seed: int = 0
     device: str = "auto"
     workers: int = 0  # parallel client workers on CPU (0 = in-process, sequential)
+    client_exec: str = "auto"  # auto: vmap on CUDA, parallel when workers > 0, else sequential
     snapshot_every: int = 5
     snapshot_points: int = 2000
     eval_points: int | None = None  # None = whole test set
@@ -105,6 +107,8 @@ def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConf
     _positive_int("rounds", cfg.rounds, "--rounds")
     _positive_int("local epochs", cfg.local_epochs, "--local-epochs")
     _positive_int("batch size", cfg.batch_size, "--batch-size")
+    if cfg.client_exec not in CLIENT_EXECS:
+        raise ConfigError(f"unknown client execution {cfg.client_exec!r}: choose one of {', '.join(CLIENT_EXECS)} (--client-exec)")
     _positive_int("snapshot interval", cfg.snapshot_every, "--snapshot-every")
     _positive_int("snapshot points", cfg.snapshot_points, "--snapshot-points", minimum=10)
     _positive_int("min size", cfg.min_size, "--min-size", minimum=0)

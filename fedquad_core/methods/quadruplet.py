@@ -13,10 +13,10 @@ from .tuples import TupleObjective, four_or_three
 
 @dataclass(frozen=True, kw_only=True)
 class QuadrupletParams:
-    beta: float = param(1.0, help="weight of the quadruplet term", max=10.0)
+    beta: float = param(2.0, help="weight of the quadruplet term", max=10.0)
     m1: float = param(1.0, help="margin of the anchor-to-negative term", max=4.0, step=0.05)
     m2: float = param(0.5, help="margin of the negative-to-negative term (m2 < m1)", max=4.0, step=0.05)
-    tuples_per_batch: int = param(16, help="quadruplets forwarded with each CE batch", min=1, max=256, integer=True)
+    tuples_per_batch: int = param(8, help="quadruplets forwarded with each CE batch", min=1, max=256, integer=True)
 
 
 class Quadruplet(TupleObjective):
