@@ -1,0 +1,140 @@
+"""The dashboard's figure builders and theme: the data in each figure, checked directly."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from app import figures
+from app.theme import METHOD_COLORS, apply_theme, class_colors, method_color
+
+
+def _rows(n_rounds, acc_step, ratio_every=None):
+    rows = []
+    for r in range(1, n_rounds + 1):
+        row = {"round": r, "test_accuracy": acc_step * r, "train_loss": 1.0 / r, "samples_total": 100 * r,
+               "elapsed": 1.5 * r}
+        if ratio_every:
+            row["ratio"] = 0.5 / r if r % ratio_every == 0 else None
+        rows.append(row)
+    return rows
+
+
+@pytest.fixture
+def frame():
+    rows = {"a": _rows(6, 0.1, ratio_every=2), "b": _rows(6, 0.05, ratio_every=3), "c": _rows(6, 0.02)}
+    meta = {"a": {"label": "FedAvg a", "method": "fedavg"}, "b": {"label": "FedQuad", "method": "fedquad"},
+            "c": {"label": "FedAvg c", "method": "fedavg"}}
+    return figures.metrics_frame(rows, meta)
+
+
+def test_metrics_frame_is_long_with_base_columns_and_nan_for_missing(frame):
+    assert list(frame.columns[:6]) == ["run", "label", "method", "round", "samples_total", "elapsed"]
+    assert len(frame) == 18 and frame["ratio"].dtype == float
+    assert frame.loc[(frame.run == "a") & (frame["round"] == 1), "ratio"].isna().all()
+    assert frame.loc[frame.run == "c", "ratio"].isna().all()
+    empty = figures.metrics_frame({}, {})
+    assert list(empty.columns) == ["run", "label", "method", "round", "samples_total", "elapsed"]
+
+
+def test_curves_one_trace_per_run_coloured_by_method_dash_varies_within_method(frame):
+    fig = figures.curves_figure(frame, "test_accuracy")
+    assert [t.name for t in fig.data] == ["FedAvg a", "FedQuad", "FedAvg c"]
+    assert [t.line.color for t in fig.data] == [method_color("fedavg"), method_color("fedquad"), method_color("fedavg")]
+    assert [t.line.dash for t in fig.data] == ["solid", "solid", "dash"]
+    np.testing.assert_allclose(fig.data[0].y, [0.1 * r for r in range(1, 7)])
+    assert fig.layout.yaxis.tickformat == ".0%" and fig.layout.xaxis.title.text == "round"
+
+
+def test_curves_skip_missing_snapshot_values_and_connect_gaps(frame):
+    fig = figures.curves_figure(frame, "ratio", "samples_total")
+    assert list(fig.data[0].x) == [200, 400, 600] and list(fig.data[1].x) == [300, 600]
+    assert len(fig.data[2].x) == 0 and all(t.connectgaps for t in fig.data)
+    assert fig.layout.xaxis.title.text == "samples processed"
+    assert "intra / inter" in fig.layout.yaxis.title.text
+
+
+@pytest.mark.parametrize("x, title", [("round", "round"), ("samples_total", "samples processed"),
+                                      ("elapsed", "wall time (s)")])
+def test_curves_x_axis_titles(frame, x, title):
+    assert figures.curves_figure(frame, "train_loss", x).layout.xaxis.title.text == title
+
+
+def test_curves_reject_unknown_x_and_label_percent_accuracy(frame):
+    with pytest.raises(ValueError, match="x must be one of"):
+        figures.curves_figure(frame, "train_loss", "epoch")
+    pct = frame.assign(test_accuracy=frame.test_accuracy * 100)
+    assert figures.curves_figure(pct, "test_accuracy").layout.yaxis.title.text == "test accuracy (%)"
+
+
+def test_partition_heatmap_z_equals_counts_and_lt3_clients_marked():
+    counts = np.array([[5, 0, 0, 0], [1, 2, 3, 4], [0, 7, 1, 0], [2, 2, 2, 0]])
+    fig = figures.partition_heatmap(counts, class_names=["a", "b", "c", "d"])
+    heat, marks = fig.data
+    np.testing.assert_array_equal(np.asarray(heat.z), counts)
+    assert list(heat.x) == ["a", "b", "c", "d"] and "samples" in heat.hovertemplate
+    assert list(marks.y) == [0, 2] and marks.marker.color == "#D62728" and "(2)" in marks.name
+    assert list(fig.layout.xaxis.categoryarray)[-1] == "< 3 classes"
+    given = figures.partition_heatmap(counts, lt3_mask=[False, True, False, False])
+    assert list(given.data[1].y) == [1]
+
+
+def test_client_sizes_bars_sum_counts_and_lt3_bars_have_own_colour_and_legend():
+    counts = np.array([[5, 0, 0], [1, 2, 3], [0, 7, 1], [2, 2, 2]])
+    fig = figures.client_sizes_figure(counts)
+    ok, lt3 = fig.data
+    assert list(ok.x) == [1, 3] and list(ok.y) == [6, 6]
+    assert list(lt3.x) == [0, 2] and list(lt3.y) == [5, 8]
+    assert lt3.marker.color != ok.marker.color and lt3.name.startswith("< 3 classes")
+
+
+def test_embedding_scatter_traces_per_class_equal_aspect_no_ticks():
+    rng = np.random.default_rng(0)
+    xy, labels = rng.normal(size=(90, 2)), np.repeat([0, 1, 2], 30)
+    fig = figures.embedding_scatter(xy, labels, ["cat", "dog", "owl"])
+    assert [t.name for t in fig.data] == ["cat", "dog", "owl"]
+    assert [t.marker.color for t in fig.data] == class_colors(3)
+    np.testing.assert_allclose(fig.data[1].x, xy[30:60, 0])
+    assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.scaleratio == 1
+    assert fig.layout.xaxis.showticklabels is False and fig.layout.yaxis.showticklabels is False
+
+
+def test_cdnv_heatmap_blank_diagonal_log_scale_raw_values_in_hover():
+    cdnv = np.array([[0.0, 0.01, 5e4], [0.01, 0.0, 2.0], [5e4, 2.0, 0.0]])
+    heat = figures.cdnv_heatmap(cdnv, ["a", "b", "c"]).data[0]
+    z = np.asarray(heat.z, dtype=float)
+    assert np.isnan(np.diag(z)).all()
+    assert z[0, 1] == pytest.approx(-2.0) and z[1, 2] == pytest.approx(math.log10(2.0))
+    assert z[0, 2] == 2.0  # clipped at 100
+    assert np.asarray(heat.customdata, dtype=float)[0, 2] == 5e4
+
+
+def test_spectrum_sorted_descending_on_log_axis_with_given_colours():
+    fig = figures.spectrum_figure({"fedavg": np.array([0.1, 3.0, 1.0, 0.0])}, colors={"fedavg": "#123456"})
+    y = np.asarray(fig.data[0].y, dtype=float)
+    np.testing.assert_allclose(y[:3], [3.0, 1.0, 0.1]) and np.isnan(y[3])
+    assert fig.layout.yaxis.type == "log" and fig.data[0].line.color == "#123456"
+
+
+def test_per_class_intra_grouped_bars():
+    fig = figures.per_class_intra_figure({"a": np.ones(3), "b": np.arange(3.0)}, ["x", "y", "z"])
+    assert fig.layout.barmode == "group" and [t.name for t in fig.data] == ["a", "b"]
+    assert list(fig.data[1].x) == ["x", "y", "z"] and list(fig.data[1].y) == [0, 1, 2]
+
+
+def test_method_and_class_colours():
+    assert len(set(METHOD_COLORS.values())) == len(METHOD_COLORS)
+    assert method_color("FedAvg") == METHOD_COLORS["fedavg"]
+    assert method_color("scaffold") == method_color("scaffold") and method_color("scaffold").startswith("#")
+    assert method_color("fedavg", talk=True) != method_color("fedquad", talk=True)
+    for n, talk in ((10, False), (10, True), (100, False)):
+        colors = class_colors(n, talk)
+        assert len(colors) == n == len(set(colors)) and all(c.startswith("#") and len(c) == 7 for c in colors)
+
+
+def test_talk_theme_is_larger_and_thicker(frame):
+    normal = figures.curves_figure(frame, "train_loss")
+    talk = apply_theme(figures.curves_figure(frame, "train_loss"), talk=True)
+    assert talk.layout.font.size == 20 > normal.layout.font.size
+    assert talk.data[0].line.width >= 4 > normal.data[0].line.width
