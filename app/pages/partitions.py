@@ -61,7 +61,7 @@ def draw(a, counts, key):
     mask = service.lt3_mask(counts)
     n_one = int(((counts > 0).sum(axis=1) == 1).sum())
     name = "IID" if a is None else f"alpha {a:g}"
-    st.markdown(f"**{name}** — {int(mask.sum())} of {clients} clients have < 3 classes ({n_one} have one class)")
+    st.markdown(f"**{name}** — {int(mask.sum())} of {clients} clients have < 3 classes ({n_one} with a single class)")
     fig = figures.partition_heatmap(counts, class_names=list(names), lt3_mask=mask,
                                     title=f"{dataset}, {clients} clients, {name}", talk=talk)
     st.plotly_chart(fig, key=f"heat_{key}")

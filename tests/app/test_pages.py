@@ -101,3 +101,22 @@ def test_missing_dataset_says_how_to_get_it(empty_store):
     at.selectbox(key="l_preset").set_value("Paper: CIFAR-10, 200 clients, alpha 0.3").run()
     assert not at.exception
     assert any("cifar" in e.value.lower() for e in at.error)
+
+
+def test_runs_page_bundle_and_delete(run_store, tmp_path, monkeypatch):
+    import shutil
+
+    from fedquad_core.store import RunStore
+
+    root, ids = run_store
+    copy = tmp_path / "runs"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".slots"))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(copy))
+    at = open_page("pages/runs.py")
+    at.button(key="r_bundle").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.get("download_button")
+    run_id = at.selectbox(key="r_run").value
+    at.button(key="r_delete").click().run()
+    assert not at.exception
+    assert run_id not in RunStore(copy).run_ids() and len(RunStore(copy).run_ids()) == 1
