@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any, Sequence
 
-from .config import DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
+from .config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
 from .methods import METHODS
 from .data import DataError
 from .partition import PartitionError
@@ -68,7 +68,10 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
     g.add_argument("--normalize-embeddings", action=argparse.BooleanOptionalAction, default=None,
                    help=f"L2-normalise embeddings before tuple losses (default {d.normalize_embeddings})")
     g.add_argument("--device", choices=DEVICES, help="auto = cuda when available (default auto)")
-    g.add_argument("--workers", type=int, help="parallel client worker processes on CPU (default 0 = in-process)")
+    g.add_argument("--workers", type=_workers, help="parallel client worker processes on CPU, or 'auto' = one per core "
+                                                   "(default 0 = in-process)")
+    g.add_argument("--client-exec", choices=CLIENT_EXECS, help="how a round's clients train: auto (default) = vmap on "
+                   "CUDA, parallel workers when --workers > 0, else sequential")
     g.add_argument("--snapshot-every", type=int, help=f"embedding snapshot every k rounds (default {d.snapshot_every})")
     g.add_argument("--snapshot-points", type=int, help=f"test points in each snapshot (default {d.snapshot_points})")
     g.add_argument("--eval-points", type=int, help="evaluate on a stratified subset of the test set (default: all)")
@@ -77,6 +80,14 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
         kind = int if f.metadata.get("integer") else float
         g.add_argument(f"--{name.replace('_', '-')}", dest=f"mp_{name}", type=kind,
                        help=f"{f.metadata.get('help', '')} [{_owners(name)}]")
+
+
+def _workers(text: str) -> int:
+    if text.strip().lower() == "auto":
+        from .parallel import default_workers
+
+        return default_workers()
+    return int(text)
 
 
 def config_from_args(args: argparse.Namespace, **fixed: Any) -> RunConfig:

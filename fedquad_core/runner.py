@@ -85,10 +85,19 @@ def make_runner(cfg: RunConfig, prep: Prepared, model: torch.nn.Module, device: 
     ds = prep.dataset
     augment = ds.augment_default if cfg.augment is None else cfg.augment
     data = TrainData(ds.x_train.to(device), ds.y_train.to(device), ds.prepare, ds.y_train.numpy(), ds.num_classes)
-    if cfg.workers > 0 and device.type == "cpu":
-        from .parallel import ParallelRunner  # optional, see the speed issue
+    mode = cfg.client_exec
+    if mode == "auto":
+        mode = "vmap" if device.type == "cuda" else ("parallel" if cfg.workers > 0 else "sequential")
+    if mode == "parallel":
+        if device.type != "cpu":
+            raise ConfigError("--client-exec parallel trains on CPU worker processes: use --device cpu, or vmap on CUDA")
+        from .parallel import ParallelRunner, default_workers
 
-        return ParallelRunner(cfg, prep, augment, workers=cfg.workers)
+        return ParallelRunner(cfg, prep, augment, workers=cfg.workers or default_workers())
+    if mode == "vmap":
+        from .vectorized import VmapRunner
+
+        return VmapRunner(model, data, cfg, augment)
     return SequentialRunner(model, data, cfg, augment)
 
 
