@@ -102,12 +102,16 @@ def request_umap(run_dir, round_: int) -> bool:
     npz, cache, marker, log = _files(run_dir, round_)
     if cache.exists() or not npz.exists() or umap_pending(run_dir, round_):
         return False
-    marker.unlink(missing_ok=True)  # stale
-    try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)  # claim: one starter wins
-    except FileExistsError:
+    for _ in range(2):
+        try:  # claim: of two sessions asking at once, one creates the marker and starts the job
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            break
+        except FileExistsError:
+            if umap_pending(run_dir, round_):
+                return False
+            marker.unlink(missing_ok=True)  # stale: its process died
+    else:
         return False
-    os.close(fd)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     env.setdefault("NUMBA_CACHE_DIR", str(NUMBA_CACHE))
     with open(log, "w") as out:
