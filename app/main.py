@@ -14,17 +14,17 @@ import streamlit as st  # noqa: E402
 from app import service, state  # noqa: E402
 
 PAGES = [
-    ("pages/partitions.py", "Partitions", ":material/grid_on:"),
-    ("pages/launch.py", "Launch", ":material/rocket_launch:"),
-    ("pages/live.py", "Live", ":material/monitoring:"),
-    ("pages/embeddings.py", "Embeddings", ":material/scatter_plot:"),
-    ("pages/geometry.py", "Geometry", ":material/insights:"),
-    ("pages/runs.py", "Runs", ":material/folder_open:"),
+    ("views/partitions.py", "Partitions", ":material/grid_on:"),
+    ("views/launch.py", "Launch", ":material/rocket_launch:"),
+    ("views/live.py", "Live", ":material/monitoring:"),
+    ("views/embeddings.py", "Embeddings", ":material/scatter_plot:"),
+    ("views/geometry.py", "Geometry", ":material/insights:"),
+    ("views/runs.py", "Runs", ":material/folder_open:"),
 ]
 
 TALK_CSS = """<style>
 .stApp, [data-testid="stSidebar"], [data-testid="stHeader"] {background: #ffffff !important; color: #111 !important;}
-.stApp p, .stApp li, .stApp label, .stApp span {font-size: 1.2rem;}
+.stApp p, .stApp li, .stApp label {font-size: 1.2rem;}
 .stApp h1 {font-size: 2.6rem;} .stApp h2 {font-size: 2.1rem;} .stApp h3 {font-size: 1.7rem;}
 </style>"""
 PRESENTER_CSS = """<style>

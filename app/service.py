@@ -246,6 +246,11 @@ def lt3_mask(counts: np.ndarray) -> np.ndarray:
 
 
 # ---- launching ------------------------------------------------------------------------------
+def config_defaults() -> dict[str, Any]:
+    """RunConfig's field defaults (the engine owns them; the Launch form starts from these)."""
+    return RunConfig().to_dict()
+
+
 def make_configs(methods: list[str], common: dict[str, Any], params: dict[str, dict]) -> list[RunConfig]:
     """One config per method; everything but the method (and its params) identical."""
     return [RunConfig(**common, method=m, method_params=dict(params.get(m, {}))) for m in methods]

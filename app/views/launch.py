@@ -6,9 +6,9 @@ import streamlit as st
 from app import presets, service, state
 
 ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0]
-DEFAULTS = {"dataset": "digits", "model": "auto", "num_clients": 10, "alpha": 0.3, "participation": 1.0,
-            "local_epochs": 2, "rounds": 20, "lr": 0.01, "batch_size": 64, "snapshot_every": 5, "seed": 0,
-            "train_subset": None, "device": "auto", "min_size": 10}
+FIELDS = ("dataset", "model", "num_clients", "alpha", "participation", "local_epochs", "rounds", "lr", "batch_size",
+          "snapshot_every", "seed", "train_subset", "device", "min_size")
+DEFAULTS = {k: v for k, v in service.config_defaults().items() if k in FIELDS}  # the engine's defaults
 CASTS = {"dataset": str, "model": str, "num_clients": int, "alpha": float, "participation": float,
          "local_epochs": int, "rounds": int, "lr": float, "batch_size": int, "snapshot_every": int,
          "seed": int, "train_subset": int, "device": str, "min_size": int}
@@ -113,7 +113,7 @@ if st.button("Start", type="primary", disabled=bool(problem) or not chosen, key=
         group, ids = service.launch_group(cfgs)
         ss.last_group = group
         st.success(f"Started {len(ids)} run(s) in group {group}.")
-        st.page_link("pages/live.py", label="Watch them on the Live page", icon=":material/monitoring:")
+        st.page_link("views/live.py", label="Watch them on the Live page", icon=":material/monitoring:")
 
 table = service.runs_table()
 active = table[table["state"].isin(service.ACTIVE)]["run_id"].tolist()

@@ -13,7 +13,7 @@ st.title("Live")
 table = service.runs_table()
 if table.empty:
     st.info("No runs yet: start some on the Launch page.")
-    st.page_link("pages/launch.py", label="Launch", icon=":material/rocket_launch:")
+    st.page_link("views/launch.py", label="Launch", icon=":material/rocket_launch:")
     st.stop()
 
 labels = dict(zip(table["run_id"], table["label"]))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = str(ROOT / "app" / "main.py")
-PAGES = ["pages/partitions.py", "pages/launch.py", "pages/live.py", "pages/embeddings.py",
-         "pages/geometry.py", "pages/runs.py"]
+PAGES = ["views/partitions.py", "views/launch.py", "views/live.py", "views/embeddings.py",
+         "views/geometry.py", "views/runs.py"]
 
 
 def wait_finished(store, run_ids, timeout=120.0):
