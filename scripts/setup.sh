@@ -26,8 +26,14 @@ stamp=.venv/.fedquad-installed
 want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setup: installing Python packages into .venv (torch takes about 2 minutes the first time)"
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -r requirements.txt
-  .venv/bin/python -m pip install -q --no-deps -e .
+  log=.venv/setup.log
+  if ! { .venv/bin/python -m pip install --upgrade pip &&
+         .venv/bin/python -m pip install -r requirements.txt &&
+         .venv/bin/python -m pip install --no-deps -e .; } >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    echo "setup: pip install failed; the whole log is in $log" >&2
+    exit 1
+  fi
   echo "$want" > "$stamp"
+  echo "setup: done"
 fi
