@@ -90,10 +90,13 @@ def work(clients: int, quick: bool, device: str = "cpu"):
 
 
 def initial_model(prep, device):
+    from fedquad_core.methods import get_method
     from fedquad_core.models import build_model
 
-    ds = prep.dataset
-    return build_model("cnn", ds.input_shape, ds.num_classes, generator=torch.Generator().manual_seed(0)).to(device)
+    ds, cfg = prep.dataset, prep.cfg
+    proj = getattr(cfg.params(), "proj_dim", None) if get_method(cfg.method).needs_projection else None
+    return build_model(cfg.model_name, ds.input_shape, ds.num_classes, proj_dim=proj,
+                       generator=torch.Generator().manual_seed(0)).to(device)
 
 
 def time_rounds(one_round, rounds: int) -> list[float]:

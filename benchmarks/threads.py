@@ -1,0 +1,50 @@
+"""Torch threads on a small machine: 1 vs 2 threads, with and without OMP_WAIT_POLICY=PASSIVE,
+on the simple CNN's training step (batch 64, 28x28). Each setting runs in a fresh process,
+because OpenMP reads its environment once. ``runner.configure_threads`` cites this.
+
+    python benchmarks/threads.py
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+WORK = """
+import time, torch
+torch.manual_seed(0)
+from torch import nn
+m = nn.Sequential(nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
+                  nn.Flatten(), nn.Linear(256, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+x, y = torch.randn(64, 1, 28, 28), torch.randint(0, 10, (64,))
+def step():
+    opt.zero_grad(); nn.functional.cross_entropy(m(x), y).backward(); opt.step()
+for _ in range(10): step()
+t = time.perf_counter()
+for _ in range(200): step()
+print((time.perf_counter() - t) / 200 * 1e3)
+"""
+
+
+def one(threads: int, passive: bool) -> float:
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS")}
+    env["OMP_NUM_THREADS"] = str(threads)
+    if passive:
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
+    out = subprocess.run([sys.executable, "-c", WORK], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip())
+
+
+def main(repeats: int = 3) -> None:
+    print(f"{os.cpu_count()} cores; ms per training step (batch 64), median of {repeats} processes")
+    for threads in (1, 2):
+        for passive in (False, True):
+            ms = statistics.median(one(threads, passive) for _ in range(repeats))
+            print(f"  threads={threads} OMP_WAIT_POLICY={'PASSIVE' if passive else 'default':<8} {ms:8.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
