@@ -18,7 +18,7 @@ from .config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigErr
 from .methods import METHODS
 from .data import DataError
 from .partition import PartitionError
-from .store import RunNotFound, RunStore, StoreError
+from .store import RunNotFound, StoreError
 
 
 class UserError(Exception):

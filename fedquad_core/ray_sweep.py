@@ -11,7 +11,6 @@ package importable (``pip install -e .`` or the same image); Ray is an optional 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 from .config import RunConfig

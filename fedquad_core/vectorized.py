@@ -16,11 +16,11 @@ its method's ``setup`` (offline tuple sampling), its epoch permutations, and its
 What changes is only the floating-point summation order, so results equal the sequential path's
 within floating-point tolerance, not bit for bit.
 
-The method seam: each method's local loss has a masked per-client form here (``BATCHED_LOSSES``),
-vmappable because it has no data-dependent Python control flow. SupCon's positive/anchor
+The method seam: each method's class gives its local loss in a masked per-client form
+(``LocalObjective.batched_loss``, next to its sequential ``loss``), vmappable because it has no
+data-dependent Python control flow. SupCon's positive/anchor
 selection and the tuple methods' fallbacks (two-class clients, one-class clients) become masks
 and 0/1 flags; tuple sampling itself happens offline in ``setup``, outside the batched step.
-A method without an entry here cannot use this runner (``--client-exec sequential``).
 """
 from __future__ import annotations
 
@@ -28,95 +28,16 @@ import copy
 import math
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch.func import functional_call, grad_and_value, vmap
 
 from .client import ClientJob, ClientResult, TrainData, TrainSettings, client_generators
-from .losses import squared_distance
 from .methods import ClientContext, LocalObjective, get_method
+from .methods.base import BatchedOut
 from .methods.tuples import TupleObjective
-
-
-@dataclass
-class BatchedOut:
-    """One client's view inside vmap: B padded CE rows (``mask``), then the tuple slots."""
-
-    x: torch.Tensor
-    y: torch.Tensor
-    mask: torch.Tensor
-    logits: torch.Tensor
-    emb: torch.Tensor
-    extra_emb: torch.Tensor
-    has_tuples: torch.Tensor
-    has_n2: torch.Tensor
-    params: dict[str, torch.Tensor]
-    aux: dict[str, torch.Tensor]
-
-
-def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    return (values * mask).sum() / mask.sum().clamp(min=1)
-
-
-def ce(out: BatchedOut) -> torch.Tensor:
-    return masked_mean(F.cross_entropy(out.logits, out.y, reduction="none"), out.mask)
-
-
-def fedprox_loss(run: "VmapRunner", out: BatchedOut) -> torch.Tensor:
-    mu = run.params.mu
-    if mu == 0:
-        return ce(out)
-    prox = sum((out.params[k] - g).pow(2).sum() for k, g in run.global_params.items())
-    return ce(out) + 0.5 * mu * prox
-
-
-def moon_loss(run: "VmapRunner", out: BatchedOut) -> torch.Tensor:
-    z = run.project(out.params, out.emb)
-    sims = torch.stack((F.cosine_similarity(z, out.aux["z_glob"], dim=-1),
-                        F.cosine_similarity(z, out.aux["z_prev"], dim=-1)), dim=1) / run.params.tau
-    con = -torch.log_softmax(sims, dim=1)[:, 0]
-    return ce(out) + run.params.mu * masked_mean(con, out.mask)
-
-
-def supcon_loss_masked(run: "VmapRunner", out: BatchedOut) -> torch.Tensor:
-    """``losses.supcon_loss`` over the unmasked rows only (same anchors, positives, skips)."""
-    z = F.normalize(out.emb, dim=1)
-    n = z.shape[0]
-    valid = out.mask > 0
-    sim = z @ z.T / run.params.tau
-    cols = valid[None, :] & ~torch.eye(n, dtype=torch.bool, device=z.device)
-    log_prob = sim - torch.logsumexp(sim.masked_fill(~cols, -1e9), dim=1, keepdim=True)
-    positives = (out.y[:, None] == out.y[None, :]) & cols & valid[:, None]
-    num_pos = positives.sum(dim=1)
-    has_pos = num_pos > 0
-    per_anchor = -torch.where(positives, log_prob, torch.zeros_like(log_prob)).sum(dim=1) / num_pos.clamp(min=1)
-    sup = torch.where(has_pos, per_anchor, torch.zeros_like(per_anchor)).sum() / has_pos.sum().clamp(min=1)
-    return ce(out) + run.params.beta * sup
-
-
-def tuple_loss_masked(run: "VmapRunner", out: BatchedOut) -> torch.Tensor:
-    z = F.normalize(out.extra_emb, dim=1) if run.settings.normalize_embeddings else out.extra_emb
-    parts = torch.chunk(z, run.method.members)
-    p = run.params
-    if run.method.name == "triplet":
-        a, pos, n = parts
-        term = F.relu(squared_distance(a, pos) - squared_distance(a, n) + p.margin)
-    else:
-        a, pos, n1, n2 = parts
-        d_ap = squared_distance(a, pos)
-        first = F.relu(d_ap - squared_distance(a, n1) + p.m1)
-        second_neg = squared_distance(a, n2) if run.method.name == "fedquad" else squared_distance(n1, n2)
-        term = first + out.has_n2 * F.relu(d_ap - second_neg + p.m2)
-    return ce(out) + p.beta * out.has_tuples * term.mean()
-
-
-BATCHED_LOSSES: dict[str, Callable[["VmapRunner", BatchedOut], torch.Tensor]] = {
-    "fedavg": lambda run, out: ce(out), "fedprox": fedprox_loss, "moon": moon_loss, "supcon": supcon_loss_masked,
-    "triplet": tuple_loss_masked, "quadruplet": tuple_loss_masked, "fedquad": tuple_loss_masked,
-}
 
 
 def default_chunk(model: torch.nn.Module) -> int:
@@ -147,9 +68,7 @@ class VmapRunner:
     def __init__(self, model: torch.nn.Module, data: TrainData, cfg, augment: bool, *, chunk: int | None = None):
         self.model, self.data = model, data
         self.method, self.params = get_method(cfg.method), cfg.params()
-        if self.method.name not in BATCHED_LOSSES:
-            raise ValueError(f"method {self.method.name} has no batched loss: use --client-exec sequential")
-        self.loss_fn = BATCHED_LOSSES[self.method.name]
+        self.loss_fn = self.method.batched_loss
         self.settings = TrainSettings(cfg.local_epochs, cfg.batch_size, cfg.lr, cfg.momentum, cfg.weight_decay,
                                       augment, cfg.normalize_embeddings)
         self.chunk = chunk or default_chunk(model)

@@ -7,7 +7,8 @@ aggregation and the server are shared (see ``fedquad_core.rounds``).
 A method may
 - draw per-client data offline before local training (``setup``: FedQuad's quadruplets),
 - ask for extra samples to be forwarded together with each CE batch (``extra_indices``),
-- add terms to the cross-entropy (``loss``),
+- add terms to the cross-entropy (``loss``), and give the same objective in its masked,
+  per-client form for the batched GPU path (``batched_loss``, see ``fedquad_core.vectorized``),
 - keep a little state per client across rounds (``teardown`` writes into ``ClientContext.state``).
 """
 from __future__ import annotations
@@ -55,6 +56,31 @@ class ForwardOut:
 
 
 @dataclass
+class BatchedOut:
+    """One client's view inside ``vmap`` (fedquad_core.vectorized): B CE rows, padded ones masked
+    out by ``mask``, then the tuple slots; ``has_tuples``/``has_n2`` are this client's 0/1 flags."""
+
+    x: torch.Tensor
+    y: torch.Tensor
+    mask: torch.Tensor
+    logits: torch.Tensor
+    emb: torch.Tensor
+    extra_emb: torch.Tensor
+    has_tuples: torch.Tensor
+    has_n2: torch.Tensor
+    params: dict[str, torch.Tensor]
+    aux: dict[str, torch.Tensor]
+
+
+def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return (values * mask).sum() / mask.sum().clamp(min=1)
+
+
+def batched_ce(out: BatchedOut) -> torch.Tensor:
+    return masked_mean(F.cross_entropy(out.logits, out.y, reduction="none"), out.mask)
+
+
+@dataclass
 class StepLoss:
     total: torch.Tensor
     extra_forward: int = 0  # samples forwarded through auxiliary (no-grad) models this step
@@ -90,6 +116,13 @@ class LocalObjective:
     def counters(self) -> dict[str, int]:
         """Per-client counts the round reports (e.g. FedQuad's fallback clients)."""
         return {}
+
+    @classmethod
+    def batched_loss(cls, run: Any, out: BatchedOut) -> torch.Tensor:
+        """This objective for one client inside ``vmap``: no data-dependent Python control flow,
+        padded rows masked. ``run`` is the VmapRunner (``params``, ``settings``,
+        ``global_params``, ``project``)."""
+        return batched_ce(out)
 
     @classmethod
     def default_params(cls, **overrides: Any):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..losses import proximal_term
-from .base import ForwardOut, LocalObjective, StepLoss, param
+from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, param
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,3 +27,11 @@ class FedProx(LocalObjective):
         if self.params.mu == 0:
             return StepLoss(base)
         return StepLoss(base + proximal_term(out.model.parameters(), self._global, self.params.mu))
+
+    @classmethod
+    def batched_loss(cls, run, out: BatchedOut):
+        mu = run.params.mu
+        if mu == 0:
+            return batched_ce(out)
+        return batched_ce(out) + proximal_term([out.params[k] for k in run.global_params],
+                                               list(run.global_params.values()), mu)

@@ -28,6 +28,7 @@ class FedQuad(TupleObjective):
     Params = FedQuadParams
     citation = "Göksu & Pugeault, FedQuad: Federated Stochastic Quadruplet Learning, arXiv 2509.04107, 2025"
 
-    def tuple_loss(self, parts):
+    @staticmethod
+    def formula(parts, params):
         a, p, n1, *rest = parts
-        return fedquad_loss(a, p, n1, rest[0] if rest else None, self.params.m1, self.params.m2)
+        return fedquad_loss(a, p, n1, rest[0] if rest else None, params.m1, params.m2)

@@ -12,9 +12,10 @@ import copy
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 
 from ..losses import moon_contrastive_loss
-from .base import ForwardOut, LocalObjective, StepLoss, param
+from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, masked_mean, param
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,6 +49,14 @@ class Moon(LocalObjective):
             z_prev = self._prev.project(self._prev(out.x)[1])
         con = moon_contrastive_loss(z, z_glob, z_prev, self.params.tau)
         return StepLoss(ce + self.params.mu * con, extra_forward=2 * out.x.shape[0])
+
+    @classmethod
+    def batched_loss(cls, run, out: BatchedOut):
+        z = run.project(out.params, out.emb)
+        sims = torch.stack((F.cosine_similarity(z, out.aux["z_glob"], dim=-1),
+                            F.cosine_similarity(z, out.aux["z_prev"], dim=-1)), dim=1) / run.params.tau
+        con = -torch.log_softmax(sims, dim=1)[:, 0]  # per-row moon_contrastive_loss
+        return batched_ce(out) + run.params.mu * masked_mean(con, out.mask)
 
     def teardown(self, model: torch.nn.Module) -> None:
         self.ctx.state["prev_model"] = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}

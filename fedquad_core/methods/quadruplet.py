@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..losses import chen_quadruplet_loss, triplet_loss
 from .base import param
-from .tuples import TupleObjective, four_or_three
+from .tuples import TupleObjective
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,6 +25,8 @@ class Quadruplet(TupleObjective):
     Params = QuadrupletParams
     citation = "Chen et al., Beyond Triplet Loss: a Deep Quadruplet Network for Person Re-identification, CVPR 2017"
 
-    def tuple_loss(self, parts):
-        return four_or_three(parts, lambda a, p, n1, n2: chen_quadruplet_loss(a, p, n1, n2, self.params.m1, self.params.m2),
-                             lambda a, p, n1: triplet_loss(a, p, n1, self.params.m1))
+    @staticmethod
+    def formula(parts, params):
+        if len(parts) == 4:
+            return chen_quadruplet_loss(*parts, params.m1, params.m2)
+        return triplet_loss(*parts, params.m1)  # 2-class fallback: the first term only

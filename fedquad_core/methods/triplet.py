@@ -22,9 +22,9 @@ class Triplet(TupleObjective):
     members = 3
     citation = "Schroff, Kalenichenko & Philbin, FaceNet, CVPR 2015"
 
-    def tuple_loss(self, parts):
-        a, p, n = parts
-        return triplet_loss(a, p, n, self.params.margin)
+    @staticmethod
+    def formula(parts, params):
+        return triplet_loss(*parts[:3], params.margin)
 
     def counters(self) -> dict[str, int]:
         return {"clients_one_class": int(self.mode == "none")}

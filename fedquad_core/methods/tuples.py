@@ -9,13 +9,13 @@ negative term drops out, with 1 class only CE remains; each round counts such cl
 """
 from __future__ import annotations
 
-from typing import Callable, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
 from ..sampling import sample_quadruplets
-from .base import ForwardOut, LocalObjective, StepLoss, embedding_for_loss
+from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, embedding_for_loss
 
 
 def _has(arr) -> bool:
@@ -43,7 +43,10 @@ class TupleObjective(LocalObjective):
         sl = slice(step * self._k, (step + 1) * self._k)
         return np.concatenate([c[sl] for c in self._cols])
 
-    def tuple_loss(self, parts: list[torch.Tensor]) -> torch.Tensor:
+    @staticmethod
+    def formula(parts: list[torch.Tensor], params: Any) -> torch.Tensor:
+        """The tuple term on [anchor, positive, negative(s)] embeddings; a 4-member method also
+        accepts 3 parts (its 2-class fallback: the second-negative term drops out)."""
         raise NotImplementedError
 
     def loss(self, out: ForwardOut) -> StepLoss:
@@ -52,11 +55,17 @@ class TupleObjective(LocalObjective):
             return StepLoss(ce)
         z = embedding_for_loss(out.extra_emb, self.ctx.normalize_embeddings)
         parts = list(torch.chunk(z, len(self._cols)))
-        return StepLoss(ce + self.params.beta * self.tuple_loss(parts))
+        return StepLoss(ce + self.params.beta * self.formula(parts, self.params))
 
     def counters(self) -> dict[str, int]:
         return {"clients_two_classes": int(self.mode == "triplet"), "clients_one_class": int(self.mode == "none")}
 
-
-def four_or_three(parts: list[torch.Tensor], four: Callable, three: Callable) -> torch.Tensor:
-    return four(*parts) if len(parts) == 4 else three(*parts)
+    @classmethod
+    def batched_loss(cls, run, out: BatchedOut) -> torch.Tensor:
+        z = embedding_for_loss(out.extra_emb, run.settings.normalize_embeddings)
+        parts = list(torch.chunk(z, cls.members))
+        term = cls.formula(parts, run.params)
+        if cls.members == 4:  # 2-class clients (has_n2 = 0) keep the first term only
+            short = cls.formula(parts[:3], run.params)
+            term = short + out.has_n2 * (term - short)
+        return batched_ce(out) + run.params.beta * out.has_tuples * term
