@@ -1,0 +1,240 @@
+"""Screenshots of every dashboard page into assets/ (PNG), with headless Debian Chromium.
+
+    # against a running app (bash scripts/start.sh)
+    .venv/bin/python scripts/screenshots.py --url http://127.0.0.1:8501
+
+    # start the app itself on a free port against a run store, launch the "Collapse in one minute"
+    # preset from the Launch page first (skipped when the store already has runs), then shoot
+    .venv/bin/python scripts/screenshots.py --start --runs-dir /tmp/demo-runs --launch-preset "Collapse in one minute"
+
+Each page is opened fresh, then the script waits until Streamlit is idle (no "Running..."
+status), every plotly figure has drawn, and (Embeddings, --projection UMAP) the background UMAP
+has finished. The shot is the whole page: the viewport grows to the page's height, capped by
+--max-height. Needs chromium (`apt-get install chromium`) and the playwright Python package.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+# (file stem, url path, page title, has figures)
+PAGES = [("partitions", "", "Partitions", True), ("launch", "launch", "Launch", False),
+         ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
+         ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False)]
+# idle: no "Running..." status widget and no element left faded ("stale") by a rerun in flight
+IDLE_JS = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+           " && !document.querySelector('[data-stale=\"true\"]')")
+# every plotly figure on the page has its SVG, and no element is marked stale by a rerun
+DRAWN_JS = """() => {
+  const plots = [...document.querySelectorAll('.js-plotly-plot')];
+  return plots.length > 0 && plots.every(p => p.querySelector('.main-svg') && p._fullLayout);
+}"""
+
+
+def log(msg: str) -> None:
+    print(f"[screenshots] {msg}", flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, timeout: float, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            sys.exit(f"streamlit exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    sys.exit(f"no app answers at {url}/_stcore/health (start it with bash scripts/start.sh, or pass --start)")
+
+
+def start_app(runs_dir: Path, port: int) -> subprocess.Popen:
+    """The app as scripts/start.sh starts it, in its own process group."""
+    env = {**os.environ, "FEDQUAD_RUNS_DIR": str(runs_dir), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+           "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE"),
+           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    exe = ROOT / ".venv" / "bin" / "streamlit"
+    cmd = [str(exe) if exe.exists() else "streamlit", "run", "app/main.py", "--server.address", "127.0.0.1",
+           "--server.port", str(port), "--server.fileWatcherType", "none", "--server.headless", "true"]
+    log_file = open(runs_dir.parent / f"screenshots-streamlit-{port}.log", "wb")
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def wait_idle(page, timeout_ms: int = 120_000) -> None:
+    page.wait_for_function(IDLE_JS, timeout=timeout_ms)
+
+
+def quiet(page, seconds: float = 3.0, timeout_s: float = 180.0) -> bool:
+    """Wait until the page has stayed idle for ``seconds`` in a row (a fragment that refreshes
+    itself, e.g. while UMAP jobs run, goes busy every second); False when it never did."""
+    deadline, since = time.monotonic() + timeout_s, None
+    while time.monotonic() < deadline:
+        if page.evaluate(IDLE_JS):
+            since = since or time.monotonic()
+            if time.monotonic() - since >= seconds:
+                return True
+        else:
+            since = None
+        page.wait_for_timeout(200)
+    log(f"  the page kept re-running for {timeout_s:.0f} s; shooting anyway")
+    return False
+
+
+def settle(page, figures: bool, timeout_ms: int = 120_000) -> None:
+    """Idle, figures drawn, and idle for a few seconds in a row (a page may rerun itself)."""
+    wait_idle(page, timeout_ms)
+    if figures:
+        try:
+            page.wait_for_function(DRAWN_JS, timeout=timeout_ms)
+        except Exception:  # noqa: BLE001 - a page without runs shows a message instead of figures
+            log("  no figure drew (the page may have nothing to show)")
+    quiet(page, 3.0, timeout_ms / 1000)
+
+
+def open_page(page, base: str, path: str, title: str, query: str) -> None:
+    page.goto(f"{base}/{path}{query}")
+    page.locator("h1", has_text=title).first.wait_for(timeout=120_000)
+
+
+def choose_preset(page, preset: str) -> None:
+    """Pick a preset in the Launch page's Preset box (it fills the form)."""
+    page.locator(".st-key-l_preset [role='combobox']").click()
+    page.get_by_role("option", name=preset, exact=True).click()
+    wait_idle(page)
+    page.wait_for_timeout(1000)
+    wait_idle(page)
+
+
+def launch_preset(page, base: str, query: str, preset: str, timeout_s: float) -> None:
+    """Start a preset from the Launch page (as a lecturer would) and wait until no run is active."""
+    open_page(page, base, "launch", "Launch", query)
+    settle(page, False)
+    choose_preset(page, preset)
+    page.locator(".st-key-l_start button").click()
+    page.get_by_text("Started ").first.wait_for(timeout=120_000)
+    log(f"started preset {preset!r}; waiting for its runs to finish")
+    page.get_by_text("No run is active.").wait_for(timeout=timeout_s * 1000)
+    log("runs finished")
+
+
+def wait_umap(page, timeout_s: float) -> None:
+    """Switch the Embeddings page to UMAP and wait for the background projections to land."""
+    page.locator(".st-key-e_proj button", has_text="UMAP").first.click()
+    wait_idle(page)
+    page.wait_for_timeout(2000)
+    deadline = time.monotonic() + timeout_s
+    while page.get_by_text("computing UMAP").count() and time.monotonic() < deadline:
+        page.wait_for_timeout(1000)
+    if page.get_by_text("computing UMAP").count():
+        log(f"  UMAP still computing after {timeout_s:.0f} s: the shot shows PCA")
+    quiet(page, 3.0, max(10.0, deadline - time.monotonic()))  # UMAP of the other rounds may still run
+
+
+def shoot(page, out: Path, width: int, height: int, max_height: int) -> None:
+    """Grow the viewport to the page's height (capped), let plotly re-lay out, take the shot."""
+    page.set_viewport_size({"width": width, "height": height})
+    content = page.evaluate("""() => {
+      const els = [...document.querySelectorAll('[data-testid="stMainBlockContainer"] [data-testid="stElementContainer"]')];
+      const bottoms = els.filter(e => e.checkVisibility()).map(e => e.getBoundingClientRect().bottom).filter(b => b > 0);
+      return bottoms.length ? Math.ceil(Math.max(...bottoms)) : document.body.scrollHeight;
+    }""")
+    full = max(height, min(int(content) + 48, max_height))
+    if full != height:
+        page.set_viewport_size({"width": width, "height": full})
+        page.wait_for_timeout(1500)
+        quiet(page, 1.0, 30.0)
+    page.screenshot(path=str(out), animations="disabled", caret="hide")
+    page.set_viewport_size({"width": width, "height": height})
+    log(f"  {out} ({width}x{full}, {out.stat().st_size // 1024} KB)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--url", default="http://127.0.0.1:8501", help="a running app (default %(default)s)")
+    ap.add_argument("--start", action="store_true", help="start the app itself on a free port (needs --runs-dir)")
+    ap.add_argument("--runs-dir", type=Path, default=ROOT / "runs", help="run store for --start (default ./runs)")
+    ap.add_argument("--out", type=Path, default=ROOT / "assets", help="output folder (default assets/)")
+    ap.add_argument("--pages", nargs="+", choices=[p[0] for p in PAGES], help="only these pages")
+    ap.add_argument("--width", type=int, default=1400)
+    ap.add_argument("--height", type=int, default=900, help="viewport height; pages taller than it grow it")
+    ap.add_argument("--max-height", type=int, default=3600, help="cap of a shot's height (px)")
+    ap.add_argument("--talk", action="store_true", help="talk mode (white, large fonts); files get a -talk suffix")
+    ap.add_argument("--projection", choices=["PCA", "UMAP"], default="UMAP", help="Embeddings projection")
+    ap.add_argument("--umap-timeout", type=float, default=240.0, help="seconds to wait for UMAP")
+    ap.add_argument("--launch-preset", metavar="NAME", help="first start this preset on the Launch page and wait "
+                    "for it (skipped when the store already has runs)")
+    ap.add_argument("--launch-timeout", type=float, default=900.0, help="seconds to wait for the preset's runs")
+    ap.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+    args = ap.parse_args(argv)
+
+    if not os.access(args.chromium, os.X_OK):
+        sys.exit(f"no chromium at {args.chromium}: apt-get install chromium (scripts/setup.sh installs it)")
+    from playwright.sync_api import sync_playwright
+
+    proc, base = None, args.url.rstrip("/")
+    if args.start:
+        args.runs_dir = args.runs_dir.resolve()
+        args.runs_dir.mkdir(parents=True, exist_ok=True)
+        port = free_port()
+        proc, base = start_app(args.runs_dir, port), f"http://127.0.0.1:{port}"
+        log(f"started the app on {base} against {args.runs_dir}")
+    try:
+        wait_healthy(base, 120.0, proc)
+        args.out.mkdir(parents=True, exist_ok=True)
+        query = "?talk=1" if args.talk else ""
+        suffix = "-talk" if args.talk else ""
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": args.width, "height": args.height})
+            page.set_default_timeout(120_000)
+            if args.launch_preset:
+                open_page(page, base, "runs", "Runs", query)
+                settle(page, False)
+                if not page.get_by_text("The run store is empty").count():
+                    log(f"the run store already has runs: not launching {args.launch_preset!r}")
+                else:
+                    launch_preset(page, base, query, args.launch_preset, args.launch_timeout)
+            for stem, path, title, figures in PAGES:
+                if args.pages and stem not in args.pages:
+                    continue
+                log(f"{title}")
+                open_page(page, base, path, title, query)
+                settle(page, figures)
+                if stem == "launch" and args.launch_preset:
+                    choose_preset(page, args.launch_preset)  # the shot shows the preset's form, not started
+                if stem == "embeddings" and args.projection == "UMAP" and page.locator(".st-key-e_proj").count():
+                    wait_umap(page, args.umap_timeout)
+                    settle(page, figures)
+                shoot(page, args.out / f"{stem}{suffix}.png", args.width, args.height, args.max_height)
+            browser.close()
+    finally:
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=15)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(proc.pid, signal.SIGKILL)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

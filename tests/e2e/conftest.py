@@ -1,0 +1,121 @@
+"""Fixtures for the browser end-to-end test: the dashboard started exactly like scripts/start.sh
+does (own process group, killed in the finalizer together with any training run it launched),
+and a headless Debian Chromium driven by Playwright's sync API."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+INSTALL_HINT = ("the browser test needs Debian's chromium: `apt-get install chromium` "
+                "(scripts/setup.sh installs it), or set CHROMIUM_PATH")
+
+
+def chromium_path() -> str | None:
+    for cand in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", shutil.which("chromium"),
+                 shutil.which("chromium-browser")):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"streamlit exited with code {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200 and r.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    pytest.fail(f"streamlit did not answer /_stcore/health within {timeout:.0f} s:\n{log.read_text()[-3000:]}")
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _stop_runs(runs_dir: Path) -> None:
+    """Training runs are started in their own session by the launcher: stop any still active."""
+    from fedquad_core.store import ACTIVE, RunStore
+
+    if not runs_dir.exists():
+        return
+    for info in RunStore(runs_dir).list_runs():
+        pid = info.status.get("pid")
+        if info.state in ACTIVE and pid:
+            _kill_group(int(pid), signal.SIGTERM)
+
+
+@pytest.fixture
+def app_server(tmp_path):
+    """Start the dashboard on a free port against an empty run store; yield (url, runs dir)."""
+    streamlit = ROOT / ".venv" / "bin" / "streamlit"
+    if not streamlit.exists():
+        pytest.fail(f"{streamlit} is missing: run `bash scripts/setup.sh`")
+    runs = tmp_path / "runs"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "FEDQUAD_RUNS_DIR": str(runs), "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE",
+           "PYTHONUNBUFFERED": "1", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    log = tmp_path / "streamlit.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [str(streamlit), "run", "app/main.py", "--server.address", "127.0.0.1", "--server.port", str(port),
+             "--server.fileWatcherType", "none", "--server.headless", "true"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_healthy(url, proc, log)
+        yield url, runs
+    finally:
+        _kill_group(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        _stop_runs(runs)
+
+
+@pytest.fixture
+def page():
+    """A 1400x900 page in headless Debian Chromium (fails, never skips, when chromium is missing)."""
+    exe = chromium_path()
+    if exe is None:
+        pytest.fail(INSTALL_HINT)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the browser test needs the playwright Python package: `.venv/bin/pip install playwright`")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+            pg = context.new_page()
+            pg.set_default_timeout(60_000)
+            yield pg
+            context.close()
+        finally:
+            browser.close()

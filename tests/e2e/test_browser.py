@@ -1,0 +1,131 @@
+"""End to end in a real headless Chromium: the Partitions heatmap follows the α slider, the
+"Collapse in one minute" preset (shortened) starts from the Launch page, the Live accuracy curve
+gains points while the runs train, and a figure downloads as SVG.
+
+Run alone with ``.venv/bin/python -m pytest -q tests/e2e`` (about 35 s on 2 cores); needs Debian's
+chromium (``apt-get install chromium``) and fails, never skips, without it."""
+from __future__ import annotations
+
+import re
+import time
+
+from fedquad_core.store import RunStore
+
+ROUNDS = 20  # ~0.5 s per round on 2 busy cores: long enough to watch the curve grow, short enough
+CLIENTS = 50  # the preset's; fewer clients make rounds so short that a fast machine finishes before Live looks
+
+
+def plot_data(page, scope: str = "") -> str:
+    """The first plotly figure's trace data (under ``scope``) as JSON, read from the DOM."""
+    return page.locator(f"{scope} .js-plotly-plot".strip()).first.evaluate("g => JSON.stringify(g.data)")
+
+
+def trace_points(page, scope: str) -> int:
+    """Number of x values of the first trace of the plotly figure under ``scope`` (0 when not drawn)."""
+    loc = page.locator(f"{scope} .js-plotly-plot")
+    if loc.count() == 0:
+        return 0
+    return loc.first.evaluate("g => (g._fullData && g._fullData[0] && g._fullData[0].x) ? g._fullData[0].x.length : 0")
+
+
+def wait_idle(page, timeout_ms: int = 60_000) -> None:
+    """Wait until Streamlit finished the current script run (no 'Running...' status widget)."""
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+
+
+def go(page, title: str) -> None:
+    page.locator('[data-testid="stSidebarNav"] a', has_text=title).click()
+    page.locator("h1", has_text=title).wait_for()
+    wait_idle(page)
+
+
+def set_number(page, key: str, value: int) -> None:
+    box = page.locator(f".st-key-{key} input")
+    box.fill(str(value))
+    box.press("Enter")
+    page.wait_for_function(
+        f"() => document.querySelector('.st-key-{key} input').value === '{value}'", timeout=30_000)
+    wait_idle(page)
+
+
+def poll(fn, timeout: float, every: float = 1.0, what: str = ""):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(every)
+
+
+def test_dashboard_in_browser(app_server, page, tmp_path):
+    url, runs = app_server
+    t0 = time.monotonic()
+
+    # ---- Partitions: the α slider redraws the heatmap --------------------------------------------
+    page.goto(url)
+    page.locator("h1", has_text="Partitions").wait_for(timeout=90_000)
+    page.locator(".st-key-heat_main .js-plotly-plot").wait_for(timeout=90_000)
+    wait_idle(page, 90_000)
+    summary = page.locator("p", has_text=re.compile(r"of \d+ clients have < 3 classes")).first
+    before_text, before_data = summary.inner_text(), plot_data(page)
+    assert "alpha 0.3" in before_text, before_text
+    slider = page.locator('.st-key-p_alpha input[type="range"]')
+    slider.focus()
+    slider.press("ArrowRight")  # 0.3 -> 0.5
+    page.locator("p", has_text="alpha 0.5").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    poll(lambda: plot_data(page) != before_data, 30, 0.5, "the heatmap to change after moving the α slider")
+    title = page.locator(".js-plotly-plot").first.evaluate("g => g.layout.title.text")
+    assert "alpha 0.5" in title, title  # the figure's title follows too
+    page.locator("p", has_text="alpha 0.3").wait_for(state="detached", timeout=10_000)
+
+    # ---- Launch: the preset, shortened, started -----------------------------------------------------
+    go(page, "Launch")
+    page.locator(".st-key-l_preset [role='combobox']").click()
+    page.get_by_role("option", name="Collapse in one minute").click()
+    page.get_by_text("FedAvg vs FedQuad on sklearn digits").wait_for(timeout=30_000)
+    wait_idle(page)
+    assert page.locator(".st-key-l_rounds input").input_value() == "30"  # the preset filled the form
+    set_number(page, "l_rounds", ROUNDS)
+    if CLIENTS != 50:
+        set_number(page, "l_num_clients", CLIENTS)
+    page.locator(".st-key-l_start button").click()
+    page.get_by_text(re.compile(r"Started 2 run\(s\) in group")).wait_for(timeout=60_000)
+    assert runs.exists() and len([p for p in runs.iterdir() if p.is_dir()]) == 2
+
+    # ---- Live: the accuracy curve gains points ---------------------------------------------------
+    go(page, "Live")
+    acc = ".st-key-acc"
+    first = poll(lambda: trace_points(page, acc), 150, 1.0, "the first accuracy point on the Live page")
+    assert first < ROUNDS, f"runs already finished before the second look ({first} points)"
+    second = poll(lambda: (n := trace_points(page, acc)) > first and n, 150, 1.0,
+                  f"the accuracy curve to grow beyond {first} points")
+    assert second > first
+    print(f"accuracy points seen on the Live page: {first}, then {second}")
+
+    # Wait for the end (the page stops refreshing: it re-runs once when the runs finish, and a click
+    # on a download button during that re-run can hit a deferred file that was just dropped).
+    store = RunStore(runs)
+    poll(lambda: all(i.state == "finished" for i in store.list_runs()), 150, 1.0, "both runs to finish")
+    page.locator('[data-testid="stDataFrame"]').wait_for()
+    poll(lambda: trace_points(page, acc) >= ROUNDS, 60, 1.0, f"{ROUNDS} accuracy points")
+    wait_idle(page)
+    time.sleep(2)
+    wait_idle(page)
+
+    # ---- Download: the accuracy figure as SVG ------------------------------------------------------
+    button = page.locator(".st-key-dl_acc-svg button")
+    button.wait_for(timeout=30_000)
+    with page.expect_download(timeout=90_000) as info:
+        button.click()
+    download = info.value
+    assert download.suggested_filename.endswith(".svg"), download.suggested_filename
+    path = tmp_path / download.suggested_filename
+    download.save_as(path)
+    text = path.read_text(errors="replace")
+    assert text.lstrip().startswith(("<svg", "<?xml")), text[:200]
+    assert "svg" in text and "Test accuracy" in text, text[:500]
+
+    assert time.monotonic() - t0 < 240, f"the browser test took {time.monotonic() - t0:.0f} s"
