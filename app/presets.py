@@ -7,8 +7,8 @@ PRESETS: dict[str, dict] = {
     "Collapse in one minute": {
         "note": "FedAvg vs FedQuad on sklearn digits (bundled, no download), small MLP, strong label skew.",
         "methods": ["fedavg", "fedquad"],
-        "config": {"dataset": "digits", "model": "mlp", "num_clients": 50, "alpha": 0.3, "participation": 1.0,
-                   "local_epochs": 2, "rounds": 30, "lr": 0.1, "snapshot_every": 3, "seed": 0},
+        "config": {"dataset": "digits", "model": "mlp", "num_clients": 50, "alpha": 0.1, "min_size": 5,
+                   "participation": 1.0, "local_epochs": 2, "rounds": 30, "lr": 0.1, "snapshot_every": 3, "seed": 0},
     },
     "Fashion-MNIST in a few minutes": {
         "note": "Simple CNN on a 12,000-image stratified subset of Fashion-MNIST "

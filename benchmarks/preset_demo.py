@@ -1,0 +1,49 @@
+"""Run a dashboard preset exactly as the Launch page does (background processes through the
+launcher, same partition and seed for every method) and print the result table and wall time.
+
+    .venv/bin/python benchmarks/preset_demo.py ["Collapse in one minute"] [--runs-dir DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.presets import PRESETS  # noqa: E402
+from fedquad_core.config import RunConfig  # noqa: E402
+from fedquad_core.launcher import launch, reap  # noqa: E402
+from fedquad_core.store import ACTIVE, RunStore  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("preset", nargs="?", default="Collapse in one minute", choices=list(PRESETS))
+    ap.add_argument("--runs-dir", default=None)
+    args = ap.parse_args()
+    preset = PRESETS[args.preset]
+    root = args.runs_dir or tempfile.mkdtemp(prefix="fedquad-preset-")
+    store = RunStore(root)
+    base = RunConfig(**preset["config"])
+    t0 = time.perf_counter()
+    ids = [launch(dataclasses.replace(base, method=m, name=m), root, extra={"group": "preset"})
+           for m in preset["methods"]]
+    while any(store.read_status(r)["state"] in ACTIVE for r in ids):
+        time.sleep(0.5)
+        reap()
+    wall = time.perf_counter() - t0
+    print(f"{args.preset}: {len(ids)} runs in {wall:.0f} s wall ({root})")
+    print("| method | state | test accuracy | intra/inter ratio | ratio (L2) | effective rank | samples processed |")
+    print("|---|---|---|---|---|---|---|")
+    for r in ids:
+        last, cfg = store.read_metrics(r)[-1], store.read_config(r)
+        print(f"| {cfg['method']} | {store.read_status(r)['state']} | {100 * last['test_accuracy']:.1f} % | "
+              f"{last['ratio']:.3f} | {last['ratio_l2']:.3f} | {last['effective_rank']:.1f} | {last['samples_total']:,} |")
+
+
+if __name__ == "__main__":
+    main()
