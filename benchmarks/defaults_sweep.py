@@ -21,7 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fedquad_core.config import RunConfig  # noqa: E402
 
-GRID = [  # (label, method, lr, method_params, normalize_embeddings)
+# (label, method, lr, method_params, normalize_embeddings); rows without "tuples N" in the label
+# ran with 16 tuples per batch, the default at the time
+GRID = [
     ("FedAvg lr 0.05", "fedavg", 0.05, {}, True),
     ("FedAvg lr 0.1", "fedavg", 0.1, {}, True),
     ("FedQuad lr 0.05 b1 m1 1.0 m2 0.5", "fedquad", 0.05, {"beta": 1.0, "m1": 1.0, "m2": 0.5}, True),
@@ -60,6 +62,8 @@ def main() -> None:
     seeds = [int(s) for s in args.seeds.split(",")]
     root = tempfile.mkdtemp(prefix="fedquad-sweep-")
     grid = [g for g in GRID if args.match in g[0]]
+    grid = [(label, m, lr, {"tuples_per_batch": 16, **params} if m == "fedquad" else params, norm)
+            for label, m, lr, params, norm in grid]
     jobs = [(*g, s, args.rounds, root) for g in grid for s in seeds]
     results: dict[str, list[dict]] = {}
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
