@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -42,6 +43,10 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         prep = None
     else:
         cfg = config_from_args(args, name=args.name)
+        if args.workers is None and "workers" not in _config_file_keys(args):
+            from .runner import auto_workers
+
+            cfg = dataclasses.replace(cfg, workers=auto_workers(cfg))
         prep = prepare(cfg)  # all user errors surface here, before a run folder exists
         slot = None
     run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads, prep=prep)
@@ -55,6 +60,13 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     if slot is not None:
         slot.close()
     return 0 if status["state"] in ("finished", "cancelled") else 1
+
+
+def _config_file_keys(args: argparse.Namespace) -> set[str]:
+    if not getattr(args, "config", None):
+        return set()
+    with open(args.config) as fh:
+        return set(json.load(fh))
 
 
 def _fmt(value: Any, spec: str = ".4f") -> str:

@@ -81,6 +81,19 @@ class SequentialRunner:
         return out
 
 
+def auto_workers(cfg: RunConfig) -> int:
+    """Parallel client workers for a run that has the machine to itself (``fedquad run``): one
+    per core when the round has at least two clients to share out and training is on the CPU."""
+    from .parallel import default_workers
+
+    per_round = max(1, int(round(cfg.participation * cfg.num_clients)))
+    on_gpu = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
+    if on_gpu or cfg.client_exec not in ("auto", "parallel") or per_round < 2:
+        return 0
+    workers = min(default_workers(), per_round)
+    return workers if workers >= 2 else 0
+
+
 def make_runner(cfg: RunConfig, prep: Prepared, model: torch.nn.Module, device: torch.device):
     ds = prep.dataset
     augment = ds.augment_default if cfg.augment is None else cfg.augment

@@ -42,6 +42,8 @@ def add_sweep_parser(sub, add_run_options: Callable) -> None:
     p.add_argument("--out", help="also write the table as Markdown to this file")
     p.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     p.add_argument("--threads", type=int, help="torch threads per run (default 1)")
+    p.add_argument("--jobs", type=int, help="runs at a time on this machine, each in its own process with one thread "
+                   "(default: one per core)")
     add_run_options(p, sweep=True)
 
 
@@ -97,25 +99,69 @@ def table(store: RunStore, run_ids: list[str], metric: str) -> tuple[list[str], 
     return ["method", *settings], rows
 
 
-def cmd_sweep(args: argparse.Namespace, store: RunStore) -> int:
-    from .commands import print_table
+def check_grid(configs: list[RunConfig]) -> None:
+    """Every user error of the whole grid (settings, data, each partition) before any run starts."""
+    from .config import validate
+    from .partition import partition
     from .runner import prepare
 
+    first = prepare(configs[0])
+    labels = first.dataset.y_train.numpy()
+    seen = set()
+    for cfg in configs:
+        validate(cfg, num_train_samples=len(labels))
+        cfg.params()
+        key = (cfg.alpha, cfg.num_clients, cfg.seed, cfg.min_size)
+        if key not in seen:
+            seen.add(key)
+            partition(labels, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
+
+
+def _run_one(payload: tuple[dict, str, int | None]) -> str:
+    """One sweep run in a pool process."""
+    config, root, threads = payload
+    from .runner import execute
+
+    return execute(RunConfig.from_dict(config), RunStore(root), progress=False, threads=threads)
+
+
+def run_local(configs: list[RunConfig], store: RunStore, *, jobs: int, threads: int | None) -> list[str]:
+    """Run the grid here, ``jobs`` runs at a time (one process each); a failed run is reported
+    and the sweep goes on."""
+    from tqdm import tqdm
+
+    if jobs <= 1:
+        from .runner import execute
+
+        return [execute(cfg, store, threads=threads, progress=False) for cfg in tqdm(configs, desc="sweep", unit="run")]
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing import get_context
+
+    ids: dict[int, str] = {}
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        futures = {pool.submit(_run_one, (cfg.to_dict(), str(store.root), threads)): i for i, cfg in enumerate(configs)}
+        for fut in tqdm(as_completed(futures), total=len(futures), desc="sweep", unit="run"):
+            try:
+                ids[futures[fut]] = fut.result()
+            except Exception as exc:  # the run's folder says failed, with its error
+                print(f"sweep: {configs[futures[fut]].name} failed: {exc}", file=sys.stderr)
+    return [ids[i] for i in sorted(ids)]
+
+
+def cmd_sweep(args: argparse.Namespace, store: RunStore) -> int:
+    from .commands import print_table
+    from .parallel import default_workers
+
     configs = grid(args)
-    for cfg in configs:  # every user error before the first run starts
-        prepare(cfg) if cfg is configs[0] else cfg.params()
+    check_grid(configs)
+    jobs = args.jobs or default_workers()
     print(f"sweep: {len(configs)} runs into {store.root}", file=sys.stderr)
     if args.ray:
         from .ray_sweep import run_on_ray
 
         run_ids = run_on_ray(configs, store, args.ray, threads=args.threads)
     else:
-        from .runner import execute
-
-        run_ids = []
-        for i, cfg in enumerate(configs, 1):
-            print(f"[{i}/{len(configs)}] {cfg.name}", file=sys.stderr)
-            run_ids.append(execute(cfg, store, threads=args.threads))
+        run_ids = run_local(configs, store, jobs=jobs, threads=args.threads)
     headers, rows = table(store, run_ids, args.metric)
     print_table(headers, rows)
     if args.out:

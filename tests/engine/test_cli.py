@@ -105,3 +105,12 @@ def test_help_lists_every_method_parameter(capsys):
     out = capsys.readouterr().out
     for flag in ("--m1", "--m2", "--beta", "--mu", "--tau", "--margin", "--tuples-per-batch", "--proj-dim"):
         assert flag in out
+
+
+def test_sweep_checks_every_partition_of_the_grid_before_running(tmp_path, capsys):
+    # alpha 0.5 works for 50 clients; alpha 0.1 cannot give 50 clients 10 samples each
+    code = main(["sweep", "--runs-dir", str(tmp_path), "--methods", "fedavg", "--alphas", "0.5,0.1", "--clients", "50",
+                 "--rounds", "1"])
+    assert code == 2
+    assert "raise alpha" in capsys.readouterr().err
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())
