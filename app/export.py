@@ -91,23 +91,55 @@ def _csv_bytes(data) -> bytes:
     return frame.to_csv(index=False).encode()
 
 
-def render_downloads(fig: go.Figure, data, name: str, key: str) -> None:
-    """A compact row of download buttons for one figure (PNG, SVG, PDF, HTML, CSV).
+FORMAT_HELP = {"png": "image, 2x resolution", "svg": "vector, for slides", "pdf": "vector, for papers",
+               "html": "interactive, opens offline", "csv": "the plotted numbers"}
 
-    Files are made only when a button is clicked (Streamlit's deferred ``data`` callables), so a
-    page with many figures pays nothing for exports nobody asks for.
+
+def _figure_payload(fig, fmt: str):
+    """Deferred bytes of the figure (``fig`` may be a zero-argument callable that builds it then)."""
+    return lambda: figure_bytes(fig() if callable(fig) else fig, fmt)
+
+
+def _csv_payload(data):
+    if callable(data):
+        return lambda: _csv_bytes(data())
+    return _csv_bytes(data)  # small: made now, so a click survives the page re-running meanwhile
+
+
+def render_downloads(fig, data, name: str, key: str) -> None:
+    """One compact "Download" menu for one figure (PNG, SVG, PDF, HTML, CSV inside), to be placed
+    directly under its chart.
+
+    ``fig`` is a Figure or a zero-argument callable returning one; ``data`` is a DataFrame, a
+    zero-argument callable returning one, or None (no CSV). With callables, the files hold the data
+    as it is when the button is clicked (the Live page uses this, so its menus need not be redrawn
+    on every refresh). Figure files are made only when clicked (Streamlit's deferred ``data``);
+    the CSV of a DataFrame is small and made at once. The menu's key is ``key`` and each button's
+    ``{key}-{fmt}``.
     """
     import streamlit as st
 
     ok, why = export_available()
     formats = (list(IMAGE_FORMATS) if ok else []) + ["html"] + (["csv"] if data is not None else [])
-    for col, fmt in zip(st.columns(len(formats), gap="small"), formats):
-        payload = functools.partial(_csv_bytes, data) if fmt == "csv" else functools.partial(figure_bytes, fig, fmt)
-        col.download_button(fmt.upper(), data=payload, file_name=f"{name}.{fmt}", mime=MIME[fmt],
-                            key=f"{key}-{fmt}", on_click="ignore", width="stretch")
-    if not ok:
-        st.info(f"PNG/SVG/PDF export is off: {why}. HTML and CSV still work, "
-                "and the chart toolbar's camera icon saves a PNG.")
+    with st.popover("Download", icon=":material/download:", key=key, help=f"Download {name} as a file"):
+        for fmt in formats:
+            payload = _csv_payload(data) if fmt == "csv" else _figure_payload(fig, fmt)
+            st.download_button(f"{fmt.upper()} — {FORMAT_HELP[fmt]}", data=payload, file_name=f"{name}.{fmt}",
+                               mime=MIME[fmt], key=f"{key}-{fmt}", on_click="ignore", width="stretch")
+        if not ok:
+            st.caption(f"PNG/SVG/PDF export is off: {why}. The chart toolbar's camera icon saves a PNG.")
+
+
+def show_figure(fig: go.Figure, key: str, data, name: str, *, note: str | None = None, fig_fn=None,
+                data_fn=None) -> None:
+    """The chart as the theme drew it (``theme=None``: Streamlit's own theme would restyle fonts,
+    colours and legends), its Download menu right under it, then an optional caption."""
+    import streamlit as st
+
+    st.plotly_chart(fig, key=key, theme=None)
+    render_downloads(fig_fn or fig, data_fn or data, name, key=f"dl_{key}")
+    if note:  # under the menu, so the menus of two charts side by side stay level
+        st.caption(note)
 
 
 def run_bundle(store, run_id: str) -> bytes:

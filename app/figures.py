@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.geometry_figures import cdnv_heatmap, embedding_scatter, per_class_intra_figure, spectrum_figure
+from app.geometry_figures import (cdnv_heatmap, cdnv_log_range, embedding_scatter, per_class_intra_figure,
+                                   spectrum_figure)
 from app.partition_figures import client_sizes_figure, partition_heatmap
-from app.theme import apply_theme, method_color
+from app.theme import DASHES, apply_theme, run_styles
 
 __all__ = [
     "curves_figure", "metrics_frame", "partition_heatmap", "client_sizes_figure", "embedding_scatter",
-    "cdnv_heatmap", "spectrum_figure", "per_class_intra_figure", "X_TITLES", "Y_TITLES",
+    "cdnv_heatmap", "cdnv_log_range", "spectrum_figure", "per_class_intra_figure", "X_TITLES", "Y_TITLES",
 ]
 
 X_TITLES = {"round": "round", "samples_total": "samples processed", "elapsed": "wall time (s)"}
@@ -26,7 +27,6 @@ Y_TITLES = {
     "effective_rank": "effective rank", "nc1": "NC1  tr(Σ_W Σ_B⁺) / C",
 }
 BASE_COLUMNS = ("run", "label", "method", "round", "samples_total", "elapsed")
-DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
 def metrics_frame(rows_by_run: dict[str, list[dict]], meta: dict[str, dict]) -> pd.DataFrame:
@@ -56,24 +56,24 @@ def curves_figure(df: pd.DataFrame, y: str, x: str = "round", *, title: str = ""
     if x not in X_TITLES:
         raise ValueError(f"x must be one of {sorted(X_TITLES)}, got {x!r}")
     fig = go.Figure()
-    seen: dict[str, int] = {}
     percent = y == "test_accuracy" and _is_fraction(df.get(y))
-    for run, part in df.groupby("run", sort=False):
+    groups = list(df.groupby("run", sort=False))
+    styles = run_styles([str(part["method"].iloc[0]) for _, part in groups], talk)
+    for (run, part), (color, variant) in zip(groups, styles):
         method = str(part["method"].iloc[0])
-        dash = DASHES[seen.get(method, 0) % len(DASHES)]
-        seen[method] = seen.get(method, 0) + 1
+        dash = DASHES[variant % len(DASHES)]
         values = part[y] if y in part else pd.Series(np.nan, index=part.index)
         pts = pd.DataFrame({"x": pd.to_numeric(part[x], errors="coerce"),
                             "y": pd.to_numeric(values, errors="coerce")}).dropna().sort_values("x")
         fig.add_trace(go.Scatter(
             x=pts["x"].to_numpy(), y=pts["y"].to_numpy(), name=str(part["label"].iloc[0]),
             mode="lines+markers" if len(pts) <= 40 else "lines", connectgaps=True, legendgroup=method,
-            line=dict(color=method_color(method, talk), dash=dash, width=2.5), marker=dict(size=5),
+            line=dict(color=color, dash=dash, width=2.5), marker=dict(size=5),
             meta=[str(run), method],
             hovertemplate=f"%{{fullData.name}}<br>{X_TITLES[x]} %{{x}}<br>{_y_title(y)} "
                           f"%{{y:{'.1%' if percent else '.4g'}}}<extra></extra>",
         ))
-    fig.update_layout(title=title or None, hovermode="closest", legend_title_text="run")
+    fig.update_layout(title=title or None, hovermode="closest")
     fig.update_xaxes(title_text=X_TITLES[x])
     fig.update_yaxes(title_text=_y_title(y) + (" (%)" if y == "test_accuracy" and not percent else ""))
     if percent:

@@ -51,8 +51,7 @@ def partition_heatmap(counts, *, class_names=None, lt3_mask=None, title: str = "
     fig.update_xaxes(title_text="class", type="category", categoryorder="array",
                      categoryarray=names + [LT3_COLUMN], showgrid=False)
     fig.update_yaxes(title_text="client", autorange="reversed", showgrid=False, zeroline=False)
-    fig.update_layout(title=title or None, height=int(np.clip(8 * n_clients + 160, 320, 900)),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0))
+    fig.update_layout(title=title or None, height=int(np.clip(8 * n_clients + 160, 320, 900)))
     return apply_theme(fig, talk)
 
 
@@ -74,7 +73,7 @@ def client_sizes_figure(counts, lt3_mask=None, *, talk: bool = False) -> go.Figu
             x=clients[sel], y=sizes[sel], name=f"{name} ({int(sel.sum())})", marker_color=color,
             customdata=n_cls[sel], hovertemplate="client %{x}<br>%{y} samples<br>%{customdata} classes<extra></extra>",
         ))
-    fig.update_layout(barmode="overlay", bargap=0.1, legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0))
+    fig.update_layout(barmode="overlay", bargap=0.1)
     fig.update_xaxes(title_text="client")
     fig.update_yaxes(title_text="samples")
     return apply_theme(fig, talk)

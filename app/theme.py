@@ -22,9 +22,18 @@ TALK_METHOD_COLORS: dict[str, str] = {
     "fedavg": "#D55E00", "fedprox": "#E69F00", "moon": "#CC79A7", "supcon": "#009E73",
     "triplet": "#56B4E9", "quadruplet": "#000000", "fedquad": "#0072B2",
 }
-# Paul Tol's "muted" scheme: ten colour-blind-safe class colours for talk mode.
-TOL_MUTED = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255",
-             "#AA4499", "#777777")
+# Ten clearly distinct class colours. Normal: D3 / Tableau "category10" (no two neighbours share a
+# hue family, unlike plotly's default where 0/3, 1/6 and 6/8 blur on a projector). Talk: Okabe-Ito's
+# eight colour-blind-safe colours (yellow last: weakest on white) plus grey and a dark wine.
+CATEGORY10 = ("#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#7F7F7F",
+              "#BCBD22", "#17BECF")
+TALK_CLASSES = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000", "#999999",
+                "#882255", "#F0E442")
+# Different dashes / bar patterns for runs that share a method (and so a colour).
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+PATTERNS = ("", "/", "x", ".", "\\", "+")
+TEXT = "#1A1A1A"          # normal look: near-black text (plotly_white's default is a light slate)
+GRID = "#E3E6EB"
 _FALLBACK = tuple(pc.qualitative.Dark24)
 _TALK_FALLBACK = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#999999")
 
@@ -61,11 +70,23 @@ def class_colors(n: int, talk: bool = False) -> list[str]:
     if n <= 0:
         return []
     if n <= 10:
-        return list(TOL_MUTED[:n] if talk else pc.qualitative.Plotly[:n])
+        return list((TALK_CLASSES if talk else CATEGORY10)[:n])
     sampled = pc.sample_colorscale("Turbo", [0.03 + 0.94 * i / (n - 1) for i in range(n)])
     hexes = [_to_hex(c) for c in sampled]
     stride = next(s for s in (7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 1) if n % s)
     return [hexes[(i * stride) % n] for i in range(n)]
+
+
+def run_styles(methods, talk: bool = False) -> list[tuple[str, int]]:
+    """(colour, variant) per run, in order: the colour of the run's method, and how many earlier
+    runs share that method (0 for the first), to pick a dash or bar pattern that tells them apart."""
+    seen: dict[str, int] = {}
+    out = []
+    for m in methods:
+        key = str(m).lower()
+        out.append((method_color(key, talk), seen.get(key, 0)))
+        seen[key] = seen.get(key, 0) + 1
+    return out
 
 
 def _to_hex(color: str) -> str:
@@ -73,16 +94,64 @@ def _to_hex(color: str) -> str:
     return "#{:02X}{:02X}{:02X}".format(round(r), round(g), round(b))
 
 
+LEGEND_ROW = {False: 22, True: 30}  # px per legend row
+DEFAULT_HEIGHT = {False: 450, True: 520}
+ASSUMED_WIDTH = 460                  # px a figure gets in a half-width column of the wide layout
+
+
+def _legend_rows(fig: go.Figure, size: int) -> int:
+    """How many rows the horizontal legend needs at ``ASSUMED_WIDTH`` (or the figure's width)."""
+    names = [str(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    if not names or (len(names) == 1 and fig.layout.showlegend is not True):
+        return 0
+    entry = fig.layout.legend.entrywidth
+    widths = [(entry or 0.6 * size * len(n)) + 2.6 * size + 10 for n in names]
+    avail, rows, used = (fig.layout.width or ASSUMED_WIDTH) - 30, 1, 0.0
+    for w in widths:
+        if used and used + w > avail:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+def _place_title_and_legend(fig: go.Figure, talk: bool, font: int, title: int, base_top: int) -> None:
+    """Title at the top left; under it, a horizontal legend (left-aligned, growing downwards, so it
+    never runs into the title); the plot area starts under both. Both are placed relative to the
+    whole figure, so the space they take is reserved in the top margin."""
+    if fig.layout.height is None:
+        fig.layout.height = DEFAULT_HEIGHT[talk]  # the legend's place is computed for this height
+    title_h = int(title * 1.9) if fig.layout.title.text else 0
+    rows = _legend_rows(fig, font)
+    top = max(base_top, title_h + rows * LEGEND_ROW[talk] + 14)
+    fig.update_layout(
+        title=dict(x=0.0, xanchor="left", xref="paper", y=1.0, yanchor="top", yref="container",
+                   pad=dict(t=8), font=dict(size=title)),
+        legend=dict(orientation="h", xref="paper", x=0.0, xanchor="left", yref="container",
+                    y=1.0 - title_h / fig.layout.height, yanchor="top", font=dict(size=font),
+                    title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),
+        margin=dict(t=top),
+    )
+
+
 def apply_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
-    """Style ``fig`` in place and return it (normal: clean white; talk: big, bold, white)."""
+    """Style ``fig`` in place and return it (normal: clean white; talk: big, bold, white).
+
+    Legends are horizontal, above the plot area and under the title, so a figure in a half-width
+    column keeps its full width for data. Pages pass ``theme=None`` to ``st.plotly_chart`` so the
+    screen shows exactly this look (the same as the downloaded files).
+    """
     if not talk:
         fig.layout.template = _TEMPLATES[False]
-        fig.update_layout(font=dict(size=13), title_font=dict(size=16),
-                          margin=dict(l=60, r=20, t=50 if fig.layout.title.text else 20, b=50))
+        fig.update_layout(font=dict(size=14, color=TEXT), title_font_color=TEXT, margin=dict(l=64, r=20, b=56))
+        _place_title_and_legend(fig, False, 13, 17, 24)
+        axis = dict(tickfont=dict(size=13, color=TEXT), title_font=dict(size=14, color=TEXT), gridcolor=GRID,
+                    linecolor="#9AA0A6", zerolinecolor=GRID)
+        fig.update_xaxes(**axis)
+        fig.update_yaxes(**axis)
         return fig
     fig.layout.template = _TEMPLATES[True]
-    fig.update_layout(font=dict(size=20), title_font=dict(size=24),
-                      legend=dict(font=dict(size=18)), margin=dict(l=80, r=30, t=70, b=70))
+    fig.update_layout(font=dict(size=20, color="#000000"), margin=dict(l=80, r=30, b=70))
+    _place_title_and_legend(fig, True, 18, 24, 30)
     fig.update_xaxes(linewidth=2, ticks="outside", tickwidth=2)
     fig.update_yaxes(linewidth=2, ticks="outside", tickwidth=2)
     for trace in fig.data:

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from app import figures, projection, service, state
-from app.export import render_downloads
+from app.export import show_figure
 
 talk = state.talk()
 st.title("Embeddings")
@@ -63,6 +63,9 @@ def class_names(run_id: str, n: int) -> list[str]:
     return list(names) if len(names) >= n else [str(i) for i in range(n)]
 
 
+PLAY_S = 0.8   # one frame per this many seconds while playing
+POLL_S = 2.5   # while a UMAP computes, its panel (only) looks for the result this often
+
 if "e_play" not in st.session_state:
     st.session_state.e_play = False
 if not state.presenter() and len(rounds) > 1:
@@ -71,56 +74,75 @@ if not state.presenter() and len(rounds) > 1:
         if st.session_state.e_play and st.session_state.get("e_round") == rounds[-1]:
             st.session_state.e_round = rounds[0]
         st.rerun()
-pending = use_umap and any(projection.umap_pending(service.run_path(r), rr)
-                           for r in runs for rr in service.snapshot_rounds(r))
+if st.session_state.get("e_round") not in rounds:
+    st.session_state.e_round = rounds[-1]
 
 
-@st.fragment(run_every=0.8 if (st.session_state.e_play or pending) else None)
-def view() -> None:
-    if st.session_state.get("e_round") not in rounds:
-        st.session_state.e_round = rounds[-1]
-    if st.session_state.e_play:
+def shown_round(run_id: str, chosen: int) -> int:
+    own = service.snapshot_rounds(run_id)
+    return ([r for r in own if r <= chosen] or own)[-1]
+
+
+def umap_state(run_id: str, r: int) -> str:
+    """The snapshot's UMAP: ready, pending (computing in the background; started here if never
+    tried) or failed."""
+    path = service.run_path(run_id)
+    if projection.umap_cached(path, r) is not None:
+        return "ready"
+    if projection.umap_pending(path, r):
+        return "pending"
+    tried = st.session_state.setdefault("_umap_tried", set())
+    if (run_id, r) not in tried:
+        tried.add((run_id, r))
+        projection.request_umap(path, r)
+        return "pending"
+    return "failed"
+
+
+def panel(side: int, run_id: str, chosen: int, waiting: bool = False) -> None:
+    """One run's projection at the snapshot round ``chosen`` (or its latest one before it)."""
+    own = service.snapshot_rounds(run_id)
+    r = shown_round(run_id, chosen)
+    status = umap_state(run_id, r) if use_umap else "pca"
+    if waiting and status != "pending":
+        st.rerun()  # the UMAP is ready (or failed): redraw the page once, which stops this polling
+    kind = "UMAP" if status == "ready" else "PCA"
+    xy = (pca_frames if kind == "PCA" else frames)(run_id, tuple(own), kind == "UMAP")[r]
+    snap = service.read_snapshot(run_id, r)
+    y = snap["labels"]
+    names = class_names(run_id, int(y.max()) + 1 if y.size else 0)
+    fig = figures.embedding_scatter(xy, y, names, title=f"{labels[run_id]}, round {r} ({kind})", talk=talk)
+    df = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": y, "index": snap["indices"]})
+    show_figure(fig, f"emb_{side}", df, f"embedding_{run_id}_r{r}_{kind}")
+    if status == "pending":
+        st.info("computing UMAP… (in the background, cached next to the run); PCA meanwhile.",
+                icon=":material/hourglass_top:")
+    elif status == "failed":
+        st.warning("UMAP could not be computed for this snapshot (see the .umap log in the run's "
+                   "embeddings folder); showing PCA.")
+
+
+if st.session_state.e_play:
+    @st.fragment(run_every=PLAY_S)
+    def player() -> None:
         i = rounds.index(st.session_state.e_round)
         st.session_state.e_round = rounds[min(i + 1, len(rounds) - 1)]
-        if i + 2 >= len(rounds):
+        st.select_slider("Snapshot round", rounds, key="e_round")
+        for side, (col, run_id) in enumerate(zip(st.columns(2), runs)):
+            with col:
+                panel(side, run_id, st.session_state.e_round)
+        if i + 2 >= len(rounds):  # the last frame is drawn: stop
             st.session_state.e_play = False
-            st.session_state._e_stopped = True
+            st.rerun()
+
+    player()
+else:
     if len(rounds) > 1:
         st.select_slider("Snapshot round", rounds, key="e_round")
     chosen = st.session_state.e_round
-    still_pending = False
-    for col, run_id in zip(st.columns(2), runs):
+    for side, (col, run_id) in enumerate(zip(st.columns(2), runs)):
         with col:
-            own = service.snapshot_rounds(run_id)
-            have = [r for r in own if r <= chosen] or own
-            r = have[-1]
-            kind = st.session_state.e_proj
-            if use_umap and projection.umap_cached(service.run_path(run_id), r) is None:
-                kind = "PCA"
-                tried = st.session_state.setdefault("_umap_tried", set())
-                if projection.umap_pending(service.run_path(run_id), r):
-                    still_pending = True
-                    st.info("computing UMAP… (in the background, cached next to the run); PCA meanwhile.",
-                            icon=":material/hourglass_top:")
-                elif (run_id, r) not in tried:
-                    tried.add((run_id, r))
-                    projection.request_umap(service.run_path(run_id), r)
-                    still_pending = True
-                    st.info("computing UMAP…; PCA meanwhile.", icon=":material/hourglass_top:")
-                else:
-                    st.warning("UMAP could not be computed for this snapshot (see the .umap log in the run's "
-                               "embeddings folder); showing PCA.")
-            xy = (pca_frames if kind == "PCA" else frames)(run_id, tuple(own), kind == "UMAP")[r]
-            snap = service.read_snapshot(run_id, r)
-            y = snap["labels"]
-            names = class_names(run_id, int(y.max()) + 1 if y.size else 0)
-            fig = figures.embedding_scatter(xy, y, names, title=f"{labels[run_id]}, round {r} ({kind})", talk=talk)
-            st.plotly_chart(fig, key=f"emb_{run_id}")
-            df = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": y, "index": snap["indices"]})
-            render_downloads(fig, df, f"embedding_{run_id}_r{r}_{kind}", key=f"dl_emb_{run_id}")
-    started = still_pending and not pending  # refresh the page so this view polls for the result
-    if st.session_state.pop("_e_stopped", False) or started or (pending and not still_pending and not st.session_state.e_play):
-        st.rerun()
-
-
-view()
+            if use_umap and umap_state(run_id, shown_round(run_id, chosen)) == "pending":
+                st.fragment(run_every=POLL_S)(panel)(side, run_id, chosen, True)
+            else:
+                panel(side, run_id, chosen)

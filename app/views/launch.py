@@ -27,10 +27,20 @@ def apply_preset() -> None:
     st.session_state.l_methods = list(p["methods"])
 
 
+def param_label(spec) -> str:
+    """``name — what it is``, from the registry's help (without its parenthesised remark), e.g.
+    "m1 — margin of the anchor-to-first-negative term"; the full help stays in the tooltip."""
+    what = spec.help.split(" (")[0].strip().rstrip(".")
+    if len(what) > 48:
+        what = what[:47].rsplit(" ", 1)[0] + "…"
+    name = spec.name.replace("_", " ")
+    return f"{name} — {what}" if what else name
+
+
 def param_widget(method: str, spec) -> None:
     key = f"l_{method}_{spec.name}"
     state.init(key, spec.default, int if spec.integer else float)
-    label = f"{spec.name}"
+    label = param_label(spec)
     if spec.log:
         st.select_slider(label, service.log_options(spec.min, spec.max), key=key, help=spec.help)
     elif spec.integer:
@@ -84,10 +94,10 @@ chosen = st.session_state.l_methods
 params: dict[str, dict] = {}
 with_params = [m for m in chosen if service.param_specs(m)]
 if with_params:
-    cols = st.columns(len(with_params))
-    for col, m in zip(cols, with_params):
-        with col.container(border=True):
-            st.markdown(f"**{service.method_label(m)}**")
+    cols = st.columns(min(len(with_params), 3))
+    for i, m in enumerate(with_params):
+        with cols[i % len(cols)].container(border=True):
+            st.subheader(f"{service.method_label(m)} parameters", divider="gray")
             for spec in service.param_specs(m):
                 param_widget(m, spec)
             params[m] = {s.name: st.session_state[f"l_{m}_{s.name}"] for s in service.param_specs(m)}

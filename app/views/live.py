@@ -32,34 +32,57 @@ if not selected:
     st.stop()
 
 
-def chart(df, y, title, key, note=None):
-    rows = df.dropna(subset=[y]) if y in df else df.iloc[0:0]
-    if rows.empty:
-        st.caption(f"{title}: no data yet.")
-        return
-    fig = figures.curves_figure(rows, y, xcol, title=title, talk=talk)
-    st.plotly_chart(fig, key=key)
-    if note:
-        st.caption(note)
-    cols = [c for c in ("run", "label", "method", "round", "samples_total", "elapsed", y) if c in rows]
-    render_downloads(fig, rows[cols], f"{y}_vs_{xcol}", key=f"dl_{key}")
+REFRESH_S = 1.0
+LOSS_NOTE = ("Train loss is each method's full local objective (CE plus its own term): levels are not "
+             "comparable between methods. Compare test accuracy and the ratios instead.")
+RATIO_NOTE = "Measured on snapshot rounds, in the original embedding space."
+active = service.any_active(selected)
+refresh = REFRESH_S if active else None
 
 
-@st.fragment(run_every=1.0 if service.any_active(selected) else None)
-def live_view() -> None:
+def data(y: str):
     df = service.metrics_frame(selected, labels)
+    rows = df.dropna(subset=[y]) if y in df else df.iloc[0:0]
+    cols = [c for c in ("run", "label", "method", "round", "samples_total", "elapsed", y) if c in rows]
+    return rows[cols]
+
+
+def chart(y: str, title: str, key: str, note: str | None = None) -> None:
+    """The chart refreshes on its own (a fragment) while a run is active; its Download menu and
+    caption sit under it outside the fragment, so they are drawn once and not replaced every second
+    (a click on a menu being replaced is lost). The files are built from the data as it is at the
+    click."""
+
+    @st.fragment(run_every=refresh)
+    def draw() -> None:
+        rows = data(y)
+        if rows.empty:
+            st.caption(f"{title}: no data yet.")
+            return
+        st.plotly_chart(figures.curves_figure(rows, y, xcol, title=title, talk=talk), key=key, theme=None)
+
+    draw()
+    render_downloads(lambda: figures.curves_figure(data(y), y, xcol, title=title, talk=talk), lambda: data(y),
+                     f"{y}_vs_{xcol}", key=f"dl_{key}")
+    if note:  # under the menu, so the menus of two charts side by side stay level
+        st.caption(note)
+
+
+left, right = st.columns(2)
+with left:
+    chart("test_accuracy", "Test accuracy", "acc")
+with right:
+    chart("ratio", "Intra / inter class distance (lower = tighter)", "ratio", RATIO_NOTE)
+left, right = st.columns(2)
+with left:
+    chart("train_loss", "Train loss", "loss", LOSS_NOTE)
+with right:
+    chart("ratio_l2", "Intra / inter ratio, L2-normalised embeddings", "ratio_l2")
+
+
+@st.fragment(run_every=refresh)
+def summary_view() -> None:
     summary = service.summary_table(selected, labels)
-    left, right = st.columns(2)
-    with left:
-        chart(df, "test_accuracy", "Test accuracy", "acc")
-    with right:
-        chart(df, "ratio", "Intra / inter class distance (lower = tighter classes)", "ratio",
-              "Measured on snapshot rounds, in the original embedding space.")
-    left, right = st.columns(2)
-    with left:
-        chart(df, "train_loss", "Train loss", "loss")
-    with right:
-        chart(df, "ratio_l2", "Intra / inter ratio, L2-normalised embeddings", "ratio_l2")
     st.subheader("Summary")
     st.dataframe(summary, hide_index=True, column_config={
         "final acc": st.column_config.NumberColumn(format="%.3f"),
@@ -68,10 +91,10 @@ def live_view() -> None:
     for row in summary.itertuples():
         if row.state in ("failed", "diverged"):
             st.error(f"{row.run} {row.state}: {row.error}")
-    if not service.any_active(selected) and st.session_state.get("_live_was_active"):
-        st.session_state._live_was_active = False
+    # The runs this page was drawn with as active have all ended: one full re-run stops the
+    # refreshing (and updates the run picker's states). Only once, as ``active`` is then False.
+    if active and not service.any_active(selected):
         st.rerun()
-    st.session_state._live_was_active = service.any_active(selected)
 
 
-live_view()
+summary_view()

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from app import figures, service, state
-from app.export import render_downloads
+from app.export import show_figure
 
 ALPHAS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0]
 talk = state.talk()
@@ -64,10 +64,9 @@ def draw(a, counts, key):
     st.markdown(f"**{name}** — {int(mask.sum())} of {clients} clients have < 3 classes ({n_one} with a single class)")
     fig = figures.partition_heatmap(counts, class_names=list(names), lt3_mask=mask,
                                     title=f"{dataset}, {clients} clients, {name}", talk=talk)
-    st.plotly_chart(fig, key=f"heat_{key}")
     df = pd.DataFrame(counts, columns=list(names)).rename_axis("client").reset_index()
     df["fewer_than_3_classes"] = mask
-    render_downloads(fig, df, f"partition_{dataset}_{clients}c_{name.replace(' ', '')}", key=f"dl_heat_{key}")
+    show_figure(fig, f"heat_{key}", df, f"partition_{dataset}_{clients}c_{name.replace(' ', '')}")
     return mask
 
 
@@ -79,9 +78,8 @@ with tab_main:
     mask = draw(alpha, counts, "main")
 with tab_sizes:
     fig = figures.client_sizes_figure(counts, mask, talk=talk)
-    st.plotly_chart(fig, key="sizes")
     sizes = pd.DataFrame({"client": np.arange(clients), "samples": counts.sum(axis=1), "fewer_than_3_classes": mask})
-    render_downloads(fig, sizes, f"client_sizes_{dataset}_{clients}c", key="dl_sizes")
+    show_figure(fig, "sizes", sizes, f"client_sizes_{dataset}_{clients}c")
 
 others = [a for a in st.session_state.p_cmp if a != alpha]
 if others:

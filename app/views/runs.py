@@ -31,9 +31,22 @@ for col, key in (("method", "r_method"), ("state", "r_state"), ("dataset", "r_da
     if st.session_state[key]:
         view = view[view[col].isin(st.session_state[key])]
 
-shown = view.assign(created=[dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M") if t else "" for t in view["created"]])
-st.dataframe(shown[["label", "method", "state", "round", "total_rounds", "dataset", "alpha", "clients", "group",
-                    "created", "error", "run_id"]], hide_index=True)
+shown = view.assign(
+    created=[dt.datetime.fromtimestamp(t).strftime("%m-%d %H:%M") if t else "" for t in view["created"]],
+    method=[service.method_label(m) if m else "" for m in view["method"]],
+    progress=[f"{int(r or 0)}/{int(t) if t == t and t else '?'}" for r, t in zip(view["round"], view["total_rounds"])],
+    alpha=["IID" if a is None or a != a else f"{a:g}" for a in view["alpha"]],
+)
+Col = st.column_config
+columns = ["label", "method", "state", "progress", "dataset", "alpha", "clients", "created"]
+columns += ["error"] if (view["error"].astype(str) != "").any() else []  # only when a run failed
+st.dataframe(shown[columns + ["run_id"]], hide_index=True, width="stretch", column_config={
+    "label": Col.TextColumn("run", width=190, help="method, Dirichlet α and the end of the run id"),
+    "method": Col.TextColumn(width=80), "state": Col.TextColumn(width=75),
+    "progress": Col.TextColumn("rounds", width=65), "dataset": Col.TextColumn(width=70),
+    "alpha": Col.TextColumn("α", width=45), "clients": Col.NumberColumn(width=60),
+    "created": Col.TextColumn(width=90), "error": Col.TextColumn(width=160),
+    "run_id": Col.TextColumn("run id", width=230)})
 if view.empty:
     st.stop()
 
@@ -45,7 +58,7 @@ run_id = st.session_state.r_run
 status = service.read_status(run_id)
 st.subheader(labels[run_id])
 st.markdown(f"State **{status.get('state')}**, round {status.get('round', 0)}/{status.get('total_rounds', '?')}, "
-            f"device {status.get('device', '?')}, id `{run_id}`")
+            f"device {status.get('device', '?')}, group `{status.get('group') or '—'}`, id `{run_id}`")
 if status.get("state") in ("failed", "diverged"):
     st.error(status.get("error") or "no error message recorded (see log.txt in the run folder)")
 with st.expander("Config"):
@@ -53,23 +66,26 @@ with st.expander("Config"):
 with st.expander("Status"):
     st.json(status)
 
-a, b, c = st.columns(3)
+row = st.container(horizontal=True, horizontal_alignment="left", vertical_alignment="center")
 active = status.get("state") in service.ACTIVE
-if active and a.button("Cancel", key="r_cancel"):
+if active and row.button("Cancel", key="r_cancel", icon=":material/stop_circle:"):
     service.cancel(run_id)
     st.toast("Cancel requested: the run stops after its current round.")
-if b.button("Delete", key="r_delete", disabled=active, help="Cancel an active run first." if active else None):
+if row.button("Delete", key="r_delete", icon=":material/delete:", disabled=active,
+              help="Cancel an active run first." if active else None):
     try:
         service.delete(run_id)
         st.session_state.pop("r_run", None)
         st.rerun()
     except (service.StoreError, service.RunNotFound) as e:
         st.error(str(e))
-if c.button("Prepare download bundle", key="r_bundle"):
+if row.button("Prepare download bundle", key="r_bundle", icon=":material/folder_zip:",
+              help="config, status, metrics and partition as CSV/JSON, and the curves, in one zip"):
     try:
         st.session_state.r_bundle_data = (run_id, service.bundle(run_id))
     except Exception as e:  # noqa: BLE001 - show any bundle failure as a message, not a traceback
         st.error(f"Could not build the bundle: {e}")
 data = st.session_state.get("r_bundle_data")
 if data and data[0] == run_id:
-    c.download_button("Download .zip", data[1], file_name=f"{run_id}.zip", mime="application/zip", key="r_dl")
+    row.download_button("Download .zip", data[1], file_name=f"{run_id}.zip", mime="application/zip", key="r_dl",
+                        icon=":material/download:", type="primary")

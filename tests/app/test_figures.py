@@ -102,12 +102,35 @@ def test_embedding_scatter_traces_per_class_equal_aspect_no_ticks():
 
 def test_cdnv_heatmap_blank_diagonal_log_scale_raw_values_in_hover():
     cdnv = np.array([[0.0, 0.01, 5e4], [0.01, 0.0, 2.0], [5e4, 2.0, 0.0]])
-    heat = figures.cdnv_heatmap(cdnv, ["a", "b", "c"]).data[0]
+    heat = figures.cdnv_heatmap(cdnv, ["a", "b", "c"], zrange=(-3.0, 2.0)).data[0]
     z = np.asarray(heat.z, dtype=float)
     assert np.isnan(np.diag(z)).all()
     assert z[0, 1] == pytest.approx(-2.0) and z[1, 2] == pytest.approx(math.log10(2.0))
     assert z[0, 2] == 2.0  # clipped at 100
     assert np.asarray(heat.customdata, dtype=float)[0, 2] == 5e4
+    assert (heat.zmin, heat.zmax) == (-3.0, 2.0)
+
+
+def test_cdnv_colour_range_fits_the_data_and_is_shared():
+    rng = np.random.default_rng(0)
+    a, b = np.exp(rng.normal(-3.0, 1.0, (10, 10))), np.exp(rng.normal(-1.0, 1.0, (10, 10)))
+    np.fill_diagonal(a, 0.0)
+    np.fill_diagonal(b, 0.0)
+    lo, hi = figures.cdnv_log_range(a)
+    off = np.log10(a[~np.eye(10, dtype=bool)])
+    assert lo == pytest.approx(np.percentile(off, 2)) and hi == pytest.approx(np.percentile(off, 98))
+    heat = figures.cdnv_heatmap(a).data[0]  # fitted by default: the values spread over the colours
+    assert (heat.zmin, heat.zmax) == pytest.approx((lo, hi))
+    shared = figures.cdnv_log_range(a, b)
+    both = np.concatenate([off, np.log10(b[~np.eye(10, dtype=bool)])])
+    assert shared == pytest.approx((np.percentile(both, 2), np.percentile(both, 98)))
+    assert shared[1] > hi  # b's larger values are inside the shared range
+    for m in (a, b):  # both heatmaps of a comparison on one scale
+        heat = figures.cdnv_heatmap(m, zrange=shared).data[0]
+        assert (heat.zmin, heat.zmax) == shared
+    assert figures.cdnv_log_range(np.zeros((3, 3))) == (-3.0, 2.0)  # nothing to fit
+    narrow = figures.cdnv_log_range(np.full((3, 3), 0.5))
+    assert narrow[1] - narrow[0] == pytest.approx(0.5)  # widened to half a decade
 
 
 def test_spectrum_sorted_descending_on_log_axis_with_given_colours():
@@ -115,6 +138,52 @@ def test_spectrum_sorted_descending_on_log_axis_with_given_colours():
     y = np.asarray(fig.data[0].y, dtype=float)
     np.testing.assert_allclose(y[:3], [3.0, 1.0, 0.1]) and np.isnan(y[3])
     assert fig.layout.yaxis.type == "log" and fig.data[0].line.color == "#123456"
+
+
+def test_geometry_figures_use_each_runs_method_colour():
+    methods = {"FedAvg ·a": "fedavg", "FedQuad ·b": "fedquad", "FedQuad ·c": "fedquad"}
+    series = {k: np.arange(1.0, 4.0) for k in methods}
+    for talk in (False, True):
+        bars = figures.per_class_intra_figure(series, ["x", "y", "z"], methods=methods, talk=talk)
+        spec = figures.spectrum_figure(series, methods=methods, talk=talk)
+        want = [method_color(m, talk) for m in methods.values()]
+        assert [t.marker.color for t in bars.data] == want
+        assert [t.line.color for t in spec.data] == want
+        assert want[0] != want[1]  # FedAvg and FedQuad apart, as on every other page
+        # two runs of one method: same colour, told apart by bar pattern / dash
+        assert bars.data[1].marker.pattern.shape != bars.data[2].marker.pattern.shape
+        assert spec.data[1].line.dash != spec.data[2].line.dash
+    # the same colours as the learning curves
+    df = figures.metrics_frame({r: [{"round": 1, "ratio": 0.5}] for r in methods},
+                               {r: {"label": r, "method": m} for r, m in methods.items()})
+    assert [t.line.color for t in figures.curves_figure(df, "ratio").data] == \
+        [t.marker.color for t in figures.per_class_intra_figure(series, methods=methods).data]
+
+
+def test_legends_are_horizontal_above_the_plot_and_below_the_title(frame):
+    for talk in (False, True):
+        fig = figures.curves_figure(frame, "train_loss", title="Train loss", talk=talk)
+        legend = fig.layout.legend
+        assert legend.orientation == "h" and legend.yanchor == "top" and legend.yref == "container"
+        title_px = fig.layout.height * (1 - legend.y)  # the legend starts under the title...
+        assert title_px >= fig.layout.title.font.size
+        assert fig.layout.margin.t >= title_px + 20  # ...and the plot area under the legend
+
+
+def test_normal_theme_text_is_dark_and_readable(frame):
+    fig = figures.curves_figure(frame, "train_loss")
+    assert fig.layout.font.size >= 14 and fig.layout.xaxis.tickfont.size >= 13
+    r, g, b = (int(fig.layout.xaxis.tickfont.color[i:i + 2], 16) for i in (1, 3, 5))
+    assert max(r, g, b) < 0x40
+
+
+def test_class_colours_are_distinct_on_a_projector():
+    import plotly.colors as pc
+
+    for talk in (False, True):
+        rgb = [np.array(pc.hex_to_rgb(c), float) for c in class_colors(10, talk)]
+        closest = min(np.linalg.norm(p - q) for i, p in enumerate(rgb) for q in rgb[i + 1:])
+        assert closest > 60, (talk, closest)
 
 
 def test_per_class_intra_grouped_bars():

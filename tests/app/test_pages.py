@@ -120,3 +120,28 @@ def test_runs_page_bundle_and_delete(run_store, tmp_path, monkeypatch):
     at.button(key="r_delete").click().run()
     assert not at.exception
     assert run_id not in RunStore(copy).run_ids() and len(RunStore(copy).run_ids()) == 1
+
+
+def test_live_explains_train_loss_and_gives_one_download_menu_per_chart(run_store):
+    from app.export import export_available
+
+    at = open_page("views/live.py")
+    assert any("not comparable between methods" in c.value for c in at.caption)
+    buttons = {b.proto.id for b in at.get("download_button")}
+    assert len(buttons) == 4 * (5 if export_available()[0] else 2)  # 4 charts: PNG SVG PDF HTML CSV each
+    specs = chart_specs(at)
+    assert all(s["layout"]["legend"]["orientation"] == "h" for s in specs)
+
+
+def test_launch_labels_method_parameters_readably(empty_store):
+    at = open_page("views/launch.py")
+    labels = [s.label for s in at.slider] + [s.label for s in at.select_slider]
+    assert "m1 — margin of the anchor-to-first-negative term" in labels
+    assert any(lab.startswith("tuples per batch — ") for lab in labels)
+
+
+def test_runs_table_starts_with_a_short_label_and_ends_with_the_run_id(run_store):
+    at = open_page("views/runs.py")
+    cols = list(at.dataframe[0].value.columns)
+    assert cols[0] == "label" and cols[-1] == "run_id"
+    assert set(at.dataframe[0].value["method"]) == {"FedAvg", "FedQuad"}

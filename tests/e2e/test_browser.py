@@ -105,8 +105,8 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     assert second > first
     print(f"accuracy points seen on the Live page: {first}, then {second}")
 
-    # Wait for the end (the page stops refreshing: it re-runs once when the runs finish, and a click
-    # on a download button during that re-run can hit a deferred file that was just dropped).
+    # Wait for the end (the page stops refreshing: it re-runs once when the runs finish). The
+    # Download menus sit outside the refreshing charts, so they are only redrawn by that re-run.
     store = RunStore(runs)
     poll(lambda: all(i.state == "finished" for i in store.list_runs()), 150, 1.0, "both runs to finish")
     page.locator('[data-testid="stDataFrame"]').wait_for()
@@ -115,9 +115,15 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     time.sleep(2)
     wait_idle(page)
 
-    # ---- Download: the accuracy figure as SVG ------------------------------------------------------
+    # ---- Download: the accuracy figure as SVG, from the Download menu under the chart ----------------
+    menu = page.locator(".st-key-dl_acc button").first
+    menu.wait_for(timeout=30_000)
+    assert "Download" in menu.inner_text()
+    menu.click()
     button = page.locator(".st-key-dl_acc-svg button")
     button.wait_for(timeout=30_000)
+    assert page.locator(".st-key-dl_ratio-svg button").count() == 0 or \
+        not page.locator(".st-key-dl_ratio-svg button").is_visible()  # only this figure's menu opened
     with page.expect_download(timeout=90_000) as info:
         button.click()
     download = info.value
