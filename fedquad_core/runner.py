@@ -23,6 +23,7 @@ from .rounds import Diverged, EvalData, LoopSettings, run_rounds
 from .store import RunStore
 
 USER_ERRORS = (ConfigError, DataError, ValueError)
+PARALLEL_MIN_SAMPLES = 10_000  # per round; below it parallel workers do not pay for themselves
 
 
 def resolve_device(name: str) -> torch.device:
@@ -83,12 +84,17 @@ class SequentialRunner:
 
 def auto_workers(cfg: RunConfig) -> int:
     """Parallel client workers for a run that has the machine to itself (``fedquad run``): one
-    per core when the round has at least two clients to share out and training is on the CPU."""
+    per core when training is on the CPU, the round has at least two clients to share out and
+    enough work to pay for the workers' weight transfers. Measured on 2 cores: Fashion-MNIST
+    (12k subset, 50 clients) 2.6 vs 4.0 s a round; digits (1,400 samples) 11.0 vs 11.3 s a run,
+    i.e. no gain below about 10,000 samples a round."""
+    from .data import data_summary
     from .parallel import default_workers
 
     per_round = max(1, int(round(cfg.participation * cfg.num_clients)))
     on_gpu = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
-    if on_gpu or cfg.client_exec not in ("auto", "parallel") or per_round < 2:
+    samples = (cfg.train_subset or data_summary(cfg.dataset)["train_size"]) * cfg.participation * cfg.local_epochs
+    if on_gpu or cfg.client_exec not in ("auto", "parallel") or per_round < 2 or samples < PARALLEL_MIN_SAMPLES:
         return 0
     workers = min(default_workers(), per_round)
     return workers if workers >= 2 else 0
