@@ -54,7 +54,7 @@ def test_parallel_workers_only_when_the_round_has_enough_work():
     cores = len(os.sched_getaffinity(0))
     expected = min(cores, 50) if cores >= 2 else 0
     assert auto_workers(tiny_config(num_clients=50)) == 0  # digits: 1,400 samples a round
-    assert auto_workers(tiny_config(dataset="fashion-mnist", train_subset=12000, num_clients=50)) == expected
+    assert auto_workers(tiny_config(dataset="fashion-mnist", train_subset=12000, num_clients=50, device="cpu")) == expected
     assert auto_workers(tiny_config(dataset="fashion-mnist", train_subset=6000, num_clients=50)) == 0
     assert auto_workers(tiny_config(dataset="fashion-mnist", num_clients=50, device="cpu")) == expected
     assert auto_workers(tiny_config(dataset="fashion-mnist", num_clients=50, participation=0.02, device="cpu")) == 0
