@@ -57,7 +57,13 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
 
         raise UserError("--ray needs Ray: pip install ray (or pip install -e '.[ray]')") from None
     if not ray.is_initialized():
-        ray.init(address=address, log_to_driver=False)
+        try:
+            ray.init(address=address, log_to_driver=False)
+        except Exception as exc:  # ConnectionError, ValueError, RuntimeError, depending on how it fails
+            from .cli import UserError
+
+            raise UserError(f"cannot reach a Ray cluster at {address!r} ({type(exc).__name__}): start one with "
+                            "`ray start --head` and pass its address, or drop --ray to sweep here") from None
     gpus = 1 if ray.cluster_resources().get("GPU", 0) > 0 else 0
     task = ray.remote(num_cpus=max(1, threads or 1), num_gpus=gpus, max_retries=0)(_run_task)
     refs = [task.remote(cfg.to_dict(), threads) for cfg in configs]
