@@ -48,6 +48,22 @@ def _write_run(store: RunStore, run_id: str, files: dict[str, bytes]) -> None:
         tmp.replace(path)
 
 
+def check_reachable(address: str) -> None:
+    """Fail in seconds, not minutes (ray.init retries a dead address for a long time)."""
+    import socket
+
+    from .cli import UserError
+
+    host, sep, port = address.rpartition(":")
+    if address == "auto" or not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.removeprefix("ray://") or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise UserError(f"cannot reach a Ray cluster at {address!r} ({exc.strerror or exc}): start one with "
+                        "`ray start --head` and pass its address, or drop --ray to sweep here") from None
+
+
 def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads: int | None = None) -> list[str]:
     """Run every config as a Ray task; return the run ids in the order of ``configs``."""
     try:
@@ -57,6 +73,7 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
 
         raise UserError("--ray needs Ray: pip install ray (or pip install -e '.[ray]')") from None
     if not ray.is_initialized():
+        check_reachable(address)
         try:
             ray.init(address=address, log_to_driver=False)
         except Exception as exc:  # ConnectionError, ValueError, RuntimeError, depending on how it fails

@@ -152,6 +152,10 @@ def cmd_sweep(args: argparse.Namespace, store: RunStore) -> int:
     from .commands import print_table
     from .parallel import default_workers
 
+    if args.ray:
+        from .ray_sweep import check_reachable
+
+        check_reachable(args.ray)
     configs = grid(args)
     check_grid(configs)
     jobs = args.jobs or default_workers()

@@ -35,3 +35,14 @@ def test_sweep_runs_as_ray_tasks_into_the_store(tmp_path, local_ray):
     local_id = execute(configs[1], local, progress=False)
     remote = [r["test_accuracy"] for r in store.read_metrics(run_ids[1])]
     assert remote == [r["test_accuracy"] for r in local.read_metrics(local_id)]
+
+
+def test_unreachable_ray_address_is_a_one_line_error(tmp_path, capsys):
+    pytest.importorskip("ray", reason="ray is not installed")
+    from fedquad_core.cli import main
+
+    code = main(["sweep", "--runs-dir", str(tmp_path), "--methods", "fedavg", "--rounds", "1", "--ray", "127.0.0.1:1"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fedquad: error: cannot reach a Ray cluster at '127.0.0.1:1'") and "\n" not in err
+    assert not any(tmp_path.iterdir())
