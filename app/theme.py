@@ -114,18 +114,38 @@ def _legend_rows(fig: go.Figure, size: int) -> int:
     return rows
 
 
+def _wrap_title(fig: go.Figure, size: int) -> int:
+    """Break a title that would not fit the figure's width onto several lines (at spaces);
+    return the number of lines (0 without a title)."""
+    text = fig.layout.title.text
+    if not text:
+        return 0
+    if "<br>" in text:
+        return text.count("<br>") + 1
+    per_line = max(12, int(((fig.layout.width or ASSUMED_WIDTH) - 20) / (0.56 * size)))
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= per_line:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    fig.layout.title.text = "<br>".join(lines)
+    return len(lines)
+
+
 def _place_title_and_legend(fig: go.Figure, talk: bool, font: int, title: int, base_top: int) -> None:
     """Title at the top left; under it, a horizontal legend (left-aligned, growing downwards, so it
     never runs into the title); the plot area starts under both. Both are placed relative to the
     whole figure, so the space they take is reserved in the top margin."""
     if fig.layout.height is None:
         fig.layout.height = DEFAULT_HEIGHT[talk]  # the legend's place is computed for this height
-    title_h = int(title * 1.9) if fig.layout.title.text else 0
+    lines = _wrap_title(fig, title)
+    title_h = int(title * 1.9 + (lines - 1) * title * 1.25) if lines else 0
     rows = _legend_rows(fig, font)
     top = max(base_top, title_h + rows * LEGEND_ROW[talk] + 14)
     fig.update_layout(
         title=dict(x=0.0, xanchor="left", xref="paper", y=1.0, yanchor="top", yref="container",
-                   pad=dict(t=8), font=dict(size=title)),
+                   pad=dict(t=8 + int(max(0, lines - 1) * title * 1.25)), font=dict(size=title)),
         legend=dict(orientation="h", xref="paper", x=0.0, xanchor="left", yref="container",
                     y=1.0 - title_h / fig.layout.height, yanchor="top", font=dict(size=font),
                     title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),

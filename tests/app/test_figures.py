@@ -207,3 +207,19 @@ def test_talk_theme_is_larger_and_thicker(frame):
     talk = apply_theme(figures.curves_figure(frame, "train_loss"), talk=True)
     assert talk.layout.font.size == 20 > normal.layout.font.size
     assert talk.data[0].line.width >= 4 > normal.data[0].line.width
+
+
+def test_long_titles_wrap_in_talk_mode_and_the_plot_starts_below_them():
+    import plotly.graph_objects as go
+
+    from app.theme import apply_theme
+
+    def fig(title):
+        f = go.Figure(go.Scatter(x=[1, 2], y=[1, 2], name="FedAvg"))
+        f.update_layout(title=title)
+        return apply_theme(f, talk=True)
+
+    short, long = fig("Test accuracy"), fig("Intra / inter class distance (lower = tighter)")
+    assert "<br>" not in short.layout.title.text
+    assert long.layout.title.text == "Intra / inter class distance<br>(lower = tighter)"
+    assert long.layout.margin.t > short.layout.margin.t  # room for the second line
