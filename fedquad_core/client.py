@@ -64,18 +64,30 @@ def client_generators(seed: tuple[int, ...], device: torch.device) -> tuple[np.r
     return rng, gen
 
 
+def frozen_copy(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> torch.nn.Module:
+    """An eval-mode copy of ``model`` holding ``state``, without gradients (the round's global
+    model, for methods that compare against it)."""
+    frozen = copy.deepcopy(model).eval()
+    frozen.load_state_dict(state)
+    for p in frozen.parameters():
+        p.requires_grad_(False)
+    return frozen
+
+
 def train_client(model: torch.nn.Module, global_state: dict[str, torch.Tensor], job: ClientJob, *,
-                 data: TrainData, method: type[LocalObjective], params: Any, settings: TrainSettings) -> ClientResult:
-    """Run ``settings.local_epochs`` of SGD on one client starting from ``global_state``."""
+                 data: TrainData, method: type[LocalObjective], params: Any, settings: TrainSettings,
+                 global_model: torch.nn.Module | None = None) -> ClientResult:
+    """Run ``settings.local_epochs`` of SGD on one client starting from ``global_state``.
+    ``global_model``: the round's frozen global model when the caller already built it (one copy
+    serves all clients of a round); made here when the method needs it and none is given."""
     device = data.x.device
     model.load_state_dict(global_state)
     model.train()
     rng, gen = client_generators(job.seed, device)
-    global_model = None
-    if method.needs_global_model:
-        global_model = copy.deepcopy(model).eval()
-        for p in global_model.parameters():
-            p.requires_grad_(False)
+    if method.needs_global_model and global_model is None:
+        global_model = frozen_copy(model, global_state)
+    elif not method.needs_global_model:
+        global_model = None
     n, bsz = len(job.indices), settings.batch_size
     steps_per_epoch = math.ceil(n / bsz)
     state = dict(job.state)

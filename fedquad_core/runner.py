@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from .callbacks import Callback, Callbacks, ProgressCallback, SignalStop, StoreCallback
-from .client import ClientJob, ClientResult, TrainData, TrainSettings, train_client
+from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client
 from .config import ConfigError, RunConfig, validate
 from .data import Dataset, DataError, check_data, load_dataset
 from .geometry import stratified_subset
@@ -72,9 +72,10 @@ class SequentialRunner:
 
     def run(self, jobs: list[ClientJob], global_state: dict[str, torch.Tensor]) -> list[ClientResult]:
         out = []
+        frozen = frozen_copy(self.model, global_state) if self.method.needs_global_model else None
         for job in jobs:
             res = train_client(self.model, global_state, job, data=self.data, method=self.method,
-                               params=self.params, settings=self.settings)
+                               params=self.params, settings=self.settings, global_model=frozen)
             out.append(res)
             if res.diverged:
                 break
