@@ -1,0 +1,64 @@
+"""A run that diverged or crashed shows as such, with its error; the pages go on working."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import MAIN
+
+
+@pytest.fixture
+def broken_store(monkeypatch, tmp_path):
+    from fedquad_core.config import RunConfig
+    from fedquad_core.runner import execute
+    from fedquad_core.store import RunStore
+
+    root = tmp_path / "runs"
+    store = RunStore(root)
+    common = dict(dataset="digits", num_clients=4, rounds=3, local_epochs=1, snapshot_points=100)
+    diverged = execute(RunConfig(**common, method="fedavg", lr=1e30), store, progress=False, run_id="run-a")
+    writer = store.create(RunConfig(**common, method="fedquad").resolved().to_dict(), "run-b")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    writer.set_status("running", pid=dead.pid, group="g-broken")  # its process died without a word
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(root))
+    assert store.read_status(diverged)["state"] == "diverged"
+    return root
+
+
+def _page(path: str) -> AppTest:
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.run()
+    at.switch_page(path)
+    at.run()
+    return at
+
+
+def _text(at: AppTest) -> str:
+    parts = [str(getattr(el, "value", "")) for el in at.main]
+    for df in at.dataframe:
+        parts.append(df.value.to_string())
+    return "\n".join(parts)
+
+
+def test_runs_page_shows_diverged_and_failed_runs_with_their_errors(broken_store):
+    at = _page("views/runs.py")
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "diverged" in text and "failed" in text
+    assert "lower --lr" in text
+    assert "lower --lr" in text  # the divergence message
+    assert "ended unexpectedly" in text  # the dead process
+
+
+def test_live_page_lists_the_broken_runs_without_crashing(broken_store):
+    at = _page("views/live.py")
+    assert not at.exception, at.exception
+    at.multiselect[0].set_value(["run-a", "run-b"]).run()
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "diverged" in text and "failed" in text
+    assert "lower --lr" in text and "ended unexpectedly" in text
