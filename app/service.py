@@ -19,6 +19,7 @@ import streamlit as st
 from fedquad_core import launcher
 from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig, validate
 from fedquad_core.data import DataError, check_data, data_summary
+from fedquad_core.devices import resolve_device
 from fedquad_core.methods import METHODS
 from fedquad_core.partition import PartitionError, class_counts, partition
 from fedquad_core.store import ACTIVE, RunNotFound, RunStore, StoreError
@@ -264,6 +265,7 @@ def check_configs(cfgs: list[RunConfig]) -> str | None:
         for cfg in cfgs:
             validate(cfg)
         cfg = cfgs[0]
+        resolve_device(cfg.device)
         check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
         if cfg.data_dir is None and not cfg.download:
             labels, _ = dataset_labels(cfg.dataset, cfg.train_subset, cfg.seed)

@@ -15,6 +15,7 @@ from .callbacks import Callback, Callbacks, ProgressCallback, SignalStop, StoreC
 from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client
 from .config import ConfigError, RunConfig, validate
 from .data import Dataset, DataError, check_data, load_dataset
+from .devices import resolve_device
 from .geometry import stratified_subset
 from .methods import get_method
 from .models import build_model
@@ -24,14 +25,6 @@ from .store import RunStore
 
 USER_ERRORS = (ConfigError, DataError, ValueError)
 PARALLEL_MIN_SAMPLES = 10_000  # per round; below it parallel workers do not pay for themselves
-
-
-def resolve_device(name: str) -> torch.device:
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("--device cuda was asked for but no CUDA GPU is available: use --device auto or cpu")
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
 
 
 def configure_threads(threads: int | None) -> None:
@@ -52,6 +45,7 @@ def prepare(cfg: RunConfig) -> Prepared:
     """Everything that can fail because of user input, before any training starts."""
     validate(cfg)
     cfg.params()  # method parameter names and types
+    resolve_device(cfg.device)
     check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
     ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download, train_subset=cfg.train_subset,
                       seed=cfg.seed)

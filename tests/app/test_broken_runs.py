@@ -62,3 +62,16 @@ def test_live_page_lists_the_broken_runs_without_crashing(broken_store):
     text = _text(at)
     assert "diverged" in text and "failed" in text
     assert "lower --lr" in text and "ended unexpectedly" in text
+
+
+def test_launch_check_rejects_cuda_on_a_machine_without_gpu(empty_store):
+    import torch
+
+    from app import service
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU, so device cuda is valid here")
+    cfgs = service.make_configs(["fedavg"], {"dataset": "digits", "device": "cuda"}, {})
+    assert "no CUDA GPU" in service.check_configs(cfgs)
+    cfgs = service.make_configs(["fedavg"], {"dataset": "digits", "device": "cpu"}, {})
+    assert service.check_configs(cfgs) is None

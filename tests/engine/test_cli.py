@@ -114,3 +114,13 @@ def test_sweep_checks_every_partition_of_the_grid_before_running(tmp_path, capsy
     assert code == 2
     assert "raise alpha" in capsys.readouterr().err
     assert not tmp_path.exists() or not any(tmp_path.iterdir())
+
+
+def test_asking_for_a_gpu_without_one_is_a_user_error(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU, so --device cuda is valid here")
+    assert main(["run", "--runs-dir", str(tmp_path), "--device", "cuda", "--rounds", "1"]) == 2
+    assert "no CUDA GPU is available: use --device auto or cpu" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
