@@ -11,7 +11,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from app import service, state  # noqa: E402
+from app import presets, service, state  # noqa: E402
 
 PAGES = [
     ("views/partitions.py", "Partitions", ":material/grid_on:"),
@@ -43,11 +43,33 @@ def about() -> str:
     return "\n".join(lines)
 
 
+QUICK_PRESET = "Collapse in one minute"
+
+
+def quick_start() -> None:
+    """One click from any page: launch the collapse demo (FedAvg vs FedQuad, same partition and
+    seed) in the background and go to the Live page to watch it."""
+    preset = presets.PRESETS[QUICK_PRESET]
+    if not st.button(f"▶ {QUICK_PRESET}", type="primary", use_container_width=True, key="quick_start",
+                     help=f"{preset['note']} Starts {' vs '.join(map(service.method_label, preset['methods']))} "
+                          "in the background, then opens the Live page."):
+        return
+    cfgs = service.make_configs(preset["methods"], preset["config"], {})
+    problem = service.check_configs(cfgs)
+    if problem:
+        st.error(problem)
+        return
+    service.launch_group(cfgs)
+    st.switch_page(PAGES[2][0])
+
+
 def global_controls() -> None:
     for key in ("talk", "presenter"):
         if key not in st.session_state:
             st.session_state[key] = state.value(key, False, bool)
     with st.sidebar:
+        if not state.presenter():
+            quick_start()
         st.toggle("Talk mode", key="talk", help="White background, large fonts, colour-blind-safe palette.")
         st.toggle("Presenter mode", key="presenter", help="Hide the controls; the view stays as set.")
         if not state.presenter():

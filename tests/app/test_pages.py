@@ -145,3 +145,28 @@ def test_runs_table_starts_with_a_short_label_and_ends_with_the_run_id(run_store
     cols = list(at.dataframe[0].value.columns)
     assert cols[0] == "label" and cols[-1] == "run_id"
     assert set(at.dataframe[0].value["method"]) == {"FedAvg", "FedQuad"}
+
+
+def test_one_click_collapse_demo_launches_the_pair_and_opens_live(empty_store):
+    import time
+
+    from fedquad_core.store import ACTIVE, RunStore
+
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.run()
+    at.button(key="quick_start").click().run()
+    assert not at.exception, at.exception
+    store = RunStore(empty_store)
+    infos = store.list_runs()
+    try:
+        assert sorted(i.config["method"] for i in infos) == ["fedavg", "fedquad"]
+        assert len({i.status.get("group") for i in infos}) == 1  # one comparison group
+        partition_keys = {(i.config["alpha"], i.config["num_clients"], i.config["seed"]) for i in infos}
+        assert partition_keys == {(0.1, 50, 0)}
+        assert at.title[0].value == "Live"
+    finally:
+        for i in infos:
+            store.request_cancel(i.run_id)
+        deadline = time.time() + 60
+        while time.time() < deadline and any(store.read_status(i.run_id)["state"] in ACTIVE for i in infos):
+            time.sleep(0.3)

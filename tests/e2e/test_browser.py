@@ -79,7 +79,7 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     poll(lambda: plot_data(page) != before_data, 30, 0.5, "the heatmap to change after moving the α slider")
     title = page.locator(".js-plotly-plot").first.evaluate("g => g.layout.title.text")
     assert "alpha 0.5" in title, title  # the figure's title follows too
-    page.locator("p", has_text="alpha 0.3").wait_for(state="detached", timeout=10_000)
+    page.locator("p", has_text="alpha 0.3").wait_for(state="detached", timeout=60_000)
 
     # ---- Launch: the preset, shortened, started -----------------------------------------------------
     go(page, "Launch")
