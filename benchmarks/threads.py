@@ -29,13 +29,26 @@ print((time.perf_counter() - t) / 200 * 1e3)
 """
 
 
-def one(threads: int, passive: bool) -> float:
+def _env(threads: int, passive: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS")}
     env["OMP_NUM_THREADS"] = str(threads)
     if passive:
         env["OMP_WAIT_POLICY"] = "PASSIVE"
-    out = subprocess.run([sys.executable, "-c", WORK], env=env, capture_output=True, text=True, check=True)
+    return env
+
+
+def one(threads: int, passive: bool) -> float:
+    out = subprocess.run([sys.executable, "-c", WORK], env=_env(threads, passive), capture_output=True, text=True,
+                         check=True)
     return float(out.stdout.strip())
+
+
+def side_by_side(processes: int, threads: int, passive: bool) -> float:
+    """Mean ms/step when ``processes`` copies run at once: how well the cores scale together
+    (the ceiling for parallel client workers and concurrent runs)."""
+    procs = [subprocess.Popen([sys.executable, "-c", WORK], env=_env(threads, passive), stdout=subprocess.PIPE,
+                              text=True) for _ in range(processes)]
+    return statistics.mean(float(p.communicate()[0].strip()) for p in procs)
 
 
 def main(repeats: int = 3) -> None:
@@ -44,6 +57,10 @@ def main(repeats: int = 3) -> None:
         for passive in (False, True):
             ms = statistics.median(one(threads, passive) for _ in range(repeats))
             print(f"  threads={threads} OMP_WAIT_POLICY={'PASSIVE' if passive else 'default':<8} {ms:8.2f} ms")
+    print("two processes at once (each its own copy of the work):")
+    for threads, passive in ((1, True), (2, False), (2, True)):
+        ms = statistics.median(side_by_side(2, threads, passive) for _ in range(repeats))
+        print(f"  2 x threads={threads} OMP_WAIT_POLICY={'PASSIVE' if passive else 'default':<8} {ms:8.2f} ms per process")
 
 
 if __name__ == "__main__":
