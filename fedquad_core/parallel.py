@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import torch
 import torch.multiprocessing as tmp
 
-from .client import ClientJob, ClientResult, TrainData, TrainSettings, train_client
+from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client
 from .methods import get_method
 from .models import build_model
 
@@ -80,17 +80,21 @@ def _worker_main(conn, spec: WorkerSpec, dataset, layout: FlatLayout, global_buf
     data = TrainData(dataset.x_train, dataset.y_train, dataset.prepare, dataset.y_train.numpy(), dataset.num_classes)
     method = get_method(spec.method)
     global_state = layout.read(global_buf, clone=False)  # views: the parent rewrites it between rounds
+    frozen, frozen_generation = None, -1  # the round's frozen global model (FedProx, MOON)
     while True:
         try:
             msg = conn.recv_bytes()
         except (EOFError, OSError):
             return  # the parent is gone
-        job = pickle.loads(msg)
-        if job is None:
+        message = pickle.loads(msg)
+        if message is None:
             return
+        generation, job = message
         try:
+            if method.needs_global_model and frozen_generation != generation:  # once per round, not per client
+                frozen, frozen_generation = frozen_copy(model, global_state), generation
             res = train_client(model, global_state, job, data=data, method=method, params=spec.params,
-                               settings=spec.settings)
+                               settings=spec.settings, global_model=frozen)
             if not res.diverged:
                 layout.write(res.weights, slot)
             res.weights = {}
@@ -150,6 +154,7 @@ class ParallelRunner:
         self.slots = [self.layout.shared_buffer() for _ in range(workers)]
         ctx = tmp.get_context("spawn")
         self.conns, self.procs = [], []
+        self.generation = 0
         with _single_thread_env():
             for w in range(workers):
                 parent_end, child_end = ctx.Pipe()
@@ -164,6 +169,7 @@ class ParallelRunner:
         if not self.procs:
             raise RuntimeError("ParallelRunner is closed")
         self.layout.write(global_state, self.global_buf)
+        self.generation += 1  # tells the workers the global weights changed
         pending = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].indices))  # largest first
         results: list[ClientResult | None] = [None] * len(jobs)
         busy: dict[int, int] = {}  # worker -> job position
@@ -172,7 +178,7 @@ class ParallelRunner:
             for w in range(len(self.procs)):
                 if w not in busy and pending and error is None:
                     busy[w] = pending.pop(0)
-                    self.conns[w].send_bytes(_dumps(jobs[busy[w]]))
+                    self.conns[w].send_bytes(_dumps((self.generation, jobs[busy[w]])))
             if not busy:
                 break
             ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])

@@ -41,7 +41,7 @@ def _two_rounds(runner, prep, initial):
     return out
 
 
-@pytest.mark.parametrize("method", ["fedquad", "moon"])
+@pytest.mark.parametrize("method", ["fedquad", "moon", "fedprox"])
 def test_parallel_equals_sequential_bit_for_bit(method):
     torch.set_num_threads(1)
     cfg, prep, model, data = _setup(method)
