@@ -3,20 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..geometry import stratified_subset as _stratified
+
 
 def stratified_subset(labels: np.ndarray, size: int, seed: int) -> np.ndarray:
     """Indices (sorted) of ``size`` samples drawn without replacement so that every class keeps
-    its share of the data (largest-remainder rounding), from ``np.random.default_rng(seed)``."""
-    labels = np.asarray(labels)
-    n = len(labels)
+    its share of the data (largest-remainder rounding), from ``np.random.default_rng(seed)``;
+    ``geometry.stratified_subset`` draws them, after the range check a training subset needs."""
+    n = len(np.asarray(labels))
     if not 1 <= size <= n:
         raise ValueError(f"train_subset must be between 1 and {n}, got {size}")
-    rng = np.random.default_rng(seed)
-    classes, counts = np.unique(labels, return_counts=True)
-    exact = counts * size / n
-    take = np.floor(exact).astype(int)
-    remainder_order = np.argsort(-(exact - take), kind="stable")
-    take[remainder_order[: size - take.sum()]] += 1
-    picked = [rng.choice(np.flatnonzero(labels == cls), k, replace=False)
-              for cls, k in zip(classes, take)]
-    return np.sort(np.concatenate(picked))
+    return _stratified(labels, size, seed=seed)
