@@ -24,7 +24,6 @@ and 0/1 flags; tuple sampling itself happens offline in ``setup``, outside the b
 """
 from __future__ import annotations
 
-import copy
 import math
 import os
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ import numpy as np
 import torch
 from torch.func import functional_call, grad_and_value, vmap
 
-from .client import ClientJob, ClientResult, TrainData, TrainSettings, client_generators
+from .client import ClientJob, ClientResult, TrainData, TrainSettings, client_generators, frozen_copy
 from .methods import ClientContext, LocalObjective, get_method
 from .methods.base import BatchedOut
 from .methods.tuples import TupleObjective
@@ -128,11 +127,7 @@ class VmapRunner:
         dev = data.x.device
         model.load_state_dict(global_state)
         model.train()
-        global_model = None
-        if self.method.needs_global_model:
-            global_model = copy.deepcopy(model).eval()
-            for p in global_model.parameters():
-                p.requires_grad_(False)
+        global_model = frozen_copy(model, global_state) if self.method.needs_global_model else None
         self.global_params = {k: v.detach() for k, v in model.named_parameters()}
         buffers = {k: v for k, v in model.named_buffers()}
         clients = self._clients(jobs, global_model)
