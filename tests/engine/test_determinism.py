@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from conftest import tiny_config
+from engine_helpers import tiny_config
 from fedquad_core.runner import execute
 
 TIMES = {"round_time", "elapsed"}

@@ -2,7 +2,7 @@
 import subprocess
 import sys
 
-from conftest import tiny_config
+from engine_helpers import tiny_config
 from fedquad_core.client import TrainData, TrainSettings
 from fedquad_core.rounds import ClientJob
 from fedquad_core.runner import SequentialRunner, prepare

@@ -2,7 +2,7 @@
 import sys
 import time
 
-from conftest import tiny_config
+from engine_helpers import tiny_config
 from fedquad_core.launcher import launch, reap
 from fedquad_core.runner import execute
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import tiny_config
+from engine_helpers import tiny_config
 from fedquad_core.methods import METHODS
 from fedquad_core.runner import execute
 
