@@ -16,14 +16,13 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
-from fedquad_core.store import pid_alive
+from fedquad_core.store import atomic_write, pid_alive
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NUMBA_CACHE = Path.home() / ".cache" / "fedquad-numba"
@@ -120,20 +119,9 @@ def request_umap(run_dir, round_: int) -> bool:
             cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    _write_atomic(marker, lambda f: f.write(str(proc.pid).encode()))
+    atomic_write(marker, lambda f: f.write(str(proc.pid).encode()))
     threading.Thread(target=proc.wait, daemon=True).start()  # reap it: no zombie left behind
     return True
-
-
-def _write_atomic(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def compute_umap(z: np.ndarray) -> np.ndarray:
@@ -152,7 +140,7 @@ def _compute_and_cache(run_dir: str, round_: int) -> Path:
         with np.load(npz, allow_pickle=False) as data:
             z = data["embeddings"]
         xy = compute_umap(z)
-        _write_atomic(cache, lambda f: np.save(f, xy))
+        atomic_write(cache, lambda f: np.save(f, xy))
         return cache
     finally:
         if marker.exists() and marker.read_text().strip() in ("", str(os.getpid())):

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from .config import RunConfig
-from .store import RunStore
+from .store import RunStore, atomic_write
 
 
 def _run_task(cfg_dict: dict[str, Any], threads: int | None) -> tuple[str, dict[str, bytes], str | None]:
@@ -43,9 +43,7 @@ def _write_run(store: RunStore, run_id: str, files: dict[str, bytes]) -> None:
     for rel, blob in files.items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".part")
-        tmp.write_bytes(blob)
-        tmp.replace(path)
+        atomic_write(path, lambda f, blob=blob: f.write(blob))
 
 
 def check_reachable(address: str) -> None:

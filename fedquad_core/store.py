@@ -24,7 +24,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Callable, Iterator
 
 import numpy as np
 
@@ -41,18 +41,24 @@ class StoreError(ValueError):
     """An invalid run id, or an operation the run's state does not allow."""
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
+    """Write a file so that readers see the old one or the whole new one, never half of it:
+    ``write(f)`` fills a hidden temp file in the same folder, which then replaces ``path``."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write(path, lambda f: f.write(text.encode()))
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
@@ -244,17 +250,13 @@ class RunWriter:
         atomic_write_json(self.path / "partition.json", data)
 
     def save_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None:
-        final = self.path / "embeddings" / f"round_{int(round_):04d}.npz"
-        tmp = final.with_name(f".{final.stem}.tmp.npz")
-        np.savez_compressed(tmp, **arrays)
-        os.replace(tmp, final)
+        atomic_write(self.path / "embeddings" / f"round_{int(round_):04d}.npz",
+                     lambda f: np.savez_compressed(f, **arrays))
 
     def save_weights(self, state_dict: dict[str, Any]) -> None:
         import torch
 
-        tmp = self.path / ".model.pt.tmp"
-        torch.save(state_dict, tmp)
-        os.replace(tmp, self.path / "model.pt")
+        atomic_write(self.path / "model.pt", lambda f: torch.save(state_dict, f))
 
     def cancel_requested(self) -> bool:
         return (self.path / "cancel").exists()

@@ -3,8 +3,6 @@ folder, the ``.npz`` decode cache (atomic write: temp file + ``os.replace``), an
 """
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 import zipfile
 from pathlib import Path
@@ -78,19 +76,12 @@ def read_cache(path: Path) -> dict[str, np.ndarray] | None:
 def write_cache_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` to ``path`` via a temp file in the same folder and ``os.replace``, so a
     crash never leaves a half-written cache. A read-only folder only costs a warning."""
-    tmp = None
+    from ..store import atomic_write
+
     try:
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
-                                         suffix=".tmp", delete=False) as f:
-            tmp = f.name
-            np.savez(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        atomic_write(path, lambda f: np.savez(f, **arrays))
     except OSError as err:
         warnings.warn(f"could not write Tiny-ImageNet cache {path}: {err}", stacklevel=2)
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def download(root: Path, folder: str) -> None:
