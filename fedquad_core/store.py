@@ -24,7 +24,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any, Callable
 
 import numpy as np
 
@@ -217,11 +217,6 @@ class RunStore:
         if status.get("state") in ACTIVE:
             raise StoreError(f"run {run_id} is {status['state']}: cancel it before deleting it")
         shutil.rmtree(path)
-
-    def iter_active(self) -> Iterator[str]:
-        for run_id in self.run_ids():
-            if self.read_status(run_id).get("state") in ACTIVE:
-                yield run_id
 
 
 class RunWriter:
