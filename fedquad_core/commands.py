@@ -24,7 +24,8 @@ def _sweep(args, store):
 
 
 def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
-    from .cli import UserError, config_from_args
+    from .args import config_from_args
+    from .errors import UserError
     from .config import RunConfig
     from .launcher import acquire_slot
     from .runner import execute, prepare

@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from .config import RunConfig
+from .errors import UserError
 from .store import RunStore, atomic_write
 
 
@@ -50,7 +51,6 @@ def check_reachable(address: str) -> None:
     """Fail in seconds, not minutes (ray.init retries a dead address for a long time)."""
     import socket
 
-    from .cli import UserError
 
     host, sep, port = address.rpartition(":")
     if address == "auto" or not sep or not port.isdigit():
@@ -67,7 +67,6 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
     try:
         import ray
     except ImportError:
-        from .cli import UserError
 
         raise UserError("--ray needs Ray: pip install ray (or pip install -e '.[ray]')") from None
     if not ray.is_initialized():
@@ -75,7 +74,6 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
         try:
             ray.init(address=address, log_to_driver=False)
         except Exception as exc:  # ConnectionError, ValueError, RuntimeError, depending on how it fails
-            from .cli import UserError
 
             raise UserError(f"cannot reach a Ray cluster at {address!r} ({type(exc).__name__}): start one with "
                             "`ray start --head` and pass its address, or drop --ray to sweep here") from None

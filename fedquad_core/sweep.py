@@ -48,7 +48,8 @@ def add_sweep_parser(sub, add_run_options: Callable) -> None:
 
 
 def grid(args: argparse.Namespace) -> list[RunConfig]:
-    from .cli import UserError, config_from_args
+    from .args import config_from_args
+    from .errors import UserError
 
     unknown = [m for m in args.methods if m not in METHODS]
     if unknown:
