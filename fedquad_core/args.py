@@ -75,8 +75,9 @@ def _workers(text: str) -> int:
     return int(text)
 
 
-def config_from_args(args: argparse.Namespace, **fixed: Any) -> RunConfig:
-    base: dict[str, Any] = {}
+def config_from_args(args: argparse.Namespace, *, defaults: dict[str, Any] | None = None, **fixed: Any) -> RunConfig:
+    """``defaults`` (e.g. a study file's base), then ``--config``, then the flags, then ``fixed``."""
+    base: dict[str, Any] = dict(defaults or {})
     if getattr(args, "config", None):
         try:
             with open(args.config) as fh:
@@ -85,6 +86,7 @@ def config_from_args(args: argparse.Namespace, **fixed: Any) -> RunConfig:
             raise UserError(f"cannot read --config {args.config}: {exc}") from None
         if not isinstance(base, dict):
             raise UserError(f"--config {args.config} must hold a JSON object of RunConfig keys")
+        base = {**(defaults or {}), **base}
     names = {f.name for f in dataclasses.fields(RunConfig)}
     for key, value in vars(args).items():
         if key in names and value is not None:

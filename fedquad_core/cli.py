@@ -1,4 +1,4 @@
-"""The ``fedquad`` command line: run, list, show, compare, sweep, cancel, delete.
+"""The ``fedquad`` command line: run, list, show, compare, sweep, study, cancel, delete.
 
 User errors (bad settings, missing data) exit with code 2 and one line saying what to change,
 before any training starts."""
@@ -40,9 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run")
     p = sub.add_parser("delete", help="delete a finished run's folder")
     p.add_argument("run")
+    from .study_cli import add_study_parser
     from .sweep import add_sweep_parser
 
-    add_sweep_parser(sub, add_run_options)
+    add_sweep_parser(sub)
+    add_study_parser(sub, common)
     return parser
 
 

@@ -11,7 +11,7 @@ package importable (``pip install -e .`` or the same image); Ray is an optional 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from .config import RunConfig
 from .errors import UserError
@@ -62,8 +62,10 @@ def check_reachable(address: str) -> None:
                         "`ray start --head` and pass its address, or drop --ray to sweep here") from None
 
 
-def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads: int | None = None) -> list[str]:
-    """Run every config as a Ray task; return the run ids in the order of ``configs``."""
+def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads: int | None = None,
+               on_done: Callable[[int, str, str | None], None] | None = None) -> list[str]:
+    """Run every config as a Ray task; return the run ids in the order of ``configs``.
+    ``on_done(i, run_id, error)`` is called as the i-th run's folder lands in ``store``."""
     try:
         import ray
     except ImportError:
@@ -87,5 +89,7 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
         _write_run(store, run_id, files)
         if error:
             print(f"ray: {cfg.name or run_id} failed: {error}", file=sys.stderr)
+        if on_done:
+            on_done(len(run_ids), run_id, error)
         run_ids.append(run_id)
     return run_ids
