@@ -167,7 +167,7 @@ def keyed(points: list[Point]) -> list[Point]:
     return [dataclasses.replace(p, key=run_key(p.config)) for p in points]
 
 
-Labels = Callable[[str, "int | None", int], Any]
+Labels = Callable[[RunConfig], Any]
 
 
 def _load_labels(dataset: str, train_subset: int | None, seed: int, cfg: RunConfig):
@@ -179,8 +179,9 @@ def _load_labels(dataset: str, train_subset: int | None, seed: int, cfg: RunConf
 
 def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> None:
     """Every user error of a grid (settings, devices, data, each distinct partition) before any
-    run starts. ``labels(dataset, train_subset, seed)`` may supply cached training labels (the
-    dashboard's); by default the data set is loaded once per distinct draw."""
+    run starts. ``labels(cfg)`` may supply the training labels a run with ``cfg`` would see
+    (the dashboard's cache), or None to skip that data's size and partition checks; by default
+    the data set is loaded once per distinct draw."""
     from .data import check_data
     from .devices import resolve_device
     from .partition import partition
@@ -198,10 +199,10 @@ def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> Non
         data_key = (cfg.dataset, cfg.data_dir, cfg.download, cfg.train_subset, cfg.seed if cfg.train_subset else 0)
         if data_key not in drawn:
             check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
-            seed = data_key[4]
-            drawn[data_key] = (labels(cfg.dataset, cfg.train_subset, seed) if labels and cfg.data_dir is None
-                               else _load_labels(cfg.dataset, cfg.train_subset, seed, cfg))
+            drawn[data_key] = labels(cfg) if labels else _load_labels(cfg.dataset, cfg.train_subset, data_key[4], cfg)
         y = drawn[data_key]
+        if y is None:
+            continue
         validate(cfg, num_train_samples=len(y))
         part_key = (data_key, cfg.alpha, cfg.num_clients, cfg.seed, cfg.min_size)
         if part_key not in seen:
