@@ -106,6 +106,11 @@ def umap_cached(run_dir, round_: int) -> np.ndarray | None:
         return None
 
 
+def umap_ready(run_dir, round_: int) -> bool:
+    """True when that snapshot's layout is cached (a cheap check: no file is read)."""
+    return snapshot_files(run_dir, round_)[1].is_file()
+
+
 def umap_pending(run_dir, round_: int) -> bool:
     """True while a live process computes that layout, or the worker has it in its queue."""
     if request_file(run_dir, round_).exists() and worker_alive(Path(run_dir).parent):

@@ -165,21 +165,28 @@ def serve(root, parent: int | None = None, idle_s: float = IDLE_S, poll_s: float
         print(f"a projection worker already serves {root}", flush=True)
         return 0
     started = time.time()
+    if parent is not None:  # a thread, so that a long fit or the warm-up cannot delay the exit
+        threading.Thread(target=_exit_when_gone, args=(parent, poll_s), daemon=True).start()
     proj.enable_numba_cache()
     print(f"[{time.strftime('%H:%M:%S')}] worker {os.getpid()} for {root}: "
           f"UMAP warm-up {proj.warm():.1f} s", flush=True)
     queue, last_work = Queue(root, started - BACKLOG_S), time.monotonic()
-    while parent is None or pid_alive(parent):
+    while True:
         done = next((True for run, r in queue.jobs() if queue.project(run, r)), False)
         if done:
             last_work = time.monotonic()
         elif time.monotonic() - last_work > idle_s:
             print(f"idle for {idle_s:.0f} s: exiting", flush=True)
-            break
+            os.close(lock)
+            return 0
         else:
             time.sleep(poll_s)
-    os.close(lock)
-    return 0
+
+
+def _exit_when_gone(parent: int, poll_s: float) -> None:
+    while pid_alive(parent):
+        time.sleep(poll_s)
+    os._exit(0)  # the kernel drops the lock; a claimed snapshot's marker names a dead pid: stale
 
 
 def main(argv: list[str] | None = None) -> int:
