@@ -7,10 +7,10 @@ The app starts it (``ensure_worker``, from ``app/main.py``); by hand:
 
 - **One per store**: it holds an exclusive ``flock`` on ``ROOT/.projection_worker.lock`` for its
   whole life; a second one finds the lock taken and exits before importing anything heavy.
-- **What it projects**, newest snapshot first, one fit at a time, rescanning after each: the
-  snapshots a page asked for (``.request`` files) and the rest of their runs; then every
-  snapshot written since shortly before it started (``BACKLOG_S``): the runs training now and
-  those that just ended. Older runs wait until a page asks. A snapshot that fails gets its
+- **What it projects**, one fit at a time, rescanning after each: the snapshots a page asked
+  for (``.request`` files) and the rest of their runs; then every snapshot written since
+  shortly before it started (``BACKLOG_S``): the runs training now and those that just ended,
+  each run's newest snapshot first (so a run's final picture comes before its backlog). Older runs wait until a page asks. A snapshot that fails gets its
   error in its ``.log`` file and is retried only when asked again.
 - **Where it writes**: only in the run folders directly under ROOT (symbolic links are not
   followed), the same cache and marker files as the one-shot process (``app.projection``).
@@ -102,7 +102,9 @@ class Queue:
         self.wanted: set[Path] = set()      # runs a page asked for: all their snapshots
 
     def jobs(self) -> list[tuple[Path, int]]:
-        asked, auto = [], []
+        """Asked-for snapshots, then each run's newest one not projected yet (a finished run's
+        final round: what a page shows first), then the rest; newest first within each."""
+        asked, latest, auto = [], [], []
         for run in self._runs():
             emb = run / "embeddings"
             try:
@@ -111,7 +113,7 @@ class Queue:
                 continue
             if self.quiet.get(emb) == stamp:
                 continue
-            found = False
+            found, todo = False, []
             for npz in emb.glob("round_*.npz"):
                 try:
                     r, mtime = int(npz.stem.split("_")[1]), npz.stat().st_mtime
@@ -122,13 +124,18 @@ class Queue:
                 if proj.request_file(run, r).exists():
                     asked.append((mtime, run, r))
                 elif (run, r) not in self.failed and (run in self.wanted or mtime >= self.since):
-                    auto.append((mtime, run, r))
+                    todo.append((mtime, run, r))
                 else:
                     continue
                 found = True
+            if todo:
+                todo.sort(key=lambda job: job[2])
+                latest.append(todo.pop())
+                auto.extend(todo)
             if not found:
                 self.quiet[emb] = stamp
-        return [(run, r) for _, run, r in sorted(asked, reverse=True) + sorted(auto, reverse=True)]
+        jobs = sorted(asked, reverse=True) + sorted(latest, reverse=True) + sorted(auto, reverse=True)
+        return [(run, r) for _, run, r in jobs]
 
     def _runs(self) -> list[Path]:
         try:

@@ -21,6 +21,11 @@ import numpy as np
 
 NUMBA_CACHE = Path.home() / ".cache" / "fedquad-numba"
 UMAP_PARAMS = dict(n_neighbors=15, min_dist=0.1, random_state=0, n_jobs=1)
+# Below this many points umap-learn finds exact neighbours from the full distance matrix, which
+# it fills through sklearn with its numba metric as a Python callable: one call per pair
+# (about 1 s of a 2 s fit of 400 points, most of a 7 s fit of 2,000). We hand it the same
+# Euclidean matrix computed by numpy (metric="precomputed"): same neighbours, 2-3x faster fit.
+EXACT_BELOW = 4096
 
 
 def _cached_by_default(decorator):
@@ -53,12 +58,19 @@ def compute_umap(z) -> np.ndarray:
         from app.projection import pca_2d
 
         return pca_2d(z)
+    z = np.asarray(z, dtype=np.float32).reshape(len(z), -1)
+    params = {**UMAP_PARAMS, "n_neighbors": min(UMAP_PARAMS["n_neighbors"], len(z) - 1)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ImportWarning)  # "Tensorflow not installed"
+        warnings.filterwarnings("ignore", message="using precomputed metric")  # no inverse_transform: fine
         import umap
 
-    params = {**UMAP_PARAMS, "n_neighbors": min(UMAP_PARAMS["n_neighbors"], len(z) - 1)}
-    return umap.UMAP(**params).fit_transform(np.asarray(z, dtype=np.float32)).astype(np.float32)
+        if len(z) < EXACT_BELOW:  # umap's own exact path, minus its Python loop over the pairs
+            from sklearn.metrics import pairwise_distances
+
+            dist = pairwise_distances(z.astype(np.float64), metric="euclidean")
+            return umap.UMAP(**params, metric="precomputed").fit_transform(dist).astype(np.float32)
+        return umap.UMAP(**params).fit_transform(z).astype(np.float32)
 
 
 def warm() -> float:
