@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import json
 import os
 import signal
 import subprocess
@@ -31,7 +32,7 @@ import traceback
 from pathlib import Path
 
 from app import projection as proj
-from fedquad_core.store import atomic_write_text, pid_alive
+from fedquad_core.store import ACTIVE, atomic_write_text, pid_alive
 
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5
@@ -77,10 +78,11 @@ def stop_worker(root, timeout: float = 10.0) -> bool:
 def ensure_worker(root, parent: int | None = None, idle_s: float = IDLE_S) -> bool:
     """Start the worker for the store at ``root`` unless one is alive; True if started now.
 
-    Two callers racing both start one; the second exits at once on the lock."""
+    Two processes racing both start one; the second exits at once on the lock."""
     root = Path(root).resolve()
-    if proj.worker_alive(root):
-        return False
+    starting = _started.get(root)
+    if proj.worker_alive(root) or (starting is not None and starting.poll() is None):
+        return False  # alive, or started from here and still taking the lock
     root.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "app.projection_worker", str(root),
@@ -89,7 +91,18 @@ def ensure_worker(root, parent: int | None = None, idle_s: float = IDLE_S) -> bo
         proc = subprocess.Popen(cmd, cwd=proj.REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     threading.Thread(target=proc.wait, daemon=True).start()  # reap it: no zombie left behind
+    _started[root] = proc
     return True
+
+
+_started: dict[Path, subprocess.Popen] = {}
+
+
+def _active(run: Path) -> bool:
+    try:
+        return json.loads((run / "status.json").read_text()).get("state") in ACTIVE
+    except (OSError, ValueError):
+        return True  # no status yet (or being replaced): treat as training
 
 
 class Queue:
@@ -102,8 +115,8 @@ class Queue:
         self.wanted: set[Path] = set()      # runs a page asked for: all their snapshots
 
     def jobs(self) -> list[tuple[Path, int]]:
-        """Asked-for snapshots, then each run's newest one not projected yet (a finished run's
-        final round: what a page shows first), then the rest; newest first within each."""
+        """Asked-for snapshots, then each run's newest one not projected yet (ended runs' first:
+        their final round is what a page shows), then the rest; newest first within each."""
         asked, latest, auto = [], [], []
         for run in self._runs():
             emb = run / "embeddings"
@@ -130,12 +143,14 @@ class Queue:
                 found = True
             if todo:
                 todo.sort(key=lambda job: job[2])
-                latest.append(todo.pop())
+                mtime, _, r = todo.pop()
+                # a run that has ended keeps its final picture: before a training run's newest
+                latest.append((not _active(run), mtime, run, r))
                 auto.extend(todo)
             if not found:
                 self.quiet[emb] = stamp
-        jobs = sorted(asked, reverse=True) + sorted(latest, reverse=True) + sorted(auto, reverse=True)
-        return [(run, r) for _, run, r in jobs]
+        jobs = [job[-2:] for job in sorted(asked, reverse=True) + sorted(latest, reverse=True)]
+        return jobs + [(run, r) for _, run, r in sorted(auto, reverse=True)]
 
     def _runs(self) -> list[Path]:
         try:

@@ -124,7 +124,7 @@ def test_exits_when_told_to(store):  # the module's worker, last
     assert projection_worker.stop_worker(root) is False
 
 
-def test_queue_order_asked_then_each_runs_newest_then_the_rest(tmp_path):
+def test_queue_order_asked_then_each_runs_newest_ended_runs_first_then_the_rest(tmp_path):
     a, b, old = tmp_path / "a", tmp_path / "b", tmp_path / "old"
     for i, (run, r) in enumerate([(a, 1), (a, 2), (a, 3), (b, 1), (b, 2)]):
         write_snapshot(run, r, n=8, age_s=100 - i)  # written in this order
@@ -132,5 +132,7 @@ def test_queue_order_asked_then_each_runs_newest_then_the_rest(tmp_path):
     np.save(a / "embeddings" / "umap_round_0002.npy", np.zeros((8, 2), np.float32))  # done already
     queue = projection_worker.Queue(tmp_path, since=time.time() - 1000)
     assert queue.jobs() == [(b, 2), (a, 3), (b, 1), (a, 1)]  # "old" is before `since`
+    (a / "status.json").write_text('{"state": "finished"}')  # a ended: its final picture first
+    assert queue.jobs() == [(a, 3), (b, 2), (b, 1), (a, 1)]
     projection.request_file(old, 5).touch()
     assert queue.jobs()[0] == (old, 5)
