@@ -8,7 +8,7 @@ import math
 import sys
 from typing import Any
 
-from .store import RunStore
+from .store import RunStore, process_identity
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -35,7 +35,7 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
         cfg = RunConfig.from_dict(store.read_config(args.run_id))
         writer = store.writer(args.run_id)
-        writer.set_status("queued", pid=__import__("os").getpid())
+        writer.set_status("queued", **process_identity(__import__("os").getpid()))
         slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
         if slot is None:
             writer.set_status("cancelled", round=0)

@@ -21,7 +21,7 @@ from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
 from .rounds import Diverged, EvalData, LoopSettings, run_rounds
-from .store import RunStore
+from .store import RunStore, process_identity
 
 USER_ERRORS = (ConfigError, DataError, ValueError)
 PARALLEL_MIN_SAMPLES = 10_000  # per round; below it parallel workers do not pay for themselves
@@ -156,7 +156,7 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
         writer = store.writer(run_id)
     else:
         writer = store.create(cfg.resolved().to_dict(), run_id)
-    writer.set_status("queued", pid=os.getpid())
+    writer.set_status("queued", **process_identity(os.getpid()))
     stop_flag = {"stop": False}
     _install_stop_signals(stop_flag)
     callbacks: list[Callback] = [StoreCallback(writer), SignalStop(stop_flag)]
