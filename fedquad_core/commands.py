@@ -25,10 +25,11 @@ def _sweep(args, store):
 
 def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     from .cli import UserError, config_from_args
-    from .config import RunConfig
+    from .config import RunConfig, validate
     from .launcher import acquire_slot
     from .runner import execute, prepare
 
+    _check_runs_dir(args.runs_dir, store)
     if args.run_id and store.exists(args.run_id):  # a queued run created by the launcher
         status = store.read_status(args.run_id)
         if status.get("state") not in ("queued",):
@@ -42,7 +43,9 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             return 0
         prep = None
     else:
-        cfg = config_from_args(args, name=args.name)
+        cfg = validate(config_from_args(args))  # --name like any flag (a config file's name kept)  # before anything reads a setting
+        if args.run_id:
+            store.path(args.run_id)  # the run-id rules, before any work
         if args.workers is None and "workers" not in _config_file_keys(args):
             from .runner import auto_workers
 
@@ -60,6 +63,13 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     if slot is not None:
         slot.close()
     return 0 if status["state"] in ("finished", "cancelled") else 1
+
+
+def _check_runs_dir(text: str, store: RunStore) -> None:
+    from .cli import UserError
+
+    if not str(text).strip() or "\0" in str(text) or store.root.exists() and not store.root.is_dir():
+        raise UserError(f"--runs-dir {str(text)!r} is not a folder: pass a folder for the run store")
 
 
 def _config_file_keys(args: argparse.Namespace) -> set[str]:

@@ -140,7 +140,8 @@ def make_source(name: str, mean: tuple[float, ...], std: tuple[float, ...]) -> S
 
     return Source(name=name, num_classes=num_classes, input_shape=(3, 32, 32), mean=mean,
                   std=std, augment_default=True, train_size=50000, test_size=10000,
-                  how_to_get=how, load=load, check=check, locations=locations)
+                  how_to_get=how, load=load, check=check, locations=locations,
+                  found=lambda data_dir=None: None if _find_dir(name, data_dir) is None else str(_find_dir(name, data_dir)))
 
 
 CIFAR10 = make_source("cifar10", (0.4914, 0.4822, 0.4465), (0.2470, 0.2435, 0.2616))
