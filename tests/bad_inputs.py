@@ -139,3 +139,12 @@ URL = [
     ("views/launch.py", {"l_train_subset": "-100"}, "l_train_subset", None),
     ("views/launch.py", {"l_min_size": "99999999"}, "l_min_size", None),
 ]
+URL += [
+    ("views/partitions.py", {"p_clients": "0"}, "p_clients", None),
+    ("views/partitions.py", {"p_seed": "-1"}, "p_seed", None),
+    ("views/partitions.py", {"p_min": "1e9"}, "p_min", None),
+    ("views/partitions.py", {"p_alpha": "7"}, "p_alpha", None),
+    ("views/partitions.py", {"p_ds": "../etc"}, "p_ds", None),
+    ("views/live.py", {"v_x": "time travel"}, "v_x", None),
+    ("views/embeddings.py", {"e_proj": "TSNE"}, "e_proj", None),
+]
