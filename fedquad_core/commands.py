@@ -13,6 +13,8 @@ from .store import RunStore, process_identity
 
 def dispatch(args: argparse.Namespace) -> int:
     store = RunStore(args.runs_dir)
+    if args.command in ("run", "sweep"):  # they write into it
+        _check_runs_dir(args.runs_dir, store)
     return {"run": cmd_run, "list": cmd_list, "show": cmd_show, "compare": cmd_compare, "cancel": cmd_cancel,
             "delete": cmd_delete, "sweep": _sweep}[args.command](args, store)
 
@@ -29,7 +31,6 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     from .launcher import acquire_slot
     from .runner import execute, prepare
 
-    _check_runs_dir(args.runs_dir, store)
     if args.run_id and store.exists(args.run_id):  # a queued run created by the launcher
         status = store.read_status(args.run_id)
         if status.get("state") not in ("queued",):

@@ -85,6 +85,22 @@ CLI = [
     (["--no-progress=1"], "ignored explicit argument"),
 ]
 
+# (extra `fedquad sweep` arguments, fragment): the sweep shares `run`'s options and validation
+SWEEP = [
+    (["--threads", "-1"], "argument --threads: -1 is outside"),
+    (["--jobs", "0"], "argument --jobs: 0 is outside"),
+    (["--alphas", "nan"], "alpha must be a finite number"),
+    (["--alphas", "abc"], "argument --alphas"),
+    (["--seeds", "-1"], "seed must be an integer in 0.."),
+    (["--clients", "0"], "clients must be an integer >= 1"),
+    (["--methods", "nope"], "unknown method(s) nope"),
+    (["--runs-dir", "/etc/passwd"], "is not a folder"),
+    (["--model", "cnn"], "--model cnn needs images"),
+    (["--participation", "nan"], "participation must be a finite number"),
+    (["--data-dir", "/nonexistent"], "does not exist"),
+    (["--metric", "speed"], "invalid choice: 'speed'"),
+]
+
 # (config file: a dict, or raw JSON text; fragment of the one-line error)
 CONFIG = [
     ({"num_clients": "ten"}, "num_clients must be an integer"),

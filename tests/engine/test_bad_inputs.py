@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from bad_inputs import CLI, CONFIG
+from bad_inputs import CLI, CONFIG, SWEEP
 from fedquad_core.cli import build_parser, main
 
 BASE = ["--rounds", "1", "--clients", "6", "--snapshot-points", "100", "--no-progress"]
@@ -17,18 +17,18 @@ def _tree(path):
     return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
 
 
-def _run(argv, tmp_path, capsys, base=BASE):
+def _run(argv, tmp_path, capsys, base=BASE, command="run"):
     runs = tmp_path / "runs"
     runs.mkdir()
     before = _tree(tmp_path)
     try:
-        code = main(["run", "--runs-dir", str(runs), *base, *argv])
+        code = main([command, "--runs-dir", str(runs), *base, *argv])
     except SystemExit as exc:  # argparse
         code = exc.code
     err = capsys.readouterr().err.strip()
     assert code == 2, err
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-    assert err.startswith(("fedquad: error:", "fedquad run: error:")), err
+    assert err.startswith(("fedquad: error:", f"fedquad {command}: error:")), err
     assert _tree(tmp_path) == before, "a bad input wrote something"
     return err
 
@@ -44,6 +44,12 @@ def test_bad_config_file(content, fragment, tmp_path, capsys):
     path = tmp_path / "cfg.json"
     path.write_text(content if isinstance(content, str) else json.dumps({**TINY, **content}))
     assert fragment in _run(["--config", str(path)], tmp_path, capsys, base=["--no-progress"])
+
+
+@pytest.mark.parametrize("argv,fragment", SWEEP, ids=[" ".join(a)[:40] for a, _ in SWEEP])
+def test_bad_sweep_flag(argv, fragment, tmp_path, capsys):
+    base = ["--methods", "fedavg", "--rounds", "1", "--clients", "6", "--snapshot-points", "100"]
+    assert fragment in _run(argv, tmp_path, capsys, base=base, command="sweep")
 
 
 def test_every_run_flag_has_a_bad_input():
