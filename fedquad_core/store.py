@@ -131,10 +131,13 @@ def run_process_alive(status: dict[str, Any], *, signal_ok: bool = False) -> boo
     start time is the one the run recorded (``pid_start``). A pid reused by an unrelated process
     does not count. Old status files without ``pid_start``: the run counts as alive while a process
     with that pid whose command line mentions fedquad exists, but ``signal_ok=True`` (about to send
-    a signal) is refused for them, since such a process is not known to be the run."""
+    a signal) is refused for them, since such a process is not known to be the run. Without /proc
+    (not Linux) only the pid can be checked, as before."""
     pid = status.get("pid")
     if not pid_alive(pid):
         return False
+    if not os.path.isdir("/proc/self"):  # no /proc (e.g. macOS): the pid is all there is to go on
+        return True
     if "pid_start" not in status or status["pid_start"] is None:
         return not signal_ok and _cmdline_mentions_fedquad(pid)
     return process_start(pid) == status["pid_start"]
