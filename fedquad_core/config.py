@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,8 +150,12 @@ def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConf
 
 
 def _check_data_dir(cfg: RunConfig) -> None:
-    """A given data folder must exist (for every data set), except when --download will create it."""
+    """A given data folder (--data-dir, else $FEDQUAD_DATA_DIR) must exist, for every data set,
+    except when --download will create it."""
     if cfg.data_dir is None:
+        env = os.environ.get("FEDQUAD_DATA_DIR")
+        if env and not cfg.download and not Path(env).expanduser().is_dir():
+            raise ConfigError(f"$FEDQUAD_DATA_DIR={env} is not a folder: point it at the data, unset it, or pass --data-dir")
         return
     path = Path(cfg.data_dir).expanduser()
     if not cfg.data_dir.strip() or "\0" in cfg.data_dir:

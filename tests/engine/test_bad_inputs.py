@@ -65,3 +65,16 @@ def test_bad_input_in_a_real_process(argv, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_stale_data_dir_variable_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("FEDQUAD_DATA_DIR", str(tmp_path / "gone"))
+    assert "$FEDQUAD_DATA_DIR=" in _run([], tmp_path, capsys)
+
+
+def test_data_source_is_printed_and_stored(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert main(["run", "--runs-dir", str(runs), *BASE, "--run-id", "r"]) == 0
+    assert "fedquad: digits read from bundled with scikit-learn" in capsys.readouterr().err
+    status = json.loads((runs / "r" / "status.json").read_text())
+    assert status["data_source"].startswith("bundled with scikit-learn") and status["pid_start"] > 0
