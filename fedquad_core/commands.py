@@ -45,8 +45,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         prep = None
     else:
         cfg = validate(config_from_args(args))  # --name like any flag (a config file's name kept)  # before anything reads a setting
-        if args.run_id:
-            store.path(args.run_id)  # the run-id rules, before any work
+        if args.run_id and store.path(args.run_id).exists():  # the run-id rules, before any work
+            raise UserError(f"{store.path(args.run_id)} exists and is not a run: choose another --run-id")
         if args.workers is None and "workers" not in _config_file_keys(args):
             from .runner import auto_workers
 

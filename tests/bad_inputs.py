@@ -79,6 +79,7 @@ CLI = [
     (["--name", "x" * 300], "at most 200"),
     (["--run-id", "../escape"], "invalid run id"),
     (["--run-id", "a/b"], "invalid run id"),
+    (["--run-id", "not-a-run"], "exists and is not a run"),  # tests/engine/test_bad_inputs.py makes this folder
     (["--threads", "-1"], "argument --threads: -1 is outside 1..1024"),
     (["--threads", "x"], "argument --threads: 'x' is not an integer"),
     (["--slots", "0"], "argument --slots: 0 is outside"),

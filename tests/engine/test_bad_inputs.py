@@ -20,6 +20,7 @@ def _tree(path):
 def _run(argv, tmp_path, capsys, base=BASE, command="run"):
     runs = tmp_path / "runs"
     runs.mkdir()
+    (runs / "not-a-run").mkdir()  # a stray folder in the store, not a run
     before = _tree(tmp_path)
     try:
         code = main([command, "--runs-dir", str(runs), *base, *argv])
