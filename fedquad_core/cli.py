@@ -45,7 +45,7 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
     g = p.add_argument_group("data and partition")
     g.add_argument("--config", help="JSON file with RunConfig keys; flags given on the command line override it")
     g.add_argument("--dataset", choices=DATASET_NAMES, help=f"data set (default {d.dataset}: bundled, no download)")
-    g.add_argument("--data-dir", help="folder with downloaded data (CIFAR, Tiny-ImageNet, Fashion-MNIST)")
+    g.add_argument("--data-dir", help="folder with downloaded data (CIFAR, Tiny-ImageNet, Fashion-MNIST); must exist unless --download")
     g.add_argument("--download", action="store_true", default=None, help="download missing data (needs internet)")
     g.add_argument("--train-subset", type=int, help="use a class-stratified subset of this many training samples")
     if not sweep:
