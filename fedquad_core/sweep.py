@@ -52,8 +52,12 @@ def add_sweep_parser(sub) -> None:
 
 def spec(args: argparse.Namespace):
     """The sweep as a study: axes alpha x clients x seed x method, in the old sweep's order."""
+    from .errors import UserError
     from .study import StudySpec, parse_axes
 
+    unknown = [m for m in args.methods if m not in METHODS]
+    if unknown:
+        raise UserError(f"unknown method(s) {', '.join(unknown)} in --methods: choose from {', '.join(METHODS)}")
     axes = parse_axes({"alpha": args.alphas, "num_clients": args.clients_list, "seed": args.seeds,
                        "method": args.methods})
     name = args.name or time.strftime("sweep-%Y%m%d-%H%M%S")
