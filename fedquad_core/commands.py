@@ -81,7 +81,7 @@ def summarize(store: RunStore, run_id: str) -> dict[str, Any]:
     return {"run": run_id, "method": cfg.get("method"), "dataset": cfg.get("dataset"), "clients": cfg.get("num_clients"),
             "alpha": cfg.get("alpha"), "state": status.get("state"), "rounds": len(rows),
             "final_acc": rows[-1]["test_accuracy"] if rows else None,
-            "best_acc": max(r["test_accuracy"] for r in rows) if rows else None,
+            "best_acc": max((r["test_accuracy"] for r in rows if r["test_accuracy"] is not None), default=None),
             "final_ratio": ratios[-1] if ratios else None, "name": cfg.get("name")}
 
 
@@ -94,23 +94,29 @@ def print_table(headers: list[str], rows: list[list[str]]) -> None:
 
 
 def cmd_list(args, store: RunStore) -> int:
-    ids = store.run_ids()
-    if not ids:
+    infos = store.list_runs()
+    if not infos:
         print(f"no runs in {store.root}")
         return 0
     rows = []
-    for run_id in ids:
-        s = summarize(store, run_id)
-        rows.append([run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), _fmt(s["alpha"], "g"),
+    for info in infos:
+        if info.damaged:
+            rows.append([info.run_id, "damaged"] + ["-"] * 6)
+            continue
+        s = summarize(store, info.run_id)
+        rows.append([info.run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), _fmt(s["alpha"], "g"),
                      str(s["rounds"]), _fmt(s["final_acc"])])
     print_table(["run", "state", "method", "dataset", "clients", "alpha", "rounds", "final acc"], rows)
+    for info in infos:
+        if info.damaged:
+            print(f"damaged {info.run_id}: {info.damaged}")
     return 0
 
 
 def cmd_show(args, store: RunStore) -> int:
     cfg, status, rows = store.read_config(args.run), store.read_status(args.run), store.read_metrics(args.run)
     print(json.dumps({"config": cfg, "status": status}, indent=2, sort_keys=True))
-    table = [[str(r["round"]), _fmt(r["test_accuracy"]), _fmt(r["train_loss"]), _fmt(r.get("ratio")),
+    table = [[str(r["round"]), _fmt(r["test_accuracy"]), _fmt(r.get("train_loss")), _fmt(r.get("ratio")),
               _fmt(r.get("ratio_l2")), str(r.get("samples_total", "")), _fmt(r.get("elapsed"), ".1f")] for r in rows]
     print_table(["round", "test acc", "train loss", "ratio", "ratio (L2)", "samples", "seconds"], table)
     return 0
