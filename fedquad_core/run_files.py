@@ -79,7 +79,7 @@ STATUS_FIELDS = {"round": _OPT_INT, "total_rounds": _OPT_INT, "error": _OPT_STR,
 
 
 def read_config(folder: Path) -> dict[str, Any]:
-    return _check_fields("config.json", load_json(folder / "config.json"), CONFIG_FIELDS, ("method", "dataset"))
+    return _check_fields("config.json", load_json(folder / "config.json"), CONFIG_FIELDS)
 
 
 def read_status(folder: Path, states: tuple[str, ...]) -> dict[str, Any]:
