@@ -8,6 +8,7 @@ import math
 import sys
 from typing import Any
 
+from .stop_signals import sigint_ignored
 from .store import RunStore
 
 
@@ -36,7 +37,12 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         cfg = RunConfig.from_dict(store.read_config(args.run_id))
         writer = store.writer(args.run_id)
         writer.set_status("queued", pid=__import__("os").getpid())
-        slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
+        try:
+            slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
+        except KeyboardInterrupt:  # Ctrl-C while waiting for a slot
+            writer.set_status("cancelled", round=0, stopped_by="SIGINT")
+            print(f"run {args.run_id}: cancelled before it started")
+            return 130
         if slot is None:
             writer.set_status("cancelled", round=0)
             return 0
@@ -49,7 +55,14 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             cfg = dataclasses.replace(cfg, workers=auto_workers(cfg))
         prep = prepare(cfg)  # all user errors surface here, before a run folder exists
         slot = None
-    run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads, prep=prep)
+    # Ctrl-C is execute's to handle from here on; it puts this "ignore" back when it returns, so
+    # a late second Ctrl-C cannot cut the summary below (or the exit code) short.
+    with sigint_ignored():
+        run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads, prep=prep)
+        return _report(store, run_id, slot)
+
+
+def _report(store: RunStore, run_id: str, slot) -> int:
     status = store.read_status(run_id)
     rows = store.read_metrics(run_id)
     last = rows[-1] if rows else {}
@@ -59,6 +72,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         print(status["error"].splitlines()[0], file=sys.stderr)
     if slot is not None:
         slot.close()
+    if status["state"] == "cancelled" and status.get("stopped_by") == "SIGINT":
+        return 130  # the shell's code for a Ctrl-C
     return 0 if status["state"] in ("finished", "cancelled") else 1
 
 
