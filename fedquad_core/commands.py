@@ -5,6 +5,7 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import sys
 from typing import Any
 
@@ -27,7 +28,7 @@ def _sweep(args, store):
 def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     from .cli import UserError, config_from_args
     from .config import RunConfig
-    from .launcher import acquire_slot
+    from .launcher import acquire_slot, held_slot
     from .runner import execute, prepare
 
     if args.run_id and store.exists(args.run_id):  # a queued run created by the launcher
@@ -36,13 +37,15 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
         cfg = RunConfig.from_dict(store.read_config(args.run_id))
         writer = store.writer(args.run_id)
-        writer.set_status("queued", pid=__import__("os").getpid())
-        try:
-            slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
-        except KeyboardInterrupt:  # Ctrl-C while waiting for a slot
-            writer.set_status("cancelled", round=0, stopped_by="SIGINT")
-            print(f"run {args.run_id}: cancelled before it started")
-            return 130
+        writer.set_status("queued", pid=os.getpid())
+        slot = held_slot()  # taken by slot_wait, which exec'd this process
+        if slot is None:
+            try:
+                slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
+            except KeyboardInterrupt:  # Ctrl-C while waiting for a slot
+                writer.set_status("cancelled", round=0, stopped_by="SIGINT")
+                print(f"run {args.run_id}: cancelled before it started")
+                return 130
         if slot is None:
             writer.set_status("cancelled", round=0)
             return 0
