@@ -118,6 +118,32 @@ def read_metrics(folder: Path) -> list[dict[str, Any]]:
     return rows
 
 
+_checked_metrics: dict[Path, tuple[tuple[int, int], str | None]] = {}
+
+
+def metrics_damage(folder: Path) -> str | None:
+    """Why ``metrics.jsonl`` is damaged, or None; remembered per file until its size or mtime
+    changes, so listing a large store every second does not re-parse every finished run."""
+    path = folder / "metrics.jsonl"
+    try:
+        st = path.stat()
+    except OSError:
+        return None  # no round yet
+    key = (st.st_mtime_ns, st.st_size)
+    hit = _checked_metrics.get(path)
+    if hit and hit[0] == key:
+        return hit[1]
+    try:
+        read_metrics(folder)
+        reason = None
+    except Damaged as e:
+        reason = str(e)
+    if len(_checked_metrics) > 4096:
+        _checked_metrics.clear()
+    _checked_metrics[path] = (key, reason)
+    return reason
+
+
 def read_partition(folder: Path) -> dict[str, Any] | None:
     data = load_json(folder / "partition.json", None)
     if data is None:

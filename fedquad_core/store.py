@@ -185,8 +185,10 @@ class RunStore:
             path = self._require(run_id)
             config = self.read_config(run_id)
             status = self.read_status(run_id)
-            self.read_metrics(run_id)
             self.read_partition(run_id)
+            reason = run_files.metrics_damage(path)
+            if reason:
+                raise DamagedRun(run_id, reason)
         except DamagedRun as e:
             return RunInfo(run_id, self.root / run_id, {"state": "damaged", "error": e.reason}, config, e.reason)
         return RunInfo(run_id, path, status, config)

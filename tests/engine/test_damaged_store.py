@@ -127,3 +127,12 @@ def test_cancel_of_a_queued_run_without_process_cancels_it(store, capsys):
     store.create(tiny_config().resolved().to_dict(), "waiting")
     assert main(["cancel", "waiting", "--runs-dir", str(store.root)]) == 0
     assert store.read_status("waiting")["state"] == "cancelled"
+
+
+def test_a_metrics_file_damaged_after_it_was_listed_is_noticed(store):
+    """info() remembers the check of a metrics file until the file changes, and no longer."""
+    _good_run(store, "later")
+    assert store.info("later").damaged is None
+    with open(store.root / "later" / "metrics.jsonl", "a") as f:
+        f.write('"not a row"\n')
+    assert "line 2 holds a string" in store.info("later").damaged
