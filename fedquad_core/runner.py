@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from .callbacks import Callback, Callbacks, ProgressCallback, SignalStop, StoreCallback
-from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client
+from .client import ClientJob, ClientResult, TrainData, frozen_copy, train_settings, train_client
 from .config import ConfigError, RunConfig, validate
 from .data import Dataset, DataError, check_data, load_dataset
 from .devices import resolve_device
@@ -20,7 +20,7 @@ from .geometry import stratified_subset
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
-from .rounds import Diverged, EvalData, LoopSettings, run_rounds
+from .rounds import Diverged, clients_per_round, EvalData, LoopSettings, run_rounds
 from .store import RunStore
 
 USER_ERRORS = (ConfigError, DataError, ValueError)
@@ -44,7 +44,7 @@ class Prepared:
 def prepare(cfg: RunConfig) -> Prepared:
     """Everything that can fail because of user input, before any training starts."""
     validate(cfg)
-    cfg.params()  # method parameter names and types
+    cfg = cfg.resolved()  # data set and method defaults written out
     resolve_device(cfg.device)
     check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
     ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download, train_subset=cfg.train_subset,
@@ -61,8 +61,7 @@ class SequentialRunner:
     def __init__(self, model: torch.nn.Module, data: TrainData, cfg: RunConfig, augment: bool):
         self.model, self.data = model, data
         self.method, self.params = get_method(cfg.method), cfg.params()
-        self.settings = TrainSettings(cfg.local_epochs, cfg.batch_size, cfg.lr, cfg.momentum, cfg.weight_decay,
-                                      augment, cfg.normalize_embeddings)
+        self.settings = train_settings(cfg, augment)
 
     def run(self, jobs: list[ClientJob], global_state: dict[str, torch.Tensor]) -> list[ClientResult]:
         out = []
@@ -86,7 +85,7 @@ def auto_workers(cfg: RunConfig) -> int:
     from .data import data_summary
     from .parallel import default_workers
 
-    per_round = max(1, int(round(cfg.participation * cfg.num_clients)))
+    per_round = clients_per_round(cfg.num_clients, cfg.participation)
     on_gpu = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
     samples = (cfg.train_subset or data_summary(cfg.dataset)["train_size"]) * cfg.participation * cfg.local_epochs
     if on_gpu or cfg.client_exec not in ("auto", "parallel") or per_round < 2 or samples < PARALLEL_MIN_SAMPLES:

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from torch.func import functional_call, grad_and_value, vmap
 
-from .client import ClientJob, ClientResult, TrainData, TrainSettings, client_generators, frozen_copy
+from .client import ClientJob, ClientResult, TrainData, client_generators, frozen_copy, train_settings
 from .methods import ClientContext, LocalObjective, get_method
 from .methods.base import BatchedOut
 from .methods.tuples import TupleObjective
@@ -68,8 +68,7 @@ class VmapRunner:
         self.model, self.data = model, data
         self.method, self.params = get_method(cfg.method), cfg.params()
         self.loss_fn = self.method.batched_loss
-        self.settings = TrainSettings(cfg.local_epochs, cfg.batch_size, cfg.lr, cfg.momentum, cfg.weight_decay,
-                                      augment, cfg.normalize_embeddings)
+        self.settings = train_settings(cfg, augment)
         self.chunk = chunk or default_chunk(model)
         self.slots = self.method.members * int(self.params.tuples_per_batch) if issubclass(self.method, TupleObjective) else 0
 

@@ -21,6 +21,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..losses import l2_normalize
+
 
 @dataclass(frozen=True, kw_only=True)
 class NoParams:
@@ -134,7 +136,7 @@ class LocalObjective:
 
 
 def embedding_for_loss(emb: torch.Tensor, normalize: bool) -> torch.Tensor:
-    return F.normalize(emb, dim=1) if normalize else emb
+    return l2_normalize(emb) if normalize else emb
 
 
 def param(default: float, *, help: str, min: float | None = 0.0, max: float | None = None,
