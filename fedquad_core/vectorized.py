@@ -83,10 +83,6 @@ class VmapRunner:
         return list(results)  # type: ignore[arg-type]
 
     # ---- one chunk ---------------------------------------------------------------------------
-    def project(self, params: dict[str, torch.Tensor], emb: torch.Tensor) -> torch.Tensor:
-        head = {k[len("projection."):]: v for k, v in params.items() if k.startswith("projection.")}
-        return functional_call(self.model.projection, head, (emb,))
-
     def _clients(self, jobs: Sequence[ClientJob], global_model) -> list[_Client]:
         s, data, out = self.settings, self.data, []
         for job in jobs:
@@ -225,10 +221,10 @@ class VmapRunner:
     def _moon_aux(self, global_model, prev, x):
         C, B = x.shape[:2]
         flat = x.reshape(C * B, *x.shape[2:])
-        z_glob = global_model.project(global_model(flat)[1]).view(C, B, -1)
+        z_glob = global_model(flat)[1].view(C, B, -1)
 
         def one(p, xc):
-            return self.project(p, functional_call(self.model, p, (xc,))[1])
+            return functional_call(self.model, p, (xc,))[1]
 
         return {"z_glob": z_glob, "z_prev": vmap(one)(prev, x)}
 

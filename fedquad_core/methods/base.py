@@ -123,7 +123,7 @@ class LocalObjective:
     def batched_loss(cls, run: Any, out: BatchedOut) -> torch.Tensor:
         """This objective for one client inside ``vmap``: no data-dependent Python control flow,
         padded rows masked. ``run`` is the VmapRunner (``params``, ``settings``,
-        ``global_params``, ``project``)."""
+        ``global_params``)."""
         return batched_ce(out)
 
     @classmethod
