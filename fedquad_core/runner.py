@@ -20,7 +20,8 @@ from .geometry import stratified_subset
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
-from .rounds import Diverged, clients_per_round, EvalData, LoopSettings, run_rounds
+from .rounds import Diverged, EvalData, LoopSettings, clients_per_round, run_rounds
+from .sampling import quadruplet_mode_from_counts
 from .store import RunStore
 
 USER_ERRORS = (ConfigError, DataError, ValueError)
@@ -117,9 +118,12 @@ def make_runner(cfg: RunConfig, prep: Prepared, model: torch.nn.Module, device: 
 def partition_info(prep: Prepared) -> dict[str, Any]:
     counts = prep.counts
     present = (counts > 0).sum(1)
+    modes = [quadruplet_mode_from_counts(row) for row in counts]
     return {"counts": counts.tolist(), "sizes": counts.sum(1).tolist(), "num_classes": prep.dataset.num_classes,
             "class_names": list(prep.dataset.class_names), "clients_lt3_classes": int((present < 3).sum()),
-            "clients_two_classes": int((present == 2).sum()), "clients_one_class": int((present == 1).sum())}
+            "clients_two_classes": int((present == 2).sum()), "clients_one_class": int((present == 1).sum()),
+            # what the tuple methods can do with each client (the rounds count the same, per round)
+            "clients_no_second_negative": modes.count("triplet"), "clients_ce_only": modes.count("none")}
 
 
 def train(prep: Prepared, callback: Callback, *, device: torch.device) -> tuple[str, dict[str, Any]]:

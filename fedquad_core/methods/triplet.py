@@ -27,4 +27,4 @@ class Triplet(TupleObjective):
         return triplet_loss(*parts[:3], params.margin)
 
     def counters(self) -> dict[str, int]:
-        return {"clients_one_class": int(self.mode == "none")}
+        return {"clients_ce_only": int(self.mode == "none")}
