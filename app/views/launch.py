@@ -30,7 +30,7 @@ def apply_preset() -> None:
 def param_label(spec) -> str:
     """``name — what it is``, from the registry's help (without its parenthesised remark), e.g.
     "m1 — margin of the anchor-to-first-negative term"; the full help stays in the tooltip."""
-    what = spec.help.split(" (")[0].strip().rstrip(".")
+    what = spec.help.split(" (")[0].split(" [")[0].strip().rstrip(".")
     if len(what) > 48:
         what = what[:47].rsplit(" ", 1)[0] + "…"
     name = spec.name.replace("_", " ")

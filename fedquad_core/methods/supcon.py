@@ -14,7 +14,7 @@ from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, 
 @dataclass(frozen=True, kw_only=True)
 class SupConParams:
     beta: float = param(1.0, help="weight of the SupCon term", max=10.0)
-    tau: float = param(0.1, help="temperature", min=0.01, max=1.0)
+    tau: float = param(0.1, help="temperature of the SupCon term", min=0.01, max=1.0)
 
 
 class SupCon(LocalObjective):
