@@ -266,8 +266,14 @@ def lt3_mask(counts: np.ndarray) -> np.ndarray:
 
 # ---- launching ------------------------------------------------------------------------------
 def config_defaults() -> dict[str, Any]:
-    """RunConfig's field defaults (the engine owns them; the Launch form starts from these)."""
-    return RunConfig().to_dict()
+    """RunConfig's field defaults, with the default data set's training values filled in (the
+    engine owns them; the Launch form starts from these)."""
+    return RunConfig().with_dataset_defaults().to_dict()
+
+
+def dataset_defaults(name: str) -> dict[str, Any]:
+    """The training settings a run on ``name`` gets unless set (lr, momentum, batch size, ...)."""
+    return RunConfig(dataset=name).with_dataset_defaults().to_dict()
 
 
 def make_configs(methods: list[str], common: dict[str, Any], params: dict[str, dict]) -> list[RunConfig]:

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import torch
 import torch.multiprocessing as tmp
 
-from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client
+from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client, train_settings
 from .methods import get_method
 from .models import build_model
 from .rounds import RunFault
@@ -163,8 +163,7 @@ class ParallelRunner:
         params = cfg.params()
         spec = WorkerSpec(cfg.model_name, tuple(ds.input_shape), ds.num_classes,
                           getattr(params, "proj_dim", None) if method.needs_projection else None, cfg.method, params,
-                          TrainSettings(cfg.local_epochs, cfg.batch_size, cfg.lr, cfg.momentum, cfg.weight_decay,
-                                        augment, cfg.normalize_embeddings))
+                          train_settings(cfg, augment))
         empty = torch.empty((0, *ds.x_test.shape[1:]), dtype=ds.x_test.dtype)
         shared = dataclasses.replace(ds, x_train=_shared_copy(ds.x_train), y_train=_shared_copy(ds.y_train),
                                      x_test=empty, y_test=torch.empty(0, dtype=torch.long))

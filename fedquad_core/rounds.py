@@ -62,9 +62,19 @@ class LoopSettings:
     snapshot_every: int
 
 
+def clients_per_round(num_clients: int, participation: float) -> int:
+    """FedAvg's rule (McMahan et al., AISTATS 2017, Algorithm 1): ``m = max(floor(C*K), 1)``.
+    Exact for fractions such as 0.3 * 10, whose float product falls just below the integer."""
+    product = participation * num_clients
+    m = math.floor(product)
+    if math.isclose(product, m + 1, rel_tol=1e-9, abs_tol=0.0):
+        m += 1
+    return max(1, int(m))
+
+
 def sample_clients(num_clients: int, participation: float, rng: np.random.Generator) -> np.ndarray:
-    """At least one client a round; drawn without replacement from the run's seed."""
-    m = max(1, int(round(participation * num_clients)))
+    """``clients_per_round`` clients a round, drawn without replacement from the run's seed."""
+    m = clients_per_round(num_clients, participation)
     return np.sort(rng.choice(num_clients, size=m, replace=False))
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from .callbacks import Callback, Callbacks, ProgressCallback, SignalStop, StoreCallback
-from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client
+from .client import ClientJob, ClientResult, TrainData, frozen_copy, train_settings, train_client
 from .config import ConfigError, RunConfig, validate
 from .data import Dataset, DataError, check_data, data_source, load_dataset
 from .devices import resolve_device
@@ -20,7 +20,8 @@ from .geometry import stratified_subset
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
-from .rounds import Diverged, EvalData, LoopSettings, RunFault, run_rounds
+from .rounds import Diverged, EvalData, LoopSettings, RunFault, clients_per_round, run_rounds
+from .sampling import quadruplet_mode_from_counts
 from .stop_signals import install_stop_signals
 from .store import RunStore, process_identity
 
@@ -46,7 +47,7 @@ class Prepared:
 def prepare(cfg: RunConfig) -> Prepared:
     """Everything that can fail because of user input, before any training starts."""
     validate(cfg)
-    cfg.params()  # method parameter names and types
+    cfg = cfg.resolved()  # data set and method defaults written out
     resolve_device(cfg.device)
     check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
     ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download, train_subset=cfg.train_subset,
@@ -65,8 +66,7 @@ class SequentialRunner:
     def __init__(self, model: torch.nn.Module, data: TrainData, cfg: RunConfig, augment: bool):
         self.model, self.data = model, data
         self.method, self.params = get_method(cfg.method), cfg.params()
-        self.settings = TrainSettings(cfg.local_epochs, cfg.batch_size, cfg.lr, cfg.momentum, cfg.weight_decay,
-                                      augment, cfg.normalize_embeddings)
+        self.settings = train_settings(cfg, augment)
 
     def run(self, jobs: list[ClientJob], global_state: dict[str, torch.Tensor]) -> list[ClientResult]:
         out = []
@@ -90,7 +90,7 @@ def auto_workers(cfg: RunConfig) -> int:
     from .data import data_summary
     from .parallel import default_workers
 
-    per_round = max(1, int(round(cfg.participation * cfg.num_clients)))
+    per_round = clients_per_round(cfg.num_clients, cfg.participation)
     on_gpu = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
     samples = (cfg.train_subset or data_summary(cfg.dataset)["train_size"]) * cfg.participation * cfg.local_epochs
     if on_gpu or cfg.client_exec not in ("auto", "parallel") or per_round < 2 or samples < PARALLEL_MIN_SAMPLES:
@@ -122,9 +122,12 @@ def make_runner(cfg: RunConfig, prep: Prepared, model: torch.nn.Module, device: 
 def partition_info(prep: Prepared) -> dict[str, Any]:
     counts = prep.counts
     present = (counts > 0).sum(1)
+    modes = [quadruplet_mode_from_counts(row) for row in counts]
     return {"counts": counts.tolist(), "sizes": counts.sum(1).tolist(), "num_classes": prep.dataset.num_classes,
             "class_names": list(prep.dataset.class_names), "clients_lt3_classes": int((present < 3).sum()),
-            "clients_two_classes": int((present == 2).sum()), "clients_one_class": int((present == 1).sum())}
+            "clients_two_classes": int((present == 2).sum()), "clients_one_class": int((present == 1).sum()),
+            # what the tuple methods can do with each client (the rounds count the same, per round)
+            "clients_no_second_negative": modes.count("triplet"), "clients_ce_only": modes.count("none")}
 
 
 def train(prep: Prepared, callback: Callback, *, device: torch.device) -> tuple[str, dict[str, Any]]:

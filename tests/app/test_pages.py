@@ -172,3 +172,12 @@ def test_one_click_collapse_demo_launches_the_pair_and_opens_live(empty_store):
         deadline = time.time() + 60
         while time.time() < deadline and any(store.read_status(i.run_id)["state"] in ACTIVE for i in infos):
             time.sleep(0.3)
+
+
+def test_launch_shows_and_applies_the_chosen_data_sets_defaults(empty_store):
+    at = open_page("views/launch.py")
+    assert any("digits defaults: lr 0.05" in c.value for c in at.caption)
+    at.selectbox(key="l_dataset").set_value("fashion-mnist").run()
+    assert not at.exception
+    assert any("fashion-mnist defaults: lr 0.01, momentum 0.9, batch 64" in c.value for c in at.caption)
+    assert at.number_input(key="l_lr").value == 0.01
