@@ -21,7 +21,7 @@ from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
 from fedquad_core.data import DataError, check_data, data_summary
 from fedquad_core.methods import METHODS
 from fedquad_core.partition import PartitionError, class_counts, partition
-from fedquad_core.store import ACTIVE, RunNotFound, RunStore, StoreError
+from fedquad_core.store import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
 
 __all__ = ["ConfigError", "DataError", "PartitionError", "StoreError", "RunNotFound", "ACTIVE",
            "DATASET_NAMES", "DEVICES", "RunConfig"]
@@ -67,6 +67,15 @@ def runs_table() -> pd.DataFrame:
     return df.sort_values("created", ascending=False, kind="stable").reset_index(drop=True)
 
 
+def without_damaged(table: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    """The table less its damaged runs, and a one-line note naming them (None when there are none)."""
+    bad = table["state"] == "damaged"
+    if not bad.any():
+        return table, None
+    names = ", ".join(table.loc[bad, "run_id"])
+    return table[~bad].reset_index(drop=True), f"Skipped {int(bad.sum())} damaged run(s) (see the Runs page): {names}"
+
+
 def latest_group(table: pd.DataFrame | None = None) -> list[str]:
     """Run ids of the most recently launched group (or the newest run if it has no group)."""
     table = runs_table() if table is None else table
@@ -86,6 +95,8 @@ def any_active(run_ids) -> bool:
 def _safe_status(s: RunStore, run_id: str) -> dict:
     try:
         return s.read_status(run_id)
+    except DamagedRun as e:
+        return {"state": "damaged", "error": e.reason}
     except (RunNotFound, StoreError):
         return {}
 
@@ -134,7 +145,11 @@ def read_status(run_id: str) -> dict:
 
 
 def read_config(run_id: str) -> dict:
-    return store().read_config(run_id)
+    """The run's config; {} for a damaged or vanished run (its status says why)."""
+    try:
+        return store().read_config(run_id)
+    except (RunNotFound, StoreError):
+        return {}
 
 
 def run_path(run_id: str) -> Path:
@@ -153,7 +168,10 @@ def read_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
 
 
 def read_partition(run_id: str) -> dict | None:
-    return store().read_partition(run_id)
+    try:
+        return store().read_partition(run_id)
+    except (RunNotFound, StoreError):
+        return None
 
 
 def cancel(run_id: str) -> None:
@@ -247,8 +265,14 @@ def lt3_mask(counts: np.ndarray) -> np.ndarray:
 
 # ---- launching ------------------------------------------------------------------------------
 def config_defaults() -> dict[str, Any]:
-    """RunConfig's field defaults (the engine owns them; the Launch form starts from these)."""
-    return RunConfig().to_dict()
+    """RunConfig's field defaults, with the default data set's training values filled in (the
+    engine owns them; the Launch form starts from these)."""
+    return RunConfig().with_dataset_defaults().to_dict()
+
+
+def dataset_defaults(name: str) -> dict[str, Any]:
+    """The training settings a run on ``name`` gets unless set (lr, momentum, batch size, ...)."""
+    return RunConfig(dataset=name).with_dataset_defaults().to_dict()
 
 
 def make_configs(methods: list[str], common: dict[str, Any], params: dict[str, dict]) -> list[RunConfig]:

@@ -7,7 +7,7 @@ import dataclasses
 import json
 from typing import Any
 
-from .config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
+from .config import CLIENT_EXECS, DATASET_DEFAULTS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
 from .errors import UserError
 from .methods import METHODS
 
@@ -22,6 +22,26 @@ def _method_param_names() -> dict[str, dataclasses.Field]:
 
 def _owners(name: str) -> str:
     return ", ".join(m for m, cls in METHODS.items() if name in {f.name for f in dataclasses.fields(cls.Params)})
+
+
+def method_param_help(name: str) -> str:
+    """A method flag's help that fits every method it serves: one text with the methods named when
+    they agree, else each method's own meaning and default."""
+    per = [(m, f.metadata.get("help", ""), f.default) for m, cls in METHODS.items()
+           for f in dataclasses.fields(cls.Params) if f.name == name]
+    if len({(h, d) for _, h, d in per}) == 1:
+        return f"{per[0][1]} (default {per[0][2]}) [{_owners(name)}]"
+    return "; ".join(f"{m}: {h} (default {d})" for m, h, d in per)
+
+
+def dataset_default_help(key: str) -> str:
+    """``default per data set: digits 0.05; fashion-mnist, cifar10, ... 0.01`` (from DATASET_DEFAULTS)."""
+    groups: dict[object, list[str]] = {}
+    for name, values in DATASET_DEFAULTS.items():
+        groups.setdefault(values[key], []).append(name)
+    if len(groups) == 1:
+        return f"default {next(iter(groups))} on every data set"
+    return "default per data set: " + "; ".join(f"{', '.join(names)} {value}" for value, names in groups.items())
 
 
 def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
@@ -42,12 +62,13 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
     g = p.add_argument_group("training")
     g.add_argument("--model", choices=MODEL_NAMES, help="model (default auto: mlp for digits, cnn for Fashion-MNIST/CIFAR-10, resnet18 otherwise)")
     g.add_argument("--rounds", type=int, help=f"communication rounds (default {d.rounds})")
-    g.add_argument("--participation", type=float, help=f"fraction of clients per round, in (0, 1] (default {d.participation})")
+    g.add_argument("--participation", type=float, help=f"fraction p of clients per round, in (0, 1]: "
+                   f"max(1, floor(p * clients)) a round, FedAvg's rule (default {d.participation})")
     g.add_argument("--local-epochs", type=int, help=f"local epochs per round (default {d.local_epochs})")
-    g.add_argument("--batch-size", type=int, help=f"local batch size (default {d.batch_size})")
-    g.add_argument("--lr", type=float, help=f"SGD learning rate (default {d.lr})")
-    g.add_argument("--momentum", type=float, help=f"SGD momentum (default {d.momentum})")
-    g.add_argument("--weight-decay", type=float, help=f"SGD weight decay (default {d.weight_decay})")
+    g.add_argument("--batch-size", type=int, help=f"local batch size ({dataset_default_help('batch_size')})")
+    g.add_argument("--lr", type=float, help=f"SGD learning rate ({dataset_default_help('lr')})")
+    g.add_argument("--momentum", type=float, help=f"SGD momentum ({dataset_default_help('momentum')})")
+    g.add_argument("--weight-decay", type=float, help=f"SGD weight decay ({dataset_default_help('weight_decay')})")
     g.add_argument("--augment", action=argparse.BooleanOptionalAction, default=None, help="random crop + flip (default: on for 32x32/64x64 sets)")
     g.add_argument("--normalize-embeddings", action=argparse.BooleanOptionalAction, default=None,
                    help=f"L2-normalise embeddings before tuple losses (default {d.normalize_embeddings})")
@@ -64,7 +85,7 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
     for name, f in _method_param_names().items():
         kind = int if f.metadata.get("integer") else float
         g.add_argument(f"--{name.replace('_', '-')}", dest=f"mp_{name}", type=kind,
-                       help=f"{f.metadata.get('help', '')} [{_owners(name)}]")
+                       help=method_param_help(name))
 
 
 class OneLineParser(argparse.ArgumentParser):

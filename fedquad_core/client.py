@@ -24,6 +24,13 @@ class TrainSettings:
     normalize_embeddings: bool
 
 
+def train_settings(cfg: Any, augment: bool) -> TrainSettings:
+    """A RunConfig's local-training settings, data set defaults filled in."""
+    c = cfg.with_dataset_defaults()
+    return TrainSettings(c.local_epochs, c.batch_size, c.lr, c.momentum, c.weight_decay, augment,
+                         c.normalize_embeddings)
+
+
 @dataclass
 class ClientJob:
     client_id: int

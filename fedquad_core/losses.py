@@ -9,7 +9,8 @@
 * MOON model-contrastive loss (Li, He, Song, CVPR 2021).
 * FedProx proximal term (Li et al., MLSys 2020).
 
-``d`` is the squared Euclidean distance; the metric losses do not normalise their inputs.
+``d`` is the squared Euclidean distance; the metric losses do not normalise their inputs (the
+methods do, with ``l2_normalize``, whose gradient stays bounded on all-zero ReLU rows).
 All losses are batch means.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 __all__ = [
+    "l2_normalize",
     "squared_distance",
     "fedquad_loss",
     "chen_quadruplet_loss",
@@ -28,6 +30,23 @@ __all__ = [
     "moon_contrastive_loss",
     "proximal_term",
 ]
+
+
+NORM_EPS = 1e-6
+
+
+def l2_normalize(z: torch.Tensor, eps: float = NORM_EPS) -> torch.Tensor:
+    """Rows scaled to unit length. A row shorter than ``eps`` (an embedding that a ReLU made all
+    zero, or nearly) has no direction: it becomes zero with zero gradient.
+
+    ``F.normalize`` divides such a row by its eps (1e-12) instead, so the row's gradient is the
+    upstream gradient times 1e12, and one live unit with a tiny positive value takes that step
+    into its weights. Here the gradient of any row is at most ``1/eps`` times the upstream one.
+    """
+    norm = z.norm(dim=-1, keepdim=True)
+    live = norm > eps
+    safe = torch.where(live, norm, torch.ones_like(norm))
+    return torch.where(live, z / safe, torch.zeros_like(z))
 
 
 def squared_distance(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -64,7 +83,7 @@ def supcon_loss(z: torch.Tensor, labels: torch.Tensor, tau: float) -> torch.Tens
     averaged over the anchors that have at least one positive. If none has, the loss is a zero
     that still carries a (zero) gradient, never NaN.
     """
-    z = F.normalize(z, dim=1)
+    z = l2_normalize(z)
     n = z.shape[0]
     labels = labels.reshape(-1)
     sim = z @ z.T / tau

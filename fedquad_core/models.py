@@ -1,7 +1,7 @@
 """Models. Each returns ``(logits, embedding)`` from ``forward``: the embedding is the feature
 vector the classifier reads, the space whose geometry the project measures. MOON's projection
-head (Linear(d,d)-ReLU-Linear(d,proj_dim), Li et al. 2021) is added on request and used only by
-MOON's contrastive term.
+head (Linear(d,d)-ReLU-Linear(d,proj_dim), Li et al. 2021) is added on request between the
+backbone and the classifier, as in MOON's reference code; the embedding is then its output.
 
 - ``mlp``: digits (8x8 flattened), 64-128-64.
 - ``cnn``: the NIID-Bench / MOON "simple CNN" (conv6@5-pool-conv16@5-pool-fc120-fc84), 84-d
@@ -16,25 +16,27 @@ from torch import nn
 
 
 class EmbeddingModel(nn.Module):
-    def __init__(self, backbone: nn.Module, emb_dim: int, num_classes: int, proj_dim: int | None = None):
+    """backbone -> [projection head] -> classifier. ``forward`` returns the logits and the
+    embedding the classifier reads: the backbone's features, or, with a projection head (MOON),
+    the head's output, as in MOON's reference ``ModelFedCon`` (features -> Linear-ReLU-Linear ->
+    classifier)."""
+
+    def __init__(self, backbone: nn.Module, feature_dim: int, num_classes: int, proj_dim: int | None = None):
         super().__init__()
         self.backbone = backbone
-        self.emb_dim = emb_dim
-        self.classifier = nn.Linear(emb_dim, num_classes)
-        self.projection = (nn.Sequential(nn.Linear(emb_dim, emb_dim), nn.ReLU(), nn.Linear(emb_dim, proj_dim))
-                           if proj_dim else None)
+        self.feature_dim = feature_dim
+        self.projection = (nn.Sequential(nn.Linear(feature_dim, feature_dim), nn.ReLU(),
+                                         nn.Linear(feature_dim, proj_dim)) if proj_dim else None)
+        self.emb_dim = proj_dim or feature_dim
+        self.classifier = nn.Linear(self.emb_dim, num_classes)
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
-        return self.backbone(x)
+        h = self.backbone(x)
+        return h if self.projection is None else self.projection(h)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        emb = self.backbone(x)
+        emb = self.embed(x)
         return self.classifier(emb), emb
-
-    def project(self, emb: torch.Tensor) -> torch.Tensor:
-        if self.projection is None:
-            raise RuntimeError("this model has no projection head (build it with proj_dim)")
-        return self.projection(emb)
 
 
 def mlp(in_features: int, hidden: int = 128, emb_dim: int = 64) -> tuple[nn.Module, int]:

@@ -3,7 +3,6 @@ model, pick a client runner, run the rounds, record the outcome."""
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import traceback
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ import numpy as np
 import torch
 
 from .callbacks import Callback, Callbacks, ProgressCallback, SignalStop, StoreCallback
-from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client
+from .client import ClientJob, ClientResult, TrainData, frozen_copy, train_settings, train_client
 from .config import ConfigError, RunConfig, validate
 from .data import Dataset, DataError, check_data, data_source, load_dataset
 from .devices import resolve_device
@@ -21,7 +20,9 @@ from .geometry import stratified_subset
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
-from .rounds import Diverged, EvalData, LoopSettings, run_rounds
+from .rounds import Diverged, EvalData, LoopSettings, RunFault, clients_per_round, run_rounds
+from .sampling import quadruplet_mode_from_counts
+from .stop_signals import install_stop_signals
 from .store import RunStore, process_identity
 
 USER_ERRORS = (ConfigError, DataError, ValueError)
@@ -46,7 +47,7 @@ class Prepared:
 def prepare(cfg: RunConfig) -> Prepared:
     """Everything that can fail because of user input, before any training starts."""
     validate(cfg)
-    cfg.params()  # method parameter names and types
+    cfg = cfg.resolved()  # data set and method defaults written out
     resolve_device(cfg.device)
     check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
     ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download, train_subset=cfg.train_subset,
@@ -65,8 +66,7 @@ class SequentialRunner:
     def __init__(self, model: torch.nn.Module, data: TrainData, cfg: RunConfig, augment: bool):
         self.model, self.data = model, data
         self.method, self.params = get_method(cfg.method), cfg.params()
-        self.settings = TrainSettings(cfg.local_epochs, cfg.batch_size, cfg.lr, cfg.momentum, cfg.weight_decay,
-                                      augment, cfg.normalize_embeddings)
+        self.settings = train_settings(cfg, augment)
 
     def run(self, jobs: list[ClientJob], global_state: dict[str, torch.Tensor]) -> list[ClientResult]:
         out = []
@@ -90,7 +90,7 @@ def auto_workers(cfg: RunConfig) -> int:
     from .data import data_summary
     from .parallel import default_workers
 
-    per_round = max(1, int(round(cfg.participation * cfg.num_clients)))
+    per_round = clients_per_round(cfg.num_clients, cfg.participation)
     on_gpu = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
     samples = (cfg.train_subset or data_summary(cfg.dataset)["train_size"]) * cfg.participation * cfg.local_epochs
     if on_gpu or cfg.client_exec not in ("auto", "parallel") or per_round < 2 or samples < PARALLEL_MIN_SAMPLES:
@@ -122,9 +122,12 @@ def make_runner(cfg: RunConfig, prep: Prepared, model: torch.nn.Module, device: 
 def partition_info(prep: Prepared) -> dict[str, Any]:
     counts = prep.counts
     present = (counts > 0).sum(1)
+    modes = [quadruplet_mode_from_counts(row) for row in counts]
     return {"counts": counts.tolist(), "sizes": counts.sum(1).tolist(), "num_classes": prep.dataset.num_classes,
             "class_names": list(prep.dataset.class_names), "clients_lt3_classes": int((present < 3).sum()),
-            "clients_two_classes": int((present == 2).sum()), "clients_one_class": int((present == 1).sum())}
+            "clients_two_classes": int((present == 2).sum()), "clients_one_class": int((present == 1).sum()),
+            # what the tuple methods can do with each client (the rounds count the same, per round)
+            "clients_no_second_negative": modes.count("triplet"), "clients_ce_only": modes.count("none")}
 
 
 def train(prep: Prepared, callback: Callback, *, device: torch.device) -> tuple[str, dict[str, Any]]:
@@ -161,8 +164,8 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
     else:
         writer = store.create(cfg.resolved().to_dict(), run_id)
     writer.set_status("queued", **process_identity(os.getpid()), **_identity(cfg))
-    stop_flag = {"stop": False}
-    _install_stop_signals(stop_flag)
+    stop_flag: dict[str, Any] = {"stop": False}
+    restore = install_stop_signals(stop_flag)
     callbacks: list[Callback] = [StoreCallback(writer), SignalStop(stop_flag)]
     if progress:
         callbacks.append(ProgressCallback(cfg.name or cfg.method))
@@ -170,19 +173,26 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
     try:
         prep = prep or prepare(cfg)
         device = resolve_device(cfg.device)
-        if writer.cancel_requested():
-            writer.set_status("cancelled", round=0)
+        if writer.cancel_requested() or stop_flag["stop"]:
+            writer.set_status("cancelled", round=0, stopped_by=stop_flag.get("signal"))
             return writer.run_id
         state, info = train(prep, cb, device=device)
+        if state == "cancelled" and stop_flag.get("signal"):
+            info.setdefault("stopped_by", stop_flag["signal"])
         cb.on_end(state, info)
     except Diverged as exc:
         cb.on_end("diverged", {"error": str(exc), "diverged_round": exc.round, "round": exc.round})
-    except USER_ERRORS as exc:
+    except KeyboardInterrupt:  # Ctrl-C before the rounds began: nothing to keep but the state
+        cb.on_end("cancelled", {"round": 0, "stopped_by": "SIGINT"})
+    except (*USER_ERRORS, RunFault) as exc:  # the message is complete: one line, no traceback
         cb.on_end("failed", {"error": str(exc)})
-        raise
+        if not isinstance(exc, RunFault):
+            raise
     except BaseException as exc:
         cb.on_end("failed", {"error": f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"})
         raise
+    finally:
+        restore()
     return writer.run_id
 
 
@@ -195,14 +205,3 @@ def _identity(cfg: RunConfig) -> dict[str, str]:
         return run_identity(cfg)
     except (ConfigError, DataError, ValueError, TypeError):
         return {}
-
-
-def _install_stop_signals(flag: dict[str, bool]) -> None:
-    def handler(signum, frame):
-        flag["stop"] = True
-
-    try:
-        signal.signal(signal.SIGUSR1, handler)
-        signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread (e.g. inside a test runner thread)
-        pass

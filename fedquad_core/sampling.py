@@ -17,7 +17,11 @@ documented, visible choice, reported through :func:`client_quadruplet_mode`):
 * ``"quadruplet"``: >= 3 classes present and one of them has >= 2 samples -> full quadruplets.
 * ``"triplet"``: exactly 2 classes present, one with >= 2 samples -> ``n2`` is ``None`` and the
   second hinge term of the FedQuad loss drops out (``fedquad_loss(..., z_n2=None, ...)``).
-* ``"none"``: 1 class present, or no class with >= 2 samples -> empty arrays, CE only.
+* ``"none"``: 1 class present, or no class with >= 2 samples (e.g. two classes of one sample
+  each) -> empty arrays, CE only.
+
+Each round counts the clients that trained in the last two modes (``clients_no_second_negative``,
+``clients_ce_only``); ``partition.json`` holds the same two counts over all clients.
 
 Everything is vectorised; the result depends only on the labels and the generator's state.
 """
@@ -27,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["QuadrupletBatch", "sample_quadruplets", "client_quadruplet_mode"]
+__all__ = ["QuadrupletBatch", "sample_quadruplets", "client_quadruplet_mode", "quadruplet_mode_from_counts"]
 
 _EMPTY = np.empty(0, dtype=np.int64)
 
@@ -56,6 +60,13 @@ def client_quadruplet_mode(labels) -> str:
     """"quadruplet", "triplet" or "none": what :func:`sample_quadruplets` can draw from ``labels``."""
     _, counts = np.unique(np.asarray(labels).ravel(), return_counts=True)
     return _mode(counts)
+
+
+def quadruplet_mode_from_counts(class_counts) -> str:
+    """The same as :func:`client_quadruplet_mode`, from one client's row of per-class counts
+    (zeros allowed), as stored in ``partition.json``."""
+    counts = np.asarray(class_counts).ravel()
+    return _mode(counts[counts > 0])
 
 
 def _skip(draw: np.ndarray, excluded: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from torch.func import functional_call, grad_and_value, vmap
 
-from .client import ClientJob, ClientResult, TrainData, TrainSettings, client_generators, frozen_copy
+from .client import ClientJob, ClientResult, TrainData, client_generators, frozen_copy, train_settings
 from .methods import ClientContext, LocalObjective, get_method
 from .methods.base import BatchedOut
 from .methods.tuples import TupleObjective
@@ -68,8 +68,7 @@ class VmapRunner:
         self.model, self.data = model, data
         self.method, self.params = get_method(cfg.method), cfg.params()
         self.loss_fn = self.method.batched_loss
-        self.settings = TrainSettings(cfg.local_epochs, cfg.batch_size, cfg.lr, cfg.momentum, cfg.weight_decay,
-                                      augment, cfg.normalize_embeddings)
+        self.settings = train_settings(cfg, augment)
         self.chunk = chunk or default_chunk(model)
         self.slots = self.method.members * int(self.params.tuples_per_batch) if issubclass(self.method, TupleObjective) else 0
 
@@ -84,10 +83,6 @@ class VmapRunner:
         return list(results)  # type: ignore[arg-type]
 
     # ---- one chunk ---------------------------------------------------------------------------
-    def project(self, params: dict[str, torch.Tensor], emb: torch.Tensor) -> torch.Tensor:
-        head = {k[len("projection."):]: v for k, v in params.items() if k.startswith("projection.")}
-        return functional_call(self.model.projection, head, (emb,))
-
     def _clients(self, jobs: Sequence[ClientJob], global_model) -> list[_Client]:
         s, data, out = self.settings, self.data, []
         for job in jobs:
@@ -226,10 +221,10 @@ class VmapRunner:
     def _moon_aux(self, global_model, prev, x):
         C, B = x.shape[:2]
         flat = x.reshape(C * B, *x.shape[2:])
-        z_glob = global_model.project(global_model(flat)[1]).view(C, B, -1)
+        z_glob = global_model(flat)[1].view(C, B, -1)
 
         def one(p, xc):
-            return self.project(p, functional_call(self.model, p, (xc,))[1])
+            return functional_call(self.model, p, (xc,))[1]
 
         return {"z_glob": z_glob, "z_prev": vmap(one)(prev, x)}
 

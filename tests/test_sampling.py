@@ -104,3 +104,25 @@ def test_zero_and_negative_num():
     assert isinstance(b, QuadrupletBatch) and b.mode == "quadruplet" and len(b) == 0 and b.n2.size == 0
     with pytest.raises(ValueError):
         sample_quadruplets(np.array([0, 0, 1, 2]), -1, rng=np.random.default_rng(0))
+
+
+def test_two_classes_of_one_sample_each_count_as_ce_only_in_rounds_and_partition():
+    """No anchor-positive pair: CE only, though two classes are present. The per-round counter
+    and partition.json's field use the same definition."""
+    from fedquad_core.methods import ClientContext
+    from fedquad_core.methods.fedquad import FedQuad, FedQuadParams
+    from fedquad_core.sampling import quadruplet_mode_from_counts
+
+    cases = {(0, 1): "clients_ce_only", (0, 1, 2): "clients_ce_only", (3,): "clients_ce_only",
+             (0, 0, 1): "clients_no_second_negative", (0, 0, 1, 2): None}
+    for labels, counter in cases.items():
+        ctx = ClientContext(client_id=0, round=1, labels=np.array(labels), num_classes=4,
+                            rng=np.random.default_rng(0), global_model=None, state={}, num_steps=2)
+        obj = FedQuad(FedQuadParams(), ctx)
+        obj.setup()
+        counts = obj.counters()
+        assert {k for k, v in counts.items() if v} == ({counter} if counter else set()), labels
+        row = np.bincount(labels, minlength=4)
+        expect = {"clients_ce_only": "none", "clients_no_second_negative": "triplet", None: "quadruplet"}[counter]
+        assert quadruplet_mode_from_counts(row) == expect
+        assert (obj.extra_indices(0) is None) == (counter == "clients_ce_only")  # CE only: no tuple rows

@@ -31,10 +31,15 @@ def apply_preset() -> None:
     st.session_state.l_methods = list(p["methods"])
 
 
+def apply_dataset_defaults() -> None:
+    d = service.dataset_defaults(st.session_state.l_dataset)
+    st.session_state.l_lr, st.session_state.l_batch_size = d["lr"], d["batch_size"]
+
+
 def param_label(spec) -> str:
     """``name — what it is``, from the registry's help (without its parenthesised remark), e.g.
     "m1 — margin of the anchor-to-first-negative term"; the full help stays in the tooltip."""
-    what = spec.help.split(" (")[0].strip().rstrip(".")
+    what = spec.help.split(" (")[0].split(" [")[0].strip().rstrip(".")
     if len(what) > 48:
         what = what[:47].rsplit(" ", 1)[0] + "…"
     name = spec.name.replace("_", " ")
@@ -78,7 +83,7 @@ if st.session_state.l_preset in presets.PRESETS:
 st.multiselect("Methods", methods_all, key="l_methods", format_func=service.method_label)
 
 c = st.columns(4)
-c[0].selectbox("Dataset", service.DATASET_NAMES, key="l_dataset")
+c[0].selectbox("Dataset", service.DATASET_NAMES, key="l_dataset", on_change=apply_dataset_defaults)
 c[1].selectbox("Model", MODELS, key="l_model")
 c[2].number_input("Train subset (0 = all)", *BOUNDS["train_subset"], step=1000, key="l_train_subset")
 c[3].selectbox("Device", service.DEVICES, key="l_device")
@@ -92,6 +97,9 @@ c[0].number_input("Rounds", *BOUNDS["rounds"], key="l_rounds")
 c[1].number_input("Local epochs", *BOUNDS["local_epochs"], key="l_local_epochs")
 c[2].number_input("Learning rate", *BOUNDS["lr"], step=0.001, format="%.4f", key="l_lr")
 c[3].number_input("Batch size", *BOUNDS["batch_size"], key="l_batch_size")
+dd = service.dataset_defaults(st.session_state.l_dataset)
+st.caption(f"{st.session_state.l_dataset} defaults: lr {dd['lr']}, momentum {dd['momentum']}, batch {dd['batch_size']}, "
+           f"weight decay {dd['weight_decay']}, {dd['local_epochs']} local epochs (choosing a data set sets lr and batch)")
 c = st.columns(4)
 c[0].number_input("Snapshot every k rounds", *BOUNDS["snapshot_every"], key="l_snapshot_every")
 c[1].number_input("Seed", *BOUNDS["seed"], key="l_seed")
@@ -151,8 +159,11 @@ def active_runs() -> None:
         total = int(row.total_rounds or 1)
         a.progress(min(1.0, int(row.round or 0) / total), text=f"{row.label} — {row.state}, round {row.round}/{total}")
         if b.button("Cancel", key=f"cancel_{row.run_id}"):
-            service.cancel(row.run_id)
-            st.toast(f"Cancel requested for {row.label}")
+            try:
+                service.cancel(row.run_id)
+                st.toast(f"Cancel requested for {row.label}")
+            except service.StoreError as e:  # it ended meanwhile
+                st.toast(str(e))
 
 
 active_runs()

@@ -21,6 +21,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..losses import l2_normalize
+
 
 @dataclass(frozen=True, kw_only=True)
 class NoParams:
@@ -121,7 +123,7 @@ class LocalObjective:
     def batched_loss(cls, run: Any, out: BatchedOut) -> torch.Tensor:
         """This objective for one client inside ``vmap``: no data-dependent Python control flow,
         padded rows masked. ``run`` is the VmapRunner (``params``, ``settings``,
-        ``global_params``, ``project``)."""
+        ``global_params``)."""
         return batched_ce(out)
 
     @classmethod
@@ -134,7 +136,7 @@ class LocalObjective:
 
 
 def embedding_for_loss(emb: torch.Tensor, normalize: bool) -> torch.Tensor:
-    return F.normalize(emb, dim=1) if normalize else emb
+    return l2_normalize(emb) if normalize else emb
 
 
 def param(default: float, *, help: str, min: float | None = 0.0, max: float | None = None,

@@ -9,7 +9,8 @@ from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, 
 
 @dataclass(frozen=True, kw_only=True)
 class FedProxParams:
-    mu: float = param(0.01, help="proximal weight mu (0 = FedAvg exactly)", max=10.0, log=True)
+    mu: float = param(0.01, help="weight of the proximal term (mu/2)||w - w_global||^2 (0 = FedAvg exactly)",
+                      max=10.0, log=True)
 
 
 class FedProx(LocalObjective):

@@ -6,16 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 
-from ..losses import supcon_loss
+from ..losses import l2_normalize, supcon_loss
 from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, param
 
 
 @dataclass(frozen=True, kw_only=True)
 class SupConParams:
     beta: float = param(1.0, help="weight of the SupCon term", max=10.0)
-    tau: float = param(0.1, help="temperature", min=0.01, max=1.0)
+    tau: float = param(0.1, help="temperature of the SupCon term", min=0.01, max=1.0)
 
 
 class SupCon(LocalObjective):
@@ -31,7 +30,7 @@ class SupCon(LocalObjective):
     @classmethod
     def batched_loss(cls, run, out: BatchedOut):
         """``losses.supcon_loss`` over the unmasked rows only (same anchors, positives, skips)."""
-        z = F.normalize(out.emb, dim=1)
+        z = l2_normalize(out.emb)
         n = z.shape[0]
         valid = out.mask > 0
         sim = z @ z.T / run.params.tau

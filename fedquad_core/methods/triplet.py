@@ -11,7 +11,7 @@ from .tuples import TupleObjective
 @dataclass(frozen=True, kw_only=True)
 class TripletParams:
     beta: float = param(2.0, help="weight of the triplet term", max=10.0)
-    margin: float = param(1.0, help="triplet margin", max=4.0, step=0.05)
+    margin: float = param(1.0, help="margin of the triplet term [d(a,p) - d(a,n) + margin]", max=4.0, step=0.05)
     tuples_per_batch: int = param(8, help="triplets forwarded with each CE batch", min=1, max=256, integer=True)
 
 
@@ -27,4 +27,4 @@ class Triplet(TupleObjective):
         return triplet_loss(*parts[:3], params.margin)
 
     def counters(self) -> dict[str, int]:
-        return {"clients_one_class": int(self.mode == "none")}
+        return {"clients_ce_only": int(self.mode == "none")}

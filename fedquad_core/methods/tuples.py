@@ -5,7 +5,8 @@ Tuples are sampled offline, per client and per round, before local training
 anchors and negatives). Each local step forwards ``tuples_per_batch`` tuples together with the
 CE batch, in one pass; the tuple term is added to the CE of the batch. Clients with fewer
 classes than a tuple needs fall back visibly (see ``sampling``): with 2 classes the second
-negative term drops out, with 1 class only CE remains; each round counts such clients.
+negative term drops out, with 1 class (or no class with 2 samples) only CE remains; each round
+counts such clients (``clients_no_second_negative``, ``clients_ce_only``).
 """
 from __future__ import annotations
 
@@ -58,7 +59,10 @@ class TupleObjective(LocalObjective):
         return StepLoss(ce + self.params.beta * self.formula(parts, self.params))
 
     def counters(self) -> dict[str, int]:
-        return {"clients_two_classes": int(self.mode == "triplet"), "clients_one_class": int(self.mode == "none")}
+        """Clients (of this round's) whose tuples lack the second negative (exactly 2 classes), and
+        those that train with CE only (no anchor-positive pair next to another class): the
+        same definitions as ``partition.json``'s fields of these names."""
+        return {"clients_no_second_negative": int(self.mode == "triplet"), "clients_ce_only": int(self.mode == "none")}
 
     @classmethod
     def batched_loss(cls, run, out: BatchedOut) -> torch.Tensor:

@@ -31,14 +31,24 @@ def test_resnet_uses_groupnorm_not_batchnorm():
     assert "GroupNorm" in kinds and "BatchNorm2d" not in kinds
 
 
-def test_same_generator_seed_same_initial_weights_and_projection_head():
+def test_same_generator_seed_same_backbone_with_and_without_projection_head():
     a = build_model("mlp", (64,), 10, generator=torch.Generator().manual_seed(5))
     b = build_model("mlp", (64,), 10, generator=torch.Generator().manual_seed(5), proj_dim=32)
-    for key, value in a.state_dict().items():
-        assert torch.equal(value, b.state_dict()[key])  # the head does not shift the shared weights
-    assert b.project(torch.randn(4, 64)).shape == (4, 32)
-    with pytest.raises(RuntimeError, match="projection"):
-        a.project(torch.randn(4, 64))
+    for key, value in a.backbone.state_dict().items():
+        assert torch.equal(value, b.backbone.state_dict()[key])  # the head does not shift the backbone's init
+
+
+def test_projection_head_sits_between_backbone_and_classifier_as_in_moon_reference():
+    """MOON's ModelFedCon: features -> Linear(d,d)-ReLU-Linear(d,proj) -> classifier on the projection."""
+    model = build_model("cnn", (1, 28, 28), 10, proj_dim=256, generator=torch.Generator().manual_seed(0)).eval()
+    x = torch.randn(3, 1, 28, 28)
+    logits, emb = model(x)
+    head = [m for m in model.projection if isinstance(m, torch.nn.Linear)]
+    assert [(m.in_features, m.out_features) for m in head] == [(84, 84), (84, 256)]
+    assert isinstance(model.projection[1], torch.nn.ReLU) and len(model.projection) == 3
+    assert (model.classifier.in_features, emb.shape) == (256, (3, 256))
+    torch.testing.assert_close(emb, model.projection(model.backbone(x)))
+    torch.testing.assert_close(logits, model.classifier(emb))
 
 
 def test_image_model_on_flat_input_says_what_to_use():

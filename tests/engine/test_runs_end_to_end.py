@@ -61,6 +61,7 @@ def test_fedquad_counts_fallback_clients(store):
     rows = store.read_metrics(run_id)
     assert part["clients_lt3_classes"] == part["clients_two_classes"] + part["clients_one_class"]
     # every client trains every round, so each round counts the partition's fallback clients
-    assert rows[0]["clients_two_classes"] == part["clients_two_classes"]
-    assert rows[0]["clients_one_class"] == part["clients_one_class"]
+    assert rows[0]["clients_no_second_negative"] == part["clients_no_second_negative"]
+    assert rows[0]["clients_ce_only"] == part["clients_ce_only"]
     assert part["clients_lt3_classes"] > 0
+    assert part["clients_ce_only"] >= part["clients_one_class"]

@@ -1,0 +1,66 @@
+"""benchmarks/REPRODUCTION.md from benchmarks/reproduction.json (written by reproduce.py).
+
+Published numbers stand beside what was measured; a cell with no finished run in the published
+setting says "not run yet". Smoke tests and time estimates have tables of their own, labelled."""
+from __future__ import annotations
+
+import statistics
+
+
+def _acc(values: list[float]) -> str:
+    pct = [100 * v for v in values]
+    return f"{pct[0]:.1f}" if len(pct) == 1 else f"{statistics.mean(pct):.1f} ± {statistics.stdev(pct):.1f}"
+
+
+def _setting(name: str, s: dict, sgd: dict) -> str:
+    return (f"{s['num_clients']} clients, Dirichlet {s['alpha']}, {s['model']}, {s['local_epochs']} local epochs, "
+            f"{s['rounds']} rounds, participation {s['participation']}, lr {sgd['lr']}, batch {sgd['batch_size']}, "
+            f"momentum {sgd['momentum']}, weight decay {sgd['weight_decay']}, no augmentation")
+
+
+def render_report(results: dict, published: dict, settings: dict, sgd: dict) -> str:
+    runs, est = results.get("runs", []), results.get("estimates", [])
+    out = ["# Reproducing the published numbers", "",
+           "Written by `benchmarks/reproduce.py` from `benchmarks/reproduction.json`; do not edit by hand.", "",
+           "## Settings", ""]
+    out += [f"- **{name}**: {_setting(name, s, sgd)}." for name, s in settings.items()]
+    out += ["", "## Final test accuracy (%): published vs measured here", "",
+            "| data set | method | published | source | measured (mean ± std over seeds) | seeds | wall time | command |",
+            "|---|---|---|---|---|---|---|---|"]
+    for (dataset, method), (value, source) in published.items():
+        done = [r for r in runs if (r["dataset"], r["method"], r["kind"], r["state"]) ==
+                (dataset, method, "reproduction", "finished")]
+        pub = "—" if value is None else f"{value:.2f}".rstrip("0").rstrip(".")
+        if done:
+            seeds = ", ".join(str(r["seed"]) for r in done)
+            wall = f"{sum(r['wall_s'] for r in done) / 3600:.1f} h ({done[0]['machine']})"
+            out.append(f"| {dataset} | {method} | {pub} | {source} | {_acc([r['final_accuracy'] for r in done])} | "
+                       f"{seeds} | {wall} | `{done[-1]['command']}` |")
+        else:
+            out.append(f"| {dataset} | {method} | {pub} | {source} | not run yet | — | — | — |")
+    smoke = [r for r in runs if r["kind"] == "smoke" or r["state"] != "finished"]
+    out += ["", "## Smoke tests (NOT the published setting: they only show that the script runs)", ""]
+    if smoke:
+        out += ["| data set | method | seed | state | rounds | local epochs | train subset | final accuracy (%) | wall time (s) | command |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in smoke:
+            acc = "—" if r["final_accuracy"] is None else f"{100 * r['final_accuracy']:.1f}"
+            out.append(f"| {r['dataset']} | {r['method']} | {r['seed']} | {r['state']} | {r['rounds']} | "
+                       f"{r['local_epochs']} | {r['train_subset'] or 'all'} | {acc} | {r['wall_s']} | `{r['command']}` |")
+    else:
+        out.append("None recorded.")
+    out += ["", "## Time estimates (extrapolated, NOT measured end to end)", "",
+            "One local epoch of client 0 of the real setting was timed per method; a round is estimated as that "
+            "time per sample x all clients' samples x participation x local epochs, trained one client after "
+            "another on one thread (evaluation not included). The build machine's 2 cores are shared with other "
+            "jobs, so these times are rough.", ""]
+    if est:
+        out += ["| data set | method | timed (client 0, 1 epoch) | estimate per round | estimate for the whole run | machine | command |",
+                "|---|---|---|---|---|---|---|"]
+        for e in est:
+            out.append(f"| {e['dataset']} | {e['method']} | {e['timed_s']} s for {e['timed_samples']} samples | "
+                       f"about {e['round_s_estimate'] / 60:.0f} min | about {e['run_h_estimate']} h | {e['machine']}, "
+                       f"{e['threads']} thread(s) | `{e['command']}` |")
+    else:
+        out.append("None recorded.")
+    return "\n".join(out) + "\n"
