@@ -18,7 +18,13 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command in ("run", "sweep"):  # they write into it
         _check_runs_dir(args.runs_dir, store)
     return {"run": cmd_run, "list": cmd_list, "show": cmd_show, "compare": cmd_compare, "cancel": cmd_cancel,
-            "delete": cmd_delete, "sweep": _sweep}[args.command](args, store)
+            "delete": cmd_delete, "sweep": _sweep, "study": _study}[args.command](args, store)
+
+
+def _study(args, store):
+    from .study_cli import cmd_study
+
+    return cmd_study(args, store)
 
 
 def _sweep(args, store):
@@ -28,8 +34,9 @@ def _sweep(args, store):
 
 
 def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
-    from .cli import UserError, config_from_args
+    from .args import config_from_args
     from .config import RunConfig, validate
+    from .errors import UserError
     from .launcher import acquire_slot, held_slot
     from .runner import execute, prepare
 
@@ -85,7 +92,7 @@ def _report(store: RunStore, run_id: str, slot) -> int:
 
 
 def _check_runs_dir(text: str, store: RunStore) -> None:
-    from .cli import UserError
+    from .errors import UserError
 
     if not str(text).strip() or "\0" in str(text) or store.root.exists() and not store.root.is_dir():
         raise UserError(f"--runs-dir {str(text)!r} is not a folder: pass a folder for the run store")

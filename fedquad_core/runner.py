@@ -163,7 +163,7 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
         writer = store.writer(run_id)
     else:
         writer = store.create(cfg.resolved().to_dict(), run_id)
-    writer.set_status("queued", **process_identity(os.getpid()))
+    writer.set_status("queued", **process_identity(os.getpid()), **_identity(cfg))
     stop_flag: dict[str, Any] = {"stop": False}
     restore = install_stop_signals(stop_flag)
     callbacks: list[Callback] = [StoreCallback(writer), SignalStop(stop_flag)]
@@ -195,3 +195,13 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
         restore()
     return writer.run_id
 
+
+def _identity(cfg: RunConfig) -> dict[str, str]:
+    """Engine fingerprint and run key for status.json (empty for a config too broken to key:
+    ``prepare`` then fails the run with the reason)."""
+    from .version import run_identity
+
+    try:
+        return run_identity(cfg)
+    except (ConfigError, DataError, ValueError, TypeError):
+        return {}
