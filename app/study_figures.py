@@ -31,8 +31,9 @@ AXIS_TITLES = {"alpha": "Dirichlet α (log scale)", "m1": "margin m1", "m2": "ma
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
 PAIR = ("fedavg", "fedquad")
 IID = "IID"
+UNSET = object()  # "no slider position to mark" (None is a value: IID)
 OVERLAP_FILL = "rgba(120,120,120,0.16)"
-MISSING_FILL = "rgba(160,160,160,0.35)"
+MISSING_FILL = "rgba(200,200,200,0.25)"
 
 
 # ---- the slider axis ---------------------------------------------------------------------------
@@ -166,24 +167,24 @@ def _label(method: str) -> str:
     return cls.label if cls else str(method)
 
 
-def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=None, all_values=None,
+def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNSET, all_values=None,
                     pair=PAIR, title: str = "", talk: bool = False) -> go.Figure:
     """``metric`` against ``x_axis``: one line per method (mean over seeds) with a ± 1 std band.
 
     ``resp`` is ``aggregate(points, ["method", x_axis], ...)`` for the other axes fixed. Grey
-    columns mark where ``pair``'s bands overlap (within seed noise); hatched grey columns mark grid
-    values with nothing computed yet (``all_values``: every value of the axis); a dotted line marks
-    the slider's ``current`` value."""
+    columns mark where ``pair``'s bands overlap (within seed noise); dashed columns labelled "not
+    computed" mark grid values with nothing computed yet (``all_values``: every value of the axis); a dotted line marks
+    the slider's ``current`` value (None is a value: IID; leave it out for no mark)."""
     values = ordered_values(x_axis, all_values if all_values is not None else resp[x_axis].tolist())
     xs, xaxis = axis_positions(x_axis, values)
     pos = {_key(v): x for v, x in zip(values, xs)}
     fig = go.Figure()
     for v in band_overlaps(resp, x_axis, metric, pair) if all(m in set(resp["method"]) for m in pair) else []:
-        _column(fig, pos[_key(v)], xs, xaxis, OVERLAP_FILL, "")
+        _column(fig, pos[_key(v)], xs, xaxis, OVERLAP_FILL, None)
     done = {_key(v) for v in resp.loc[resp[f"{metric}_n"] > 0, x_axis]} if len(resp) else set()
     for v in values:
         if _key(v) not in done:
-            _column(fig, pos[_key(v)], xs, xaxis, MISSING_FILL, "/")
+            _column(fig, pos[_key(v)], xs, xaxis, MISSING_FILL, "not computed")
     for method, part in resp.groupby("method", sort=False):
         part = part[part[f"{metric}_n"] > 0].copy()
         part["_x"] = part[x_axis].map(lambda v: pos.get(_key(v)))
@@ -201,7 +202,7 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=Non
             customdata=np.c_[sd, part[f"{metric}_n"].to_numpy()], text=[value_label(x_axis, v) for v in part[x_axis]],
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
-    if current is not None and _key(current) in pos:
+    if current is not UNSET and _key(current) in pos:
         fig.add_vline(x=pos[_key(current)], line=dict(color="#333333", width=1.5, dash="dot"))
     fig.update_layout(title=title or None, hovermode="closest")
     fig.update_xaxes(title_text=AXIS_TITLES.get(x_axis, x_axis), **xaxis)
@@ -211,16 +212,19 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=Non
     return apply_theme(fig, talk)
 
 
-def _column(fig: go.Figure, x: float, xs: list[float], xaxis: dict, fill: str, pattern: str) -> None:
-    """A full-height rectangle around position ``x``, half-way to its neighbours."""
+def _column(fig: go.Figure, x: float, xs: list[float], xaxis: dict, fill: str, label: str | None) -> None:
+    """A full-height rectangle around position ``x``, half-way to its neighbours; with ``label``,
+    a dashed border and the label written along it."""
     log = xaxis.get("type") == "log"
     t = [math.log10(v) for v in xs] if log else list(xs)
     i = xs.index(x)
     lo = t[i] - ((t[i] - t[i - 1]) / 2 if i > 0 else (t[1] - t[0]) / 2 if len(t) > 1 else 0.5)
     hi = t[i] + ((t[i + 1] - t[i]) / 2 if i + 1 < len(t) else (t[-1] - t[-2]) / 2 if len(t) > 1 else 0.5)
     lo, hi = (10 ** lo, 10 ** hi) if log else (lo, hi)
-    fig.add_vrect(x0=lo, x1=hi, fillcolor=fill, line_width=0, layer="below",
-                  **({"fillpattern": dict(shape=pattern, fgcolor="#999999", bgcolor="rgba(0,0,0,0)")} if pattern else {}))
+    extra = dict(line=dict(color="#888888", width=1, dash="dash"),
+                 label=dict(text=label, textangle=-90, textposition="middle center",
+                            font=dict(color="#666666", size=12))) if label else dict(line_width=0)
+    fig.add_vrect(x0=lo, x1=hi, fillcolor=fill, layer="below", **extra)
 
 
 def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *, method: str = "fedquad",

@@ -172,12 +172,12 @@ def at_position(points: pd.DataFrame) -> None:
 
 
 def response(resp: pd.DataFrame, metric: str, title: str, key: str) -> None:
-    fig = sf.response_figure(resp, resp_axis, metric, current=pos.get(resp_axis), all_values=values[resp_axis],
+    fig = sf.response_figure(resp, resp_axis, metric, current=pos.get(resp_axis, sf.UNSET), all_values=values[resp_axis],
                              title=title, talk=talk)
     cols = ["method", resp_axis, f"{metric}_mean", f"{metric}_std", f"{metric}_n"]
     note = overlap_note(resp, resp_axis, metric)
     if (resp[f"{metric}_n"] == 0).any() or len(set(resp[resp_axis].map(sf._key))) < len(values[resp_axis]):
-        note += " Hatched: not computed yet."
+        note += " Dashed columns: not computed yet."
     show_figure(fig, key, resp[cols], f"{ref.name}_{metric}_vs_{resp_axis}", note=note.strip() or None)
 
 
