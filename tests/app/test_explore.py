@@ -162,13 +162,13 @@ def test_compute_missing_points_of_a_user_study(recorded_root, monkeypatch, tmp_
     shutil.copytree(root, mine)
     monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(tmp_path / "recorded-empty"))
     started = []
-    monkeypatch.setattr(studies, "launch", lambda name, base, axes, **kw: started.append((name, axes)) or 0)
+    monkeypatch.setattr(studies, "launch", lambda name, spec=None, **kw: started.append((name, spec)) or 0)
     at = open_explore({"x_alpha": "1"})
     assert at.selectbox(key="x_study").value == "mine:toy-alpha"
     button = at.button(key="x_compute")
     assert button.label == "Compute 1 missing point"
     button.click().run()
-    assert started == [("toy-alpha", {"alpha": [0.1, 1.0, None], "method": ["fedavg", "fedquad"], "seed": [0, 1]})]
+    assert started == [("toy-alpha", None)]  # the stored study resumes with its own grid
 
 
 def test_grid_args_for_the_study_command_line():
@@ -183,3 +183,48 @@ def test_explore_renders_in_talk_and_presenter_mode(recorded_root, talk):
     at = open_explore({"talk": "1" if talk else "0", "presenter": "1", "x_study": "recorded:toy-margins"})
     assert not at.exception, at.exception
     assert len(at.get("plotly_chart")) >= 6
+
+
+def test_a_study_started_on_the_launch_page_runs_in_the_background(empty_store):
+    """Launch form + one swept setting -> a named study trained by the engine in its own process,
+    then shown on Explore with every point computed."""
+    import time
+
+    from app import studies
+
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    for k, v in {"l_methods": ["fedavg"], "l_num_clients": "6", "l_rounds": "2", "l_snapshot_every": "2",
+                 "l_alpha": "0.5", "l_sweep": "1", "l_ax1": "alpha"}.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("views/launch.py").run()
+    at.text_input(key="l_ax1_v").set_value("0.5, iid")
+    at.text_input(key="l_seeds").set_value("0")
+    at.text_input(key="l_study").set_value("tiny")
+    at.button(key="l_study_start").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("Study tiny started" in s.value for s in at.success)
+    ref = studies.StudyRef("mine", "tiny", "tiny")
+    deadline = time.monotonic() + 150
+    while studies.running(ref) and time.monotonic() < deadline:
+        time.sleep(1.0)
+    assert not studies.running(ref), studies.log_tail(ref, 20)
+    points = studies.points_frame(ref)
+    assert studies.progress(points) == (2, 2), studies.log_tail(ref, 20)
+    assert points["alpha"].tolist() == [0.5, None]
+    at.switch_page(EXPLORE).run()
+    assert at.selectbox(key="x_study").value == "mine:tiny"
+    assert any("2 / 2" in m.value for m in at.markdown)
+    assert len(chart(at, "x_acc")["data"]) >= 3  # the seed, its band, the mean
+
+
+def test_a_bad_sweep_stops_before_anything_starts(empty_store):
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.query_params["l_sweep"] = "1"
+    at.run()
+    at.switch_page("views/launch.py").run()
+    at.text_input(key="l_ax1_v").set_value("0.5, lots")
+    at.button(key="l_study_start").click().run()
+    assert any("Not started" in e.value and "alpha" in e.value for e in at.error), [e.value for e in at.error]
+    assert not (empty_store / ".studies").exists()
