@@ -132,31 +132,29 @@ def _hex_rgba(color: str, alpha: float) -> str:
 def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: bool = False) -> go.Figure:
     """Per method: the mean over seeds of ``y`` against round (thick), a ± 1 std band, and each
     seed's own curve thin. ``metrics`` needs ``method``, ``seed``, ``round`` and ``y``."""
-    fig = go.Figure()
+    traces = []
     rows = metrics.dropna(subset=[y]) if y in metrics else metrics.iloc[0:0]
     for method, part in rows.groupby("method", sort=False):
         color = method_color(method, talk)
         for seed, run in part.groupby("seed", sort=True):
             run = run.sort_values("round")
-            fig.add_trace(go.Scatter(x=run["round"].to_numpy(), y=run[y].to_numpy(dtype=float), mode="lines",
+            traces.append(go.Scatter(x=run["round"].to_numpy(), y=run[y].to_numpy(dtype=float), mode="lines",
                                      line=dict(color=color, width=0.8), opacity=0.45, showlegend=False,
                                      legendgroup=method, name=f"{method} seed {seed}", meta=["seed", str(method)],
                                      hovertemplate=f"{method} seed {seed}<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
         stats = part.groupby("round")[y].agg(["mean", "std", "count"]).reset_index().sort_values("round")
         sd = stats["std"].fillna(0.0).to_numpy()
         x, m = stats["round"].to_numpy(), stats["mean"].to_numpy(dtype=float)
-        fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
+        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
                                  fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
                                  showlegend=False, legendgroup=method, meta=["band", str(method)]))
         n = int(part["seed"].nunique())
-        fig.add_trace(go.Scatter(x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
+        traces.append(go.Scatter(x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
                                  line=dict(color=color, width=2.5), legendgroup=method, meta=["mean", str(method)],
                                  hovertemplate=f"{_label(method)} mean<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
-    fig.update_layout(title=title or None, hovermode="closest")
-    fig.update_xaxes(title_text="round")
-    fig.update_yaxes(title_text=METRIC_TITLES.get(y, y))
-    if y == "test_accuracy":
-        fig.update_yaxes(tickformat=".0%")
+    yaxis = dict(title_text=METRIC_TITLES.get(y, y), **({"tickformat": ".0%"} if y == "test_accuracy" else {}))
+    fig = go.Figure(data=traces, layout=dict(title=title or None, hovermode="closest", xaxis=dict(title_text="round"),
+                                             yaxis=yaxis))
     return apply_theme(fig, talk)
 
 
@@ -178,13 +176,13 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
     values = ordered_values(x_axis, all_values if all_values is not None else resp[x_axis].tolist())
     xs, xaxis = axis_positions(x_axis, values)
     pos = {_key(v): x for v, x in zip(values, xs)}
-    fig = go.Figure()
-    for v in band_overlaps(resp, x_axis, metric, pair) if all(m in set(resp["method"]) for m in pair) else []:
-        _column(fig, pos[_key(v)], xs, xaxis, OVERLAP_FILL, None)
+    shapes = [_column(pos[_key(v)], xs, xaxis, OVERLAP_FILL, None)
+              for v in (band_overlaps(resp, x_axis, metric, pair) if all(m in set(resp["method"]) for m in pair) else [])]
     done = {_key(v) for v in resp.loc[resp[f"{metric}_n"] > 0, x_axis]} if len(resp) else set()
-    for v in values:
-        if _key(v) not in done:
-            _column(fig, pos[_key(v)], xs, xaxis, MISSING_FILL, "not computed")
+    shapes += [_column(pos[_key(v)], xs, xaxis, MISSING_FILL, "not computed") for v in values if _key(v) not in done]
+    shapes.append(dict(type="line", name="current", xref="x", yref="paper", x0=xs[0], x1=xs[0], y0=0, y1=1,
+                       visible=False, line=dict(color="#333333", width=1.5, dash="dot")))
+    traces = []
     for method, part in resp.groupby("method", sort=False):
         part = part[part[f"{metric}_n"] > 0].copy()
         part["_x"] = part[x_axis].map(lambda v: pos.get(_key(v)))
@@ -193,26 +191,37 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
             continue
         color, x = method_color(method, talk), part["_x"].to_numpy(dtype=float)
         m, sd = part[f"{metric}_mean"].to_numpy(dtype=float), part[f"{metric}_std"].to_numpy(dtype=float)
-        fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
+        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
                                  fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
                                  showlegend=False, legendgroup=method, meta=["band", str(method)]))
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=x, y=m, mode="lines+markers", name=_label(method), line=dict(color=color, width=2.5),
             marker=dict(size=7), legendgroup=method, meta=["mean", str(method)],
             customdata=np.c_[sd, part[f"{metric}_n"].to_numpy()], text=[value_label(x_axis, v) for v in part[x_axis]],
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
-    if current is not UNSET and _key(current) in pos:
-        fig.add_vline(x=pos[_key(current)], line=dict(color="#333333", width=1.5, dash="dot"))
-    fig.update_layout(title=title or None, hovermode="closest")
-    fig.update_xaxes(title_text=AXIS_TITLES.get(x_axis, x_axis), **xaxis)
-    fig.update_yaxes(title_text=METRIC_TITLES.get(metric, metric))
-    if metric in ("final_acc", "best_acc"):
-        fig.update_yaxes(tickformat=".0%")
-    return apply_theme(fig, talk)
+    yaxis = dict(title_text=METRIC_TITLES.get(metric, metric), **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") else {}))
+    fig = go.Figure(data=traces, layout=dict(title=title or None, hovermode="closest", shapes=shapes, yaxis=yaxis,
+                                             xaxis=dict(title_text=AXIS_TITLES.get(x_axis, x_axis), **xaxis)))
+    fig = apply_theme(fig, talk)
+    set_current(fig, x_axis, values, current)
+    return fig
 
 
-def _column(fig: go.Figure, x: float, xs: list[float], xaxis: dict, fill: str, label: str | None) -> None:
+def set_current(fig: go.Figure, x_axis: str, values, current=UNSET) -> go.Figure:
+    """Move the dotted slider mark of a ``response_figure`` to ``current`` (UNSET hides it): cheap,
+    so a page can keep the figure and only move the mark when the slider moves along its axis."""
+    values = ordered_values(x_axis, values)
+    xs, _ = axis_positions(x_axis, values)
+    pos = {_key(v): x for v, x in zip(values, xs)}
+    mark = next(sh for sh in fig.layout.shapes if sh.name == "current")
+    show = current is not UNSET and _key(current) in pos
+    x = pos[_key(current)] if show else xs[0]
+    mark.update(x0=x, x1=x, visible=show)
+    return fig
+
+
+def _column(x: float, xs: list[float], xaxis: dict, fill: str, label: str | None) -> dict:
     """A full-height rectangle around position ``x``, half-way to its neighbours; with ``label``,
     a dashed border and the label written along it."""
     log = xaxis.get("type") == "log"
@@ -223,8 +232,8 @@ def _column(fig: go.Figure, x: float, xs: list[float], xaxis: dict, fill: str, l
     lo, hi = (10 ** lo, 10 ** hi) if log else (lo, hi)
     extra = dict(line=dict(color="#888888", width=1, dash="dash"),
                  label=dict(text=label, textangle=-90, textposition="middle center",
-                            font=dict(color="#666666", size=12))) if label else dict(line_width=0)
-    fig.add_vrect(x0=lo, x1=hi, fillcolor=fill, layer="below", **extra)
+                            font=dict(color="#666666", size=12))) if label else dict(line=dict(width=0))
+    return dict(type="rect", xref="x", yref="paper", x0=lo, x1=hi, y0=0, y1=1, fillcolor=fill, layer="below", **extra)
 
 
 def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *, method: str = "fedquad",
@@ -262,15 +271,21 @@ def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *
                       ticktext=[f"{ticks[0]:.3g}", f"{ref_name} {centre:.3g}", f"{ticks[2]:.3g}"], thickness=14),
         hovertemplate=f"{x_axis} %{{x}}, {y_axis} %{{y}}<br>{_label(method)} %{{z:.4g}} ± %{{customdata:.2g}}"
                       f"<br>{ref_name} {ref:.4g}<extra></extra>", name=_label(method)))
-    if current is not None:
-        fig.add_trace(go.Scatter(x=[value_label(x_axis, current[0])], y=[value_label(y_axis, current[1])],
-                                 mode="markers", marker=dict(symbol="square-open", size=26, color="#111111",
-                                                             line=dict(width=3)),
-                                 name="slider position", showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="slider position", showlegend=False, hoverinfo="skip",
+                             marker=dict(symbol="square-open", size=26, color="#111111", line=dict(width=3))))
     fig.update_xaxes(title_text=AXIS_TITLES.get(x_axis, x_axis), type="category", showgrid=False)
     fig.update_yaxes(title_text=AXIS_TITLES.get(y_axis, y_axis), type="category", showgrid=False)
     fig.update_layout(title=title or None)
-    return apply_theme(fig, talk)
+    apply_theme(fig, talk)
+    return set_cell(fig, x_axis, y_axis, current)
+
+
+def set_cell(fig: go.Figure, x_axis: str, y_axis: str, current: tuple | None) -> go.Figure:
+    """Move the open square of a ``margins_heatmap`` to the grid cell ``current`` (None hides it)."""
+    mark = next(t for t in fig.data if t.name == "slider position")
+    mark.update(x=[value_label(x_axis, current[0])] if current else [],
+                y=[value_label(y_axis, current[1])] if current else [])
+    return fig
 
 
 def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", title: str = "",
@@ -303,5 +318,6 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
 
 
 __all__ = ["value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",
-           "band_curves_figure", "response_figure", "margins_heatmap", "spectra_across_figure",
+           "band_curves_figure", "response_figure", "set_current", "margins_heatmap", "set_cell",
+           "spectra_across_figure",
            "METRIC_TITLES", "PAIR"]
