@@ -32,7 +32,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 # (file stem, url path, page title, has figures)
 PAGES = [("explore", "explore", "Explore", True),
-         ("partitions", "", "Partitions", True),  # the default page without recorded studies
+         ("partitions", "partitions", "Partitions", True),
          ("launch", "launch", "Launch", False), ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
          ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False)]
 # idle: no "Running..." status widget and no element left faded ("stale") by a rerun in flight
@@ -115,8 +115,14 @@ def settle(page, figures: bool, timeout_ms: int = 120_000) -> None:
 
 
 def open_page(page, base: str, path: str, title: str, query: str) -> None:
+    """Open a page by its path; the app's default page (Explore when recorded studies exist, else
+    Partitions) has none, so a "Page not found" answer is retried at the root."""
     page.goto(f"{base}/{path}{query}")
-    page.locator("h1", has_text=title).first.wait_for(timeout=120_000)
+    heading, missing = page.locator("h1", has_text=title).first, page.get_by_text("Page not found")
+    heading.or_(missing).first.wait_for(timeout=120_000)
+    if not heading.is_visible():
+        page.goto(f"{base}/{query}")
+        heading.wait_for(timeout=120_000)
 
 
 def choose_preset(page, preset: str) -> None:

@@ -10,6 +10,7 @@ from app import service, state, studies
 from app import study_figures as sf
 from app.export import show_figure
 from app.figures import embedding_scatter, spectrum_figure
+from app.theme import apply_theme
 
 talk = state.talk()
 st.title("Explore")
@@ -174,6 +175,7 @@ def at_position(points: pd.DataFrame) -> None:
         if spectra:
             fig = spectrum_figure(spectra, methods={sf._label(m): m for m in studies.first_seed_runs(at)}, talk=talk)
             fig.update_layout(title=f"Singular-value spectrum at {tag} (lowest seed)")
+            apply_theme(fig, talk)  # again: the title's room at the top
             data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
                                  for k, s in spectra.items() for i, v in enumerate(s)])
             show_figure(fig, "x_spec", data, f"{ref.name}_spectrum_{tag}")
