@@ -161,7 +161,7 @@ def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: 
         stats = part.groupby("round")[y].agg(["mean", "std", "count"]).reset_index().sort_values("round")
         sd = stats["std"].fillna(0.0).to_numpy()
         x, m = stats["round"].to_numpy(), stats["mean"].to_numpy(dtype=float)
-        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
+        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself", mode="lines",
                                  fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
                                  showlegend=False, legendgroup=method, meta=["band", str(method)]))
         n = int(part["seed"].nunique())
@@ -207,7 +207,7 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
             continue
         color, x = method_color(method, talk), part["_x"].to_numpy(dtype=float)
         m, sd = part[f"{metric}_mean"].to_numpy(dtype=float), part[f"{metric}_std"].to_numpy(dtype=float)
-        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
+        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself", mode="lines",
                                  fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
                                  showlegend=False, legendgroup=method, meta=["band", str(method)]))
         traces.append(go.Scatter(
