@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from .args import add_run_options, config_from_args
+from .args import add_run_options, config_from_args, int_in
 from .methods import METHODS
 from .store import RunStore
 
@@ -44,16 +44,20 @@ def add_sweep_parser(sub) -> None:
     p.add_argument("--out", help="also write the table as Markdown to this file")
     p.add_argument("--name", help="study name of this sweep (default sweep-<time>); rerun a name to resume it")
     p.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
-    p.add_argument("--threads", type=int, help="torch threads per run (default 1)")
-    p.add_argument("--jobs", type=int, help="runs at a time on this machine, each in its own process with one thread "
+    p.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
+    p.add_argument("--jobs", type=int_in(1, 1024), help="runs at a time on this machine, each in its own process with one thread "
                    "(default: one per core)")
     add_run_options(p, sweep=True)
 
 
 def spec(args: argparse.Namespace):
     """The sweep as a study: axes alpha x clients x seed x method, in the old sweep's order."""
+    from .errors import UserError
     from .study import StudySpec, parse_axes
 
+    unknown = [m for m in args.methods if m not in METHODS]
+    if unknown:
+        raise UserError(f"unknown method(s) {', '.join(unknown)} in --methods: choose from {', '.join(METHODS)}")
     axes = parse_axes({"alpha": args.alphas, "num_clients": args.clients_list, "seed": args.seeds,
                        "method": args.methods})
     name = args.name or time.strftime("sweep-%Y%m%d-%H%M%S")
