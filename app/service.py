@@ -21,7 +21,7 @@ from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
 from fedquad_core.data import DataError, check_data, data_summary
 from fedquad_core.methods import METHODS
 from fedquad_core.partition import PartitionError, class_counts, partition
-from fedquad_core.store import ACTIVE, RunNotFound, RunStore, StoreError
+from fedquad_core.store import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
 
 __all__ = ["ConfigError", "DataError", "PartitionError", "StoreError", "RunNotFound", "ACTIVE",
            "DATASET_NAMES", "DEVICES", "RunConfig"]
@@ -126,6 +126,15 @@ def _table_row(info, source: str) -> dict:
     }
 
 
+def without_damaged(table: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    """The table less its damaged runs, and a one-line note naming them (None when there are none)."""
+    bad = table["state"] == "damaged"
+    if not bad.any():
+        return table, None
+    names = ", ".join(table.loc[bad, "run_id"])
+    return table[~bad].reset_index(drop=True), f"Skipped {int(bad.sum())} damaged run(s) (see the Runs page): {names}"
+
+
 def latest_group(table: pd.DataFrame | None = None) -> list[str]:
     """Run ids of the most recently launched group (or the newest run if it has no group); the
     user's own runs come before recorded ones."""
@@ -147,6 +156,8 @@ def any_active(run_ids) -> bool:
 def _safe_status(s: RunStore, run_id: str) -> dict:
     try:
         return s.read_status(run_id)
+    except DamagedRun as e:
+        return {"state": "damaged", "error": e.reason}
     except (RunNotFound, StoreError):
         return {}
 
@@ -195,7 +206,11 @@ def read_status(run_id: str) -> dict:
 
 
 def read_config(run_id: str) -> dict:
-    return store_for(run_id).read_config(run_id)
+    """The run's config; {} for a damaged or vanished run (its status says why)."""
+    try:
+        return store_for(run_id).read_config(run_id)
+    except (RunNotFound, StoreError):
+        return {}
 
 
 def run_path(run_id: str) -> Path:
@@ -214,7 +229,10 @@ def read_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
 
 
 def read_partition(run_id: str) -> dict | None:
-    return store_for(run_id).read_partition(run_id)
+    try:
+        return store_for(run_id).read_partition(run_id)
+    except (RunNotFound, StoreError):
+        return None
 
 
 def cancel(run_id: str) -> None:

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.presets import PRESETS  # noqa: E402
 from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.launcher import launch, reap  # noqa: E402
+from fedquad_core.launcher import launch  # noqa: E402
 from fedquad_core.store import ACTIVE, RunStore  # noqa: E402
 
 
@@ -34,7 +34,6 @@ def main() -> None:
            for m in preset["methods"]]
     while any(store.read_status(r)["state"] in ACTIVE for r in ids):
         time.sleep(0.5)
-        reap()
     wall = time.perf_counter() - t0
     print(f"{args.preset}: {len(ids)} runs in {wall:.0f} s wall ({root})")
     print("| method | state | test accuracy | intra/inter ratio | ratio (L2) | effective rank | samples processed |")

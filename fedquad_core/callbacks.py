@@ -66,7 +66,7 @@ class StoreCallback(Callback):
     def on_end(self, state, info):
         if info.get("weights") is not None:
             self.writer.save_weights(info["weights"])
-        fields = {k: v for k, v in info.items() if k in ("error", "diverged_round", "round")}
+        fields = {k: v for k, v in info.items() if k in ("error", "diverged_round", "round", "stopped_by")}
         self.writer.set_status(state, ended=time.time(), **fields)
 
     def stop_requested(self) -> bool:

@@ -5,9 +5,11 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import sys
 from typing import Any
 
+from .stop_signals import sigint_ignored
 from .store import RunStore, process_identity
 
 
@@ -35,7 +37,7 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     from .args import config_from_args
     from .config import RunConfig, validate
     from .errors import UserError
-    from .launcher import acquire_slot
+    from .launcher import acquire_slot, held_slot
     from .runner import execute, prepare
 
     if args.run_id and store.exists(args.run_id):  # a queued run created by the launcher
@@ -44,8 +46,15 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
         cfg = RunConfig.from_dict(store.read_config(args.run_id))
         writer = store.writer(args.run_id)
-        writer.set_status("queued", **process_identity(__import__("os").getpid()))
-        slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
+        writer.set_status("queued", **process_identity(os.getpid()))
+        slot = held_slot()  # taken by slot_wait, which exec'd this process
+        if slot is None:
+            try:
+                slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
+            except KeyboardInterrupt:  # Ctrl-C while waiting for a slot
+                writer.set_status("cancelled", round=0, stopped_by="SIGINT")
+                print(f"run {args.run_id}: cancelled before it started")
+                return 130
         if slot is None:
             writer.set_status("cancelled", round=0)
             return 0
@@ -60,7 +69,14 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             cfg = dataclasses.replace(cfg, workers=auto_workers(cfg))
         prep = prepare(cfg)  # all user errors surface here, before a run folder exists
         slot = None
-    run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads, prep=prep)
+    # Ctrl-C is execute's to handle from here on; it puts this "ignore" back when it returns, so
+    # a late second Ctrl-C cannot cut the summary below (or the exit code) short.
+    with sigint_ignored():
+        run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads, prep=prep)
+        return _report(store, run_id, slot)
+
+
+def _report(store: RunStore, run_id: str, slot) -> int:
     status = store.read_status(run_id)
     rows = store.read_metrics(run_id)
     last = rows[-1] if rows else {}
@@ -70,6 +86,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         print(status["error"].splitlines()[0], file=sys.stderr)
     if slot is not None:
         slot.close()
+    if status["state"] == "cancelled" and status.get("stopped_by") == "SIGINT":
+        return 130  # the shell's code for a Ctrl-C
     return 0 if status["state"] in ("finished", "cancelled") else 1
 
 
@@ -99,7 +117,7 @@ def summarize(store: RunStore, run_id: str) -> dict[str, Any]:
     return {"run": run_id, "method": cfg.get("method"), "dataset": cfg.get("dataset"), "clients": cfg.get("num_clients"),
             "alpha": cfg.get("alpha"), "state": status.get("state"), "rounds": len(rows),
             "final_acc": rows[-1]["test_accuracy"] if rows else None,
-            "best_acc": max(r["test_accuracy"] for r in rows) if rows else None,
+            "best_acc": max((r["test_accuracy"] for r in rows if r["test_accuracy"] is not None), default=None),
             "final_ratio": ratios[-1] if ratios else None, "name": cfg.get("name")}
 
 
@@ -112,23 +130,29 @@ def print_table(headers: list[str], rows: list[list[str]]) -> None:
 
 
 def cmd_list(args, store: RunStore) -> int:
-    ids = store.run_ids()
-    if not ids:
+    infos = store.list_runs()
+    if not infos:
         print(f"no runs in {store.root}")
         return 0
     rows = []
-    for run_id in ids:
-        s = summarize(store, run_id)
-        rows.append([run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), _fmt(s["alpha"], "g"),
+    for info in infos:
+        if info.damaged:
+            rows.append([info.run_id, "damaged"] + ["-"] * 6)
+            continue
+        s = summarize(store, info.run_id)
+        rows.append([info.run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), _fmt(s["alpha"], "g"),
                      str(s["rounds"]), _fmt(s["final_acc"])])
     print_table(["run", "state", "method", "dataset", "clients", "alpha", "rounds", "final acc"], rows)
+    for info in infos:
+        if info.damaged:
+            print(f"damaged {info.run_id}: {info.damaged}")
     return 0
 
 
 def cmd_show(args, store: RunStore) -> int:
     cfg, status, rows = store.read_config(args.run), store.read_status(args.run), store.read_metrics(args.run)
     print(json.dumps({"config": cfg, "status": status}, indent=2, sort_keys=True))
-    table = [[str(r["round"]), _fmt(r["test_accuracy"]), _fmt(r["train_loss"]), _fmt(r.get("ratio")),
+    table = [[str(r["round"]), _fmt(r["test_accuracy"]), _fmt(r.get("train_loss")), _fmt(r.get("ratio")),
               _fmt(r.get("ratio_l2")), str(r.get("samples_total", "")), _fmt(r.get("elapsed"), ".1f")] for r in rows]
     print_table(["round", "test acc", "train loss", "ratio", "ratio (L2)", "samples", "seconds"], table)
     return 0

@@ -12,6 +12,8 @@ Only the classes present in ``y`` count; per-class arrays follow ``np.unique(y)`
 never raise or warn: a quantity that needs two distinct class means (inter, ratio, NC1, off-diagonal
 CDNV of coinciding means) is ``nan`` when it is undefined; the CDNV diagonal is ``nan``; the
 effective rank of an all-zero spectrum is ``0.0``. Covariances divide by the number of samples.
+``geometry_summary`` of embeddings that are not all finite (a diverged model) returns ``nan``
+everywhere instead of raising, and never warns on overflow.
 """
 from __future__ import annotations
 
@@ -135,18 +137,34 @@ def _ratio(intra: float, inter: float) -> float:
     return intra / inter if inter > 0 else float("nan")  # nan > 0 is False, too
 
 
+_SCALARS = ("intra", "inter", "ratio", "intra_l2", "inter_l2", "ratio_l2", "nc1", "effective_rank")
+
+
+def _undefined(classes: np.ndarray, dim: int) -> dict:
+    c = classes.size
+    return {"classes": classes, **{k: float("nan") for k in _SCALARS}, "per_class_intra": np.full(c, np.nan),
+            "cdnv": np.full((c, c), np.nan), "singular_values": np.full(dim, np.nan)}
+
+
 def geometry_summary(z, y) -> dict:
-    """All metrics at once: floats for the scalars, arrays for the per-class / spectrum views."""
+    """All metrics at once: floats for the scalars, arrays for the per-class / spectrum views.
+    Never raises on degenerate embeddings (NaN/inf, all equal, one class, one sample)."""
     z, classes, _, _ = _prepare(z, y)
+    if not np.isfinite(z).all():
+        return _undefined(classes, z.shape[1])
     y = _as_numpy(y).ravel()
-    z_l2 = _l2_normalise(z)
-    out = {"classes": classes}
-    for suffix, emb in (("", z), ("_l2", z_l2)):
-        intra, inter = intra_class_distance(emb, y), inter_class_distance(emb, y)
-        out.update({f"intra{suffix}": intra, f"inter{suffix}": inter, f"ratio{suffix}": _ratio(intra, inter)})
-    s = singular_values(z)
-    out.update(nc1=nc1(z, y), effective_rank=effective_rank(s), per_class_intra=per_class_intra(z, y),
-               cdnv=cdnv_matrix(z, y), singular_values=s)
+    with np.errstate(all="ignore"):  # huge finite values may overflow to inf: the result says nan
+        try:
+            z_l2 = _l2_normalise(z)
+            out = {"classes": classes}
+            for suffix, emb in (("", z), ("_l2", z_l2)):
+                intra, inter = intra_class_distance(emb, y), inter_class_distance(emb, y)
+                out.update({f"intra{suffix}": intra, f"inter{suffix}": inter, f"ratio{suffix}": _ratio(intra, inter)})
+            s = singular_values(z)
+            out.update(nc1=nc1(z, y), effective_rank=effective_rank(s), per_class_intra=per_class_intra(z, y),
+                       cdnv=cdnv_matrix(z, y), singular_values=s)
+        except np.linalg.LinAlgError:  # e.g. an overflowed covariance
+            return _undefined(classes, z.shape[1])
     return out
 
 

@@ -1,13 +1,16 @@
 """Background runs: each run is a separate OS process running the engine (``python -m
 fedquad_core run --run-id ...``) that writes into the run store, so closing the dashboard
 never stops a run. Concurrency is bounded by slot files locked with ``fcntl``: the kernel frees a
-slot when its process ends, however it ends. This module imports no torch."""
+slot when its process ends, however it ends. A queued run waits for its slot in a small process
+that has not loaded torch (``slot_wait``). A daemon thread per child waits on it, so a finished
+run never lingers as a zombie of the dashboard. This module imports no torch."""
 from __future__ import annotations
 
 import fcntl
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import IO
@@ -15,12 +18,12 @@ from typing import IO
 from .config import RunConfig
 from .store import RunStore, process_identity
 
-_children: list[subprocess.Popen] = []
-
-
 def default_slots() -> int:
-    """One run per CPU core (each run trains with one thread)."""
-    return max(1, os.cpu_count() or 1)
+    """One run per usable CPU core (each run trains with one thread)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
 
 
 def child_env() -> dict[str, str]:
@@ -35,29 +38,34 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
            extra: dict | None = None) -> str:
     """Create the run folder (state 'queued') and start its process; return the run id at once.
     ``extra`` is stored beside the config (e.g. the dashboard's comparison group)."""
-    reap()
     store = RunStore(runs_dir)
     store.root.mkdir(parents=True, exist_ok=True)
     config = cfg.resolved().to_dict()
     writer = store.create(config, run_id)
     if extra:
         writer.set_status("queued", **extra)
-    cmd = [sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(store.root), "--run-id", writer.run_id,
-           "--slots", str(slots or default_slots()), "--no-progress"]
+    run = [sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(store.root), "--run-id", writer.run_id,
+           "--no-progress"]
+    cmd = [sys.executable, "-m", "fedquad_core.slot_wait", str(store.root), str(slots or default_slots()),
+           writer.run_id, "--", *run]
     log = open(writer.path / "log.txt", "ab")
     try:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=child_env(), start_new_session=True, cwd=os.getcwd())
     finally:
         log.close()
-    _children.append(proc)
+    threading.Thread(target=proc.wait, name=f"reap-{writer.run_id}", daemon=True).start()
     writer.set_status("queued", **process_identity(proc.pid))
     return writer.run_id
 
 
-def reap() -> None:
-    """Collect finished child processes so they do not linger as zombies."""
-    _children[:] = [p for p in _children if p.poll() is None]
+def held_slot() -> IO | None:
+    """The slot file that ``slot_wait`` locked before it exec'd this process, if it did."""
+    fd = os.environ.pop("FEDQUAD_SLOT_FD", None)
+    if fd is None:
+        return None
+    os.set_inheritable(int(fd), False)
+    return os.fdopen(int(fd), "a")
 
 
 def acquire_slot(root: Path, slots: int, *, should_stop=lambda: False, poll_s: float = 0.5) -> IO | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import signal
 import traceback
 from contextlib import contextmanager
 from multiprocessing.connection import wait
@@ -30,6 +31,23 @@ import torch.multiprocessing as tmp
 from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client
 from .methods import get_method
 from .models import build_model
+from .rounds import RunFault
+from .stop_signals import sigint_ignored
+
+
+class WorkerDied(RunFault):
+    """A client worker process ended in the middle of a run (killed, or out of memory)."""
+
+    def __init__(self, worker: int, exitcode: int | None):
+        if exitcode is not None and exitcode < 0:
+            try:
+                how = f"signal {-exitcode}, {signal.Signals(-exitcode).name}"
+            except ValueError:
+                how = f"signal {-exitcode}"
+        else:
+            how = f"exit code {exitcode}"
+        super().__init__(f"client worker {worker} died ({how}); the run stopped: rerun it, or use --workers 0")
+        self.worker, self.exitcode = worker, exitcode
 
 
 class FlatLayout:
@@ -75,6 +93,7 @@ def _dumps(obj: Any) -> bytes:
 
 def _worker_main(conn, spec: WorkerSpec, dataset, layout: FlatLayout, global_buf: torch.Tensor,
                  slot: torch.Tensor) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C hits the process group: the parent decides
     torch.set_num_threads(1)
     model = build_model(spec.model_name, spec.input_shape, spec.num_classes, proj_dim=spec.proj_dim)
     data = TrainData(dataset.x_train, dataset.y_train, dataset.prepare, dataset.y_train.numpy(), dataset.num_classes)
@@ -88,7 +107,8 @@ def _worker_main(conn, spec: WorkerSpec, dataset, layout: FlatLayout, global_buf
             return  # the parent is gone
         message = pickle.loads(msg)
         if message is None:
-            return
+            conn.close()
+            os._exit(0)  # nothing to flush or save here; a full interpreter shutdown with torch loaded takes seconds
         generation, job = message
         try:
             if method.needs_global_model and frozen_generation != generation:  # once per round, not per client
@@ -155,7 +175,7 @@ class ParallelRunner:
         ctx = tmp.get_context("spawn")
         self.conns, self.procs = [], []
         self.generation = 0
-        with _single_thread_env():
+        with _single_thread_env(), sigint_ignored():
             for w in range(workers):
                 parent_end, child_end = ctx.Pipe()
                 proc = ctx.Process(target=_worker_main, name=f"fedquad-client-worker-{w}", daemon=True,
@@ -178,13 +198,19 @@ class ParallelRunner:
             for w in range(len(self.procs)):
                 if w not in busy and pending and error is None:
                     busy[w] = pending.pop(0)
-                    self.conns[w].send_bytes(_dumps((self.generation, jobs[busy[w]])))
+                    try:
+                        self.conns[w].send_bytes(_dumps((self.generation, jobs[busy[w]])))
+                    except OSError:  # its pipe is closed: it died between rounds
+                        self._died(w)
             if not busy:
                 break
             ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
             for w in list(busy):
                 if self.conns[w] in ready:
-                    status, payload = pickle.loads(self.conns[w].recv_bytes())
+                    try:
+                        status, payload = pickle.loads(self.conns[w].recv_bytes())
+                    except (EOFError, OSError):  # its end of the pipe closed: it died mid-job
+                        self._died(w)
                     pos = busy.pop(w)
                     if status == "error":
                         error = error or f"client {jobs[pos].client_id}: {payload}"
@@ -193,12 +219,16 @@ class ParallelRunner:
                         payload.weights = self.layout.read(self.slots[w], clone=True)
                     results[pos] = payload
                 elif self.procs[w].sentinel in ready:
-                    code = self.procs[w].exitcode
-                    self.close()
-                    raise RuntimeError(f"client worker {w} died (exit code {code})")
+                    self._died(w)
         if error:
             raise RuntimeError(f"a client worker failed: {error}")
         return list(results)  # type: ignore[arg-type]
+
+    def _died(self, w: int) -> None:
+        self.procs[w].join(timeout=5)
+        code = self.procs[w].exitcode
+        self.close()
+        raise WorkerDied(w, code)
 
     def close(self) -> None:
         for conn in self.conns:

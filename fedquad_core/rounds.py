@@ -21,10 +21,29 @@ class ClientRunner(Protocol):
     def run(self, jobs: Sequence[ClientJob], global_state: dict[str, torch.Tensor]) -> list[ClientResult]: ...
 
 
+class RunFault(RuntimeError):
+    """A fault outside the user's control whose message says all (e.g. a worker process was
+    killed): stored as the run's one-line error, without a traceback."""
+
+
 class Diverged(RuntimeError):
-    def __init__(self, round_: int, client_id: int):
-        super().__init__(f"loss became NaN/inf in round {round_} (client {client_id}): lower --lr or the loss weights")
+    def __init__(self, round_: int, client_id: int | None, what: str = "loss"):
+        who = f" (client {client_id})" if client_id is not None else ""
+        super().__init__(f"{what} became NaN/inf in round {round_}{who}: lower --lr or the loss weights")
         self.round = round_
+
+
+def _finite(state: dict[str, torch.Tensor]) -> bool:
+    return all(bool(torch.isfinite(v).all()) for v in state.values() if v.is_floating_point())
+
+
+def check_finite(global_state: dict[str, torch.Tensor], results: Sequence[ClientResult], r: int) -> None:
+    """Raise ``Diverged`` when the aggregated weights are not finite (a client's last step can blow
+    up its weights without its loss ever being NaN), naming the first client whose weights were."""
+    if _finite(global_state):
+        return
+    culprit = next((res.client_id for res in results if not _finite(res.weights)), None)
+    raise Diverged(r, culprit, "the aggregated weights")
 
 
 @dataclass
@@ -56,14 +75,25 @@ def is_snapshot_round(r: int, settings: LoopSettings) -> bool:
 def run_rounds(model: torch.nn.Module, parts: list[np.ndarray], runner: ClientRunner, test: EvalData,
                settings: LoopSettings, callback: Callback) -> tuple[str, dict[str, Any]]:
     """Run the rounds; return the final state ('finished' or 'cancelled') and the final weights.
-    Raises ``Diverged`` when a client's loss becomes NaN/inf."""
+    Raises ``Diverged`` when a client's loss, or the aggregated weights, become NaN/inf. A
+    KeyboardInterrupt (a second Ctrl-C) drops the round in progress and ends 'cancelled' with the
+    weights of the last completed round."""
+    global_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    done = {"weights": global_state, "round": 0}  # the last completed round
+    try:
+        return _loop(model, parts, runner, test, settings, callback, done)
+    except KeyboardInterrupt:
+        return "cancelled", {**done, "stopped_by": "SIGINT"}
+
+
+def _loop(model, parts, runner, test, settings, callback, done) -> tuple[str, dict[str, Any]]:
     server_rng = np.random.default_rng([settings.seed, 0xF1])
     client_states: dict[int, dict[str, Any]] = {}
-    global_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    global_state = done["weights"]
     start, total_samples = time.perf_counter(), 0
     for r in range(1, settings.rounds + 1):
         if callback.stop_requested():
-            return "cancelled", {"weights": global_state, "round": r - 1}
+            return "cancelled", dict(done)
         t0 = time.perf_counter()
         chosen = sample_clients(len(parts), settings.participation, server_rng)
         jobs = [ClientJob(int(c), r, parts[c], (settings.seed, r, int(c)), client_states.get(int(c), {})) for c in chosen]
@@ -74,6 +104,7 @@ def run_rounds(model: torch.nn.Module, parts: list[np.ndarray], runner: ClientRu
             if res.state:
                 client_states[res.client_id] = res.state
         global_state = weighted_average([res.weights for res in results], [res.num_samples for res in results])
+        check_finite(global_state, results, r)
         model.load_state_dict(global_state)
         snapshot = is_snapshot_round(r, settings)
         acc, _ = evaluate(model, test.x, test.y, test.prepare)
@@ -93,7 +124,8 @@ def run_rounds(model: torch.nn.Module, parts: list[np.ndarray], runner: ClientRu
         row["round_time"] = now - t0
         row["elapsed"] = now - start
         callback.on_round(row)
-    return "finished", {"weights": global_state, "round": settings.rounds}
+        done.update(weights=global_state, round=r)
+    return "finished", dict(done)
 
 
 def _snapshot(model: torch.nn.Module, test: EvalData, r: int, callback: Callback) -> dict[str, float]:

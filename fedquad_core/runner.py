@@ -3,7 +3,6 @@ model, pick a client runner, run the rounds, record the outcome."""
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import traceback
 from dataclasses import dataclass
@@ -21,7 +20,8 @@ from .geometry import stratified_subset
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
-from .rounds import Diverged, EvalData, LoopSettings, run_rounds
+from .rounds import Diverged, EvalData, LoopSettings, RunFault, run_rounds
+from .stop_signals import install_stop_signals
 from .store import RunStore, process_identity
 
 USER_ERRORS = (ConfigError, DataError, ValueError)
@@ -161,8 +161,8 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
     else:
         writer = store.create(cfg.resolved().to_dict(), run_id)
     writer.set_status("queued", **process_identity(os.getpid()), **_identity(cfg))
-    stop_flag = {"stop": False}
-    _install_stop_signals(stop_flag)
+    stop_flag: dict[str, Any] = {"stop": False}
+    restore = install_stop_signals(stop_flag)
     callbacks: list[Callback] = [StoreCallback(writer), SignalStop(stop_flag)]
     if progress:
         callbacks.append(ProgressCallback(cfg.name or cfg.method))
@@ -170,19 +170,26 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
     try:
         prep = prep or prepare(cfg)
         device = resolve_device(cfg.device)
-        if writer.cancel_requested():
-            writer.set_status("cancelled", round=0)
+        if writer.cancel_requested() or stop_flag["stop"]:
+            writer.set_status("cancelled", round=0, stopped_by=stop_flag.get("signal"))
             return writer.run_id
         state, info = train(prep, cb, device=device)
+        if state == "cancelled" and stop_flag.get("signal"):
+            info.setdefault("stopped_by", stop_flag["signal"])
         cb.on_end(state, info)
     except Diverged as exc:
         cb.on_end("diverged", {"error": str(exc), "diverged_round": exc.round, "round": exc.round})
-    except USER_ERRORS as exc:
+    except KeyboardInterrupt:  # Ctrl-C before the rounds began: nothing to keep but the state
+        cb.on_end("cancelled", {"round": 0, "stopped_by": "SIGINT"})
+    except (*USER_ERRORS, RunFault) as exc:  # the message is complete: one line, no traceback
         cb.on_end("failed", {"error": str(exc)})
-        raise
+        if not isinstance(exc, RunFault):
+            raise
     except BaseException as exc:
         cb.on_end("failed", {"error": f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"})
         raise
+    finally:
+        restore()
     return writer.run_id
 
 
@@ -195,14 +202,3 @@ def _identity(cfg: RunConfig) -> dict[str, str]:
         return run_identity(cfg)
     except (ConfigError, DataError, ValueError, TypeError):
         return {}
-
-
-def _install_stop_signals(flag: dict[str, bool]) -> None:
-    def handler(signum, frame):
-        flag["stop"] = True
-
-    try:
-        signal.signal(signal.SIGUSR1, handler)
-        signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread (e.g. inside a test runner thread)
-        pass

@@ -11,7 +11,9 @@ the dashboard.
                     log.txt            stdout/stderr of a background run
 
 Readers never see a half-written JSON file (temp file + os.replace) and skip a metrics line
-that is still being written.
+that is still being written. A folder that is a symbolic link, or whose files are unreadable or
+of the wrong shape (checked in ``run_files``), is *damaged*: ``info``/``list_runs`` report it with
+its reason and the readers raise ``DamagedRun`` (one line), so the other runs stay usable.
 """
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ from typing import IO, Any, Callable
 
 import numpy as np
 
+from . import run_files
+
 STATES = ("queued", "running", "finished", "failed", "cancelled", "diverged")
 ACTIVE = ("queued", "running")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -39,6 +43,14 @@ class RunNotFound(LookupError):
 
 class StoreError(ValueError):
     """An invalid run id, or an operation the run's state does not allow."""
+
+
+class DamagedRun(StoreError):
+    """A run folder that cannot be read as a run; ``reason`` says why in one line."""
+
+    def __init__(self, run_id: str, reason: str):
+        super().__init__(f"run {run_id} is damaged: {reason}")
+        self.run_id, self.reason = run_id, reason
 
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
@@ -149,10 +161,11 @@ class RunInfo:
     path: Path
     status: dict[str, Any]
     config: dict[str, Any]
+    damaged: str | None = None  # why the folder cannot be read as a run, if it cannot
 
     @property
     def state(self) -> str:
-        return self.status.get("state", "unknown")
+        return "damaged" if self.damaged else self.status.get("state", "unknown")
 
 
 class RunStore:
@@ -162,72 +175,90 @@ class RunStore:
         self.root = Path(root)
 
     def path(self, run_id: str) -> Path:
-        path = (self.root / check_run_id(run_id)).resolve()
+        if (self.root / check_run_id(run_id)).is_symlink():
+            raise DamagedRun(run_id, "its folder is a symbolic link (not followed)")
+        path = (self.root / run_id).resolve()
         if path.parent != self.root.resolve():
             raise StoreError(f"run id {run_id!r} points outside the run store")
         return path
 
     def exists(self, run_id: str) -> bool:
-        return (self.path(run_id) / "config.json").is_file()
+        return _is_run_folder(self.path(run_id))
 
     def _require(self, run_id: str) -> Path:
         path = self.path(run_id)
-        if not (path / "config.json").is_file():
+        if not _is_run_folder(path):
             raise RunNotFound(f"no run {run_id!r} in {self.root}: `fedquad list --runs-dir {self.root}` shows the runs")
         return path
 
     def create(self, config: dict[str, Any], run_id: str | None = None) -> "RunWriter":
         run_id = check_run_id(run_id or new_run_id(config.get("method", "run")))
         path = self.path(run_id)
-        path.mkdir(parents=True, exist_ok=False)
-        (path / "embeddings").mkdir()
-        atomic_write_json(path / "config.json", config)
-        writer = RunWriter(path)
-        writer.set_status("queued", created=time.time())
-        return writer
+        path.mkdir(parents=True, exist_ok=False)  # reserves the id; empty, so not listed yet
+        tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.", suffix=".new", dir=self.root))
+        try:  # filled aside, then renamed over the empty folder: readers never see half a run
+            (tmp / "embeddings").mkdir()
+            atomic_write_json(tmp / "config.json", config)
+            RunWriter(tmp).set_status("queued", created=time.time())
+            os.replace(tmp, path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            path.rmdir()
+            raise
+        return RunWriter(path)
 
     def writer(self, run_id: str) -> "RunWriter":
         return RunWriter(self._require(run_id))
 
     def run_ids(self) -> list[str]:
+        """Every entry of the store that is (or claims to be) a run, damaged ones included."""
         if not self.root.is_dir():
             return []
-        return sorted(p.name for p in self.root.iterdir() if (p / "config.json").is_file() and _RUN_ID.match(p.name))
+        return sorted(p.name for p in self.root.iterdir()
+                      if _RUN_ID.match(p.name) and ".." not in p.name and (p.is_symlink() or _is_run_folder(p)))
 
     def list_runs(self) -> list[RunInfo]:
         return [self.info(r) for r in self.run_ids()]
 
     def info(self, run_id: str) -> RunInfo:
+        """Status and config of a run, every file's shape checked; a damaged run comes back with
+        ``damaged`` set (never an exception), so a listing goes on with the other runs."""
+        config: dict[str, Any] = {}
+        try:
+            path = self._require(run_id)
+            config = self.read_config(run_id)
+            status = self.read_status(run_id)
+            self.read_partition(run_id)
+            reason = run_files.metrics_damage(path)
+            if reason:
+                raise DamagedRun(run_id, reason)
+        except DamagedRun as e:
+            return RunInfo(run_id, self.root / run_id, {"state": "damaged", "error": e.reason}, config, e.reason)
+        return RunInfo(run_id, path, status, config)
+
+    def _checked(self, run_id: str, read: Callable[[Path], Any]) -> Any:
         path = self._require(run_id)
-        return RunInfo(run_id, path, self.read_status(run_id), _read_json(path / "config.json", {}))
+        try:
+            return read(path)
+        except run_files.Damaged as e:
+            raise DamagedRun(run_id, str(e)) from None
 
     def read_config(self, run_id: str) -> dict[str, Any]:
-        return _read_json(self._require(run_id) / "config.json", {})
+        return self._checked(run_id, run_files.read_config)
 
     def read_status(self, run_id: str) -> dict[str, Any]:
         """The status, with runs whose process died without saying so reported as failed."""
-        status = _read_json(self._require(run_id) / "status.json", {"state": "queued"})
+        status = self._checked(run_id, lambda p: run_files.read_status(p, STATES))
         if status.get("state") in ACTIVE and status.get("pid") and not run_process_alive(status):
             status = {**status, "state": "failed", "error": status.get("error") or "the run's process ended unexpectedly (see log.txt)"}
         return status
 
     def read_metrics(self, run_id: str) -> list[dict[str, Any]]:
-        path = self._require(run_id) / "metrics.jsonl"
-        if not path.exists():
-            return []
-        rows = []
-        with open(path) as f:
-            for line in f:
-                if not line.endswith("\n"):
-                    break  # still being written
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue
-        return rows
+        """One dict per completed round; a line still being written is skipped."""
+        return self._checked(run_id, run_files.read_metrics)
 
     def read_partition(self, run_id: str) -> dict[str, Any] | None:
-        return _read_json(self._require(run_id) / "partition.json", None)
+        return self._checked(run_id, run_files.read_partition)
 
     def snapshot_rounds(self, run_id: str) -> list[int]:
         folder = self._require(run_id) / "embeddings"
@@ -242,8 +273,12 @@ class RunStore:
         return self._require(run_id) / "model.pt"
 
     def request_cancel(self, run_id: str) -> None:
-        """Ask a run to stop after its current round; it ends 'cancelled' with all it wrote kept."""
+        """Ask a run to stop after its current round; it ends 'cancelled' with all it wrote kept.
+        Raises ``StoreError`` when the run has already ended."""
         path = self._require(run_id)
+        state = self.read_status(run_id)["state"]
+        if state not in ACTIVE:
+            raise StoreError(f"run {run_id} has already ended ({state})")
         (path / "cancel").touch()
         status = _read_json(path / "status.json", {})
         if status.get("state") == "queued" and not run_process_alive(status):
@@ -255,11 +290,16 @@ class RunStore:
                 pass
 
     def delete(self, run_id: str) -> None:
-        path = self._require(run_id)
-        status = self.read_status(run_id)
-        if status.get("state") in ACTIVE:
-            raise StoreError(f"run {run_id} is {status['state']}: cancel it before deleting it")
-        shutil.rmtree(path)
+        """Remove a run that is not active; a damaged entry can always be removed (a symbolic
+        link is removed itself, never what it points to)."""
+        link = self.root / check_run_id(run_id)
+        if link.is_symlink():
+            link.unlink()
+            return
+        info = self.info(run_id)
+        if info.state in ACTIVE:
+            raise StoreError(f"run {run_id} is {info.state}: cancel it before deleting it")
+        shutil.rmtree(info.path)
 
 
 class RunWriter:
@@ -298,6 +338,10 @@ class RunWriter:
 
     def cancel_requested(self) -> bool:
         return (self.path / "cancel").exists()
+
+
+def _is_run_folder(path: Path) -> bool:
+    return path.is_dir() and any(os.path.lexists(path / name) for name in ("config.json", "status.json"))
 
 
 def _read_json(path: Path, default: Any) -> Any:

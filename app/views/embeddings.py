@@ -14,7 +14,9 @@ st.caption("Each point is a test image, placed by the global model's embedding a
            "Collapse shows as classes smearing into each other. Note: distances in a UMAP picture are not "
            "meaningful; the intra/inter ratios are computed in the original embedding space.")
 
-table = service.runs_table()
+table, skipped = service.without_damaged(service.runs_table())
+if skipped:
+    st.caption(skipped)
 table = table[[bool(service.snapshot_rounds(r)) for r in table["run_id"]]] if not table.empty else table
 if table.empty:
     st.info("No run has an embedding snapshot yet: start runs on the Launch page.")

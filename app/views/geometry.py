@@ -12,7 +12,9 @@ talk = state.talk()
 st.title("Geometry")
 st.caption("All measures use the global model's embeddings of a fixed test subset, on snapshot rounds.")
 
-table = service.runs_table()
+table, skipped = service.without_damaged(service.runs_table())
+if skipped:
+    st.caption(skipped)
 if table.empty:
     st.info("No runs yet: start some on the Launch page.")
     st.stop()

@@ -155,8 +155,11 @@ def active_runs() -> None:
         total = int(row.total_rounds or 1)
         a.progress(min(1.0, int(row.round or 0) / total), text=f"{row.label} — {row.state}, round {row.round}/{total}")
         if b.button("Cancel", key=f"cancel_{row.run_id}"):
-            service.cancel(row.run_id)
-            st.toast(f"Cancel requested for {row.label}")
+            try:
+                service.cancel(row.run_id)
+                st.toast(f"Cancel requested for {row.label}")
+            except service.StoreError as e:  # it ended meanwhile
+                st.toast(str(e))
 
 
 active_runs()

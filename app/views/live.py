@@ -10,7 +10,9 @@ X_AXES = {"rounds": "round", "samples processed": "samples_total", "wall time (s
 talk = state.talk()
 
 st.title("Live")
-table = service.runs_table()
+table, skipped = service.without_damaged(service.runs_table())
+if skipped:
+    st.caption(skipped)
 if table.empty:
     st.info("No runs yet: start some on the Launch page.")
     st.page_link("views/launch.py", label="Launch", icon=":material/rocket_launch:")

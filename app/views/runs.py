@@ -67,7 +67,7 @@ if recorded:
     st.caption(":material/lock: Recorded run, shipped with the project: viewable and exportable, not deletable.")
 st.markdown(f"State **{status.get('state')}**, round {status.get('round', 0)}/{status.get('total_rounds', '?')}, "
             f"device {status.get('device', '?')}, group `{status.get('group') or '—'}`, id `{run_id}`")
-if status.get("state") in ("failed", "diverged"):
+if status.get("state") in ("failed", "diverged", "damaged"):
     st.error(status.get("error") or "no error message recorded (see log.txt in the run folder)")
 with st.expander("Config"):
     st.json(service.read_config(run_id))
@@ -77,8 +77,11 @@ with st.expander("Status"):
 row = st.container(horizontal=True, horizontal_alignment="left", vertical_alignment="center")
 active = status.get("state") in service.ACTIVE
 if active and not recorded and row.button("Cancel", key="r_cancel", icon=":material/stop_circle:"):
-    service.cancel(run_id)
-    st.toast("Cancel requested: the run stops after its current round.")
+    try:
+        service.cancel(run_id)
+        st.toast("Cancel requested: the run stops after its current round.")
+    except service.StoreError as e:  # it ended meanwhile
+        st.toast(str(e))
 if not recorded and row.button("Delete", key="r_delete", icon=":material/delete:", disabled=active,
                               help="Cancel an active run first." if active else None):
     try:

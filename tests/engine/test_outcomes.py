@@ -3,7 +3,7 @@ import sys
 import time
 
 from engine_helpers import tiny_config
-from fedquad_core.launcher import launch, reap
+from fedquad_core.launcher import launch
 from fedquad_core.runner import execute
 
 
@@ -22,7 +22,6 @@ def _wait(predicate, timeout=120):
         if predicate():
             return True
         time.sleep(0.2)
-        reap()
     return False
 
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from fedquad_core.cli import main
-from fedquad_core.store import RunStore, process_identity, process_start, run_process_alive
+from fedquad_core.store import RunStore, StoreError, process_identity, process_start, run_process_alive
 
 
 @pytest.fixture
@@ -56,7 +56,8 @@ def test_reused_pid_is_not_the_run(tmp_path, sleeper, capsys):
     status = store.read_status("r1")
     assert status["state"] == "failed" and "ended unexpectedly" in status["error"]
     assert main(["list", "--runs-dir", str(tmp_path)]) == 0 and "failed" in capsys.readouterr().out
-    store.request_cancel("r1")
+    with pytest.raises(StoreError, match="already ended"):  # the run is not alive: nothing to signal
+        store.request_cancel("r1")
     assert _survives(sleeper)
     store.delete("r1")
     assert not store.run_ids()
@@ -74,7 +75,8 @@ def test_the_runs_own_process_is_running_and_gets_the_signal(tmp_path, sleeper):
 def test_old_status_without_start_time_pointing_at_an_unrelated_process(tmp_path, sleeper):
     store = _run(tmp_path, {"pid": sleeper.pid})
     assert store.read_status("r1")["state"] == "failed"
-    store.request_cancel("r1")
+    with pytest.raises(StoreError, match="already ended"):
+        store.request_cancel("r1")
     assert _survives(sleeper)
     store.delete("r1")
 

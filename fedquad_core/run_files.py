@@ -1,0 +1,163 @@
+"""The shapes of the files in a run folder, checked in one place.
+
+Each reader returns the parsed file or raises ``Damaged`` with one line saying what is wrong
+(missing, unreadable, not JSON, or valid JSON of the wrong shape). ``RunStore`` turns that into
+the run's ``damaged`` reason, so ``list`` and every dashboard page go on working for the rest.
+Only the fields that readers use are checked; unknown extra fields are allowed.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+_MISSING = object()
+
+
+class Damaged(ValueError):
+    """A run file that cannot be read or does not have the shape the readers rely on."""
+
+
+def _kind(v: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(v), "a number")
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _integer(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _text(path: Path) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise Damaged(f"{path.name} is not UTF-8 text") from None
+    except OSError as e:
+        raise Damaged(f"cannot read {path.name}: {e.strerror or e}") from None
+
+
+def load_json(path: Path, default: Any = _MISSING) -> Any:
+    text = _text(path)
+    if text is None:
+        if default is _MISSING:
+            raise Damaged(f"{path.name} is missing")
+        return default
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:  # files are written atomically: never half-written
+        raise Damaged(f"{path.name} is not valid JSON ({e.msg}, line {e.lineno})") from None
+
+
+def _check_fields(name: str, data: Any, fields: dict[str, tuple], required: tuple[str, ...] = ()) -> dict:
+    if not isinstance(data, dict):
+        raise Damaged(f"{name} holds {_kind(data)}, not an object")
+    for key in required:
+        if key not in data:
+            raise Damaged(f"{name} has no {key!r}")
+    for key, (ok, what) in fields.items():
+        if key in data and not ok(data[key]):
+            raise Damaged(f"{name}: {key!r} is {data[key]!r}, not {what}")
+    return data
+
+
+_OPT_STR = (lambda v: v is None or isinstance(v, str), "a string")
+_INT = (_integer, "an integer")
+_OPT_INT = (lambda v: v is None or _integer(v), "an integer")
+_OPT_NUM = (lambda v: v is None or _number(v), "a number")
+
+CONFIG_FIELDS = {"method": (lambda v: isinstance(v, str), "a string"), "dataset": (lambda v: isinstance(v, str), "a string"),
+                 "num_clients": _INT, "rounds": _INT, "alpha": _OPT_NUM, "name": _OPT_STR}
+STATUS_FIELDS = {"round": _OPT_INT, "total_rounds": _OPT_INT, "error": _OPT_STR, "pid": _OPT_INT,
+                 "created": _OPT_NUM, "group": _OPT_STR, "device": _OPT_STR}
+
+
+def read_config(folder: Path) -> dict[str, Any]:
+    return _check_fields("config.json", load_json(folder / "config.json"), CONFIG_FIELDS)
+
+
+def read_status(folder: Path, states: tuple[str, ...]) -> dict[str, Any]:
+    status = _check_fields("status.json", load_json(folder / "status.json"), STATUS_FIELDS, ("state",))
+    if status["state"] not in states:
+        raise Damaged(f"status.json: unknown state {status['state']!r}")
+    return status
+
+
+def read_metrics(folder: Path) -> list[dict[str, Any]]:
+    """Every complete row; a last line still being written is skipped. Each row is an object with
+    an integer ``round``, a ``test_accuracy`` and numbers (or null) as values."""
+    text = _text(folder / "metrics.jsonl")
+    if text is None:
+        return []
+    lines = text.split("\n")[:-1]  # the part after the last newline is still being written
+    rows = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            raise Damaged(f"metrics.jsonl line {n} is not valid JSON") from None
+        if not isinstance(row, dict):
+            raise Damaged(f"metrics.jsonl line {n} holds {_kind(row)}, not an object")
+        for key in ("round", "test_accuracy"):
+            if key not in row:
+                raise Damaged(f"metrics.jsonl line {n} has no {key!r}")
+        if not _integer(row["round"]):
+            raise Damaged(f"metrics.jsonl line {n}: 'round' is {row['round']!r}, not an integer")
+        bad = next((k for k, v in row.items() if not (v is None or _number(v))), None)
+        if bad is not None:
+            raise Damaged(f"metrics.jsonl line {n}: {bad!r} is {row[bad]!r}, not a number")
+        rows.append(row)
+    return rows
+
+
+_checked_metrics: dict[Path, tuple[tuple[int, int], str | None]] = {}
+
+
+def metrics_damage(folder: Path) -> str | None:
+    """Why ``metrics.jsonl`` is damaged, or None; remembered per file until its size or mtime
+    changes, so listing a large store every second does not re-parse every finished run."""
+    path = folder / "metrics.jsonl"
+    try:
+        st = path.stat()
+    except OSError:
+        return None  # no round yet
+    key = (st.st_mtime_ns, st.st_size)
+    hit = _checked_metrics.get(path)
+    if hit and hit[0] == key:
+        return hit[1]
+    try:
+        read_metrics(folder)
+        reason = None
+    except Damaged as e:
+        reason = str(e)
+    if len(_checked_metrics) > 4096:
+        _checked_metrics.clear()
+    _checked_metrics[path] = (key, reason)
+    return reason
+
+
+def read_partition(folder: Path) -> dict[str, Any] | None:
+    data = load_json(folder / "partition.json", None)
+    if data is None:
+        return None
+    _check_fields("partition.json", data, {"num_classes": _INT}, ("counts",))
+    counts = data["counts"]
+    if (not isinstance(counts, list) or not all(isinstance(row, list) for row in counts)
+            or len({len(row) for row in counts}) > 1
+            or not all(_integer(c) and c >= 0 for row in counts for c in row)):
+        raise Damaged("partition.json: 'counts' is not a clients x classes table of counts")
+    sizes = data.get("sizes")
+    if sizes is not None and (not isinstance(sizes, list) or not all(_integer(s) for s in sizes)):
+        raise Damaged("partition.json: 'sizes' is not a list of integers")
+    names = data.get("class_names")
+    if names is not None and (not isinstance(names, list) or not all(isinstance(s, str) for s in names)):
+        raise Damaged("partition.json: 'class_names' is not a list of strings")
+    return data
