@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -227,9 +228,7 @@ def launch(name: str, spec: dict | None = None, *, jobs: int | None = None) -> i
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                                 start_new_session=True, cwd=service.REPO_ROOT)
     pid_file.write_text(str(proc.pid))
-    from fedquad_core import launcher
-
-    launcher._children.append(proc)  # reaped with the runs the dashboard starts (no zombie)
+    threading.Thread(target=proc.wait, name=f"reap-study-{name}", daemon=True).start()  # no zombie left
     return proc.pid
 
 
