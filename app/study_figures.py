@@ -31,6 +31,7 @@ AXIS_TITLES = {"alpha": "Dirichlet α (log scale)", "m1": "margin m1", "m2": "ma
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
 PAIR = ("fedavg", "fedquad")
 IID = "IID"
+SPECTRUM_FLOOR = 1e-9  # singular values below this fraction of the largest are numerical zeros
 UNSET = object()  # "no slider position to mark" (None is a value: IID)
 OVERLAP_FILL = "rgba(120,120,120,0.16)"
 MISSING_FILL = "rgba(200,200,200,0.25)"
@@ -319,7 +320,7 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
         for v in ordered_values(axis, list(spectra[method])):
             s = np.sort(np.abs(np.asarray(spectra[method][v], dtype=float).ravel()))[::-1]
             s = s / s[0] if s.size and s[0] > 0 else s
-            s = np.where(s > 0, s, np.nan)
+            s = np.where(s > SPECTRUM_FLOOR, s, np.nan)  # below: numerical zeros, not drawn
             name = f"{'α' if axis == 'alpha' else axis} = {value_label(axis, v)}"
             fig.add_trace(go.Scatter(x=np.arange(1, len(s) + 1), y=s, mode="lines", name=name, legendgroup=name,
                                      showlegend=col == 1, line=dict(color=color_of[_key(v)], width=2),

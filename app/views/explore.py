@@ -3,6 +3,7 @@ embeddings at the slider position, and the response of accuracy, ratio and effec
 the axis with the seed bands. Moving a slider trains nothing; it swaps in runs already computed."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -105,8 +106,10 @@ def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
     pair = [m for m in sf.PAIR if m in set(resp["method"])]
     if len(pair) < 2:
         return ""
-    xs = sf.band_overlaps(resp, axis, metric)
     name = "α" if axis == "alpha" else axis
+    if resp[f"{metric}_n"].max() < 2:
+        return "One seed per point: no seed band, so these lines say nothing about seed noise."
+    xs = sf.band_overlaps(resp, axis, metric)
     if not xs:
         return f"FedAvg's and FedQuad's ± 1 std bands do not overlap at any computed {name}."
     return (f"Grey: the bands overlap at {name} = {', '.join(sf.value_label(axis, x) for x in xs)}: the "
@@ -170,10 +173,11 @@ def at_position(points: pd.DataFrame) -> None:
         for method, run_id in studies.first_seed_runs(at).items():
             snap = snapshot_of(ref.source, run_id, False, 0)
             if snap and snap["singular_values"] is not None:
-                spectra[sf._label(method)] = snap["singular_values"]
+                s = np.asarray(snap["singular_values"], dtype=float)
+                spectra[sf._label(method)] = np.where(s > s.max(initial=0) * sf.SPECTRUM_FLOOR, s, 0.0)  # 0: not drawn
         if spectra:
             fig = spectrum_figure(spectra, methods={sf._label(m): m for m in studies.first_seed_runs(at)}, talk=talk,
-                                  title=f"Singular-value spectrum at {tag} (lowest seed)")
+                                  title=f"Spectrum at {tag} (lowest seed)")
             data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
                                  for k, s in spectra.items() for i, v in enumerate(s)])
             show_figure(fig, "x_spec", data, f"{ref.name}_spectrum_{tag}")
