@@ -13,9 +13,10 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from app import presets, projection_worker, service, state  # noqa: E402
+from app import presets, projection_worker, service, state, studies  # noqa: E402
 
 PAGES = [
+    ("views/explore.py", "Explore", ":material/tune:"),
     ("views/partitions.py", "Partitions", ":material/grid_on:"),
     ("views/launch.py", "Launch", ":material/rocket_launch:"),
     ("views/live.py", "Live", ":material/monitoring:"),
@@ -62,7 +63,7 @@ def quick_start() -> None:
         st.error(problem)
         return
     service.launch_group(cfgs)
-    st.switch_page(PAGES[2][0])
+    st.switch_page("views/live.py")
 
 
 def global_controls() -> None:
@@ -88,6 +89,16 @@ def global_controls() -> None:
         st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
 
 
+def default_page() -> str:
+    """Explore when recorded studies ship with this copy (a fresh clone opens on results), else
+    Partitions."""
+    try:
+        recorded = any(r.source == "recorded" for r in studies.study_refs())
+    except (OSError, ValueError, ImportError):
+        recorded = False
+    return "views/explore.py" if recorded else "views/partitions.py"
+
+
 @st.cache_resource(show_spinner=False)
 def _worker_start_lock() -> threading.Lock:
     return threading.Lock()  # one per server process: its sessions' threads start one worker
@@ -106,8 +117,9 @@ def keep_projection_worker() -> None:
 def main() -> None:
     st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide")
     keep_projection_worker()
-    nav = st.navigation([st.Page(path, title=title, icon=icon, default=(i == 0))
-                         for i, (path, title, icon) in enumerate(PAGES)])
+    start = default_page()
+    nav = st.navigation([st.Page(path, title=title, icon=icon, default=(path == start))
+                         for path, title, icon in PAGES])
     global_controls()
     nav.run()
 

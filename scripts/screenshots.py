@@ -3,6 +3,9 @@
     # against a running app (bash scripts/start.sh)
     .venv/bin/python scripts/screenshots.py --url http://127.0.0.1:8501
 
+    # Explore on the recorded studies (assets/recorded, or FEDQUAD_RECORDED_DIR=... for another root)
+    .venv/bin/python scripts/screenshots.py --start --runs-dir /tmp/shot-runs --pages explore
+
     # start the app itself on a free port against a run store, launch the "Collapse in one minute"
     # preset from the Launch page first (skipped when the store already has runs), then shoot
     .venv/bin/python scripts/screenshots.py --start --runs-dir /tmp/demo-runs --launch-preset "Collapse in one minute"
@@ -28,8 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 # (file stem, url path, page title, has figures)
-PAGES = [("partitions", "", "Partitions", True), ("launch", "launch", "Launch", False),
-         ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
+PAGES = [("explore", "explore", "Explore", True),
+         ("partitions", "partitions", "Partitions", True),
+         ("launch", "launch", "Launch", False), ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
          ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False)]
 # idle: no "Running..." status widget and no element left faded ("stale") by a rerun in flight
 IDLE_JS = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
@@ -111,8 +115,15 @@ def settle(page, figures: bool, timeout_ms: int = 120_000) -> None:
 
 
 def open_page(page, base: str, path: str, title: str, query: str) -> None:
+    """Open a page by its path; the app's default page (Explore when recorded studies exist, else
+    Partitions) has none, so a "Page not found" answer is retried at the root."""
     page.goto(f"{base}/{path}{query}")
-    page.locator("h1", has_text=title).first.wait_for(timeout=120_000)
+    heading, missing = page.locator("h1", has_text=title).first, page.get_by_text("Page not found")
+    heading.or_(missing).first.wait_for(timeout=120_000)
+    page.wait_for_timeout(1500)  # the dialog may come just after the default page's heading
+    if missing.count() and missing.first.is_visible():
+        page.goto(f"{base}/{query}")
+    heading.wait_for(timeout=120_000)
 
 
 def choose_preset(page, preset: str) -> None:

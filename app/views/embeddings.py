@@ -96,6 +96,8 @@ def umap_state(run_id: str, r: int) -> str:
         return "ready"
     if projection.umap_pending(path, r):
         return "pending"
+    if service.is_recorded(run_id):
+        return "unavailable"  # a recorded run is read-only: no UMAP job writes into it
     tried = st.session_state.setdefault("_umap_tried", set())
     if (run_id, r) not in tried:
         tried.add((run_id, r))
@@ -133,6 +135,8 @@ def panel(side: int, run_id: str, chosen: int) -> None:
     if status == "pending":
         st.info(f"Round {r}: projecting… (UMAP in the background, cached next to the run); {meanwhile} "
                 "meanwhile.", icon=":material/hourglass_top:")
+    elif status == "unavailable":
+        st.caption("This recorded snapshot has no stored UMAP layout (recorded runs are read-only): PCA.")
     elif status == "failed":
         st.warning(f"UMAP could not be computed for round {r} (see the .umap log in the run's embeddings "
                    f"folder); showing {meanwhile}.")
