@@ -1,0 +1,119 @@
+"""The lesson's sentences. Each function takes the numbers a step shows and returns its
+sentences, so a regenerated study changes the text: no number here is written in advance."""
+from __future__ import annotations
+
+import numpy as np
+
+from app.lesson_data import alpha_label
+
+
+def _mean_std(values) -> tuple[float, float, int]:
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    if v.size == 0:
+        return float("nan"), float("nan"), 0
+    return float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0, int(v.size)
+
+
+def _pct(mean: float, std: float, n: int) -> str:
+    return f"{mean:.1%}" + (f" ± {std:.1%}" if n > 1 else "")
+
+
+def skew_sentences(counts_iid, counts_skew, alpha, alpha_iid=None) -> list[str]:
+    """Step 1: classes per client, and the clients holding fewer than 3 classes, at both splits."""
+    held = {k: (np.asarray(c) > 0).sum(axis=1) for k, c in (("iid", counts_iid), ("skew", counts_skew))}
+    n = len(held["skew"])
+    lt3 = {k: int((v < 3).sum()) for k, v in held.items()}
+    return [
+        f"The same {n} clients, two ways of splitting the data: with {alpha_label(alpha_iid)} a client holds "
+        f"{held['iid'].mean():.1f} classes on average, with {alpha_label(alpha)} only {held['skew'].mean():.1f}.",
+        f"At {alpha_label(alpha)}, {lt3['skew']} of {n} clients {'holds' if lt3['skew'] == 1 else 'hold'} fewer than 3 classes "
+        f"({alpha_label(alpha_iid)}: {lt3['iid']}); each of them trains a model that has hardly seen the others.",
+    ]
+
+
+def accuracy_sentences(final_iid, final_skew, alpha, rounds, alpha_iid=None) -> list[str]:
+    """Step 2: FedAvg's final accuracy, mean ± std over seeds, at IID and at strong skew."""
+    mi, si, ni = _mean_std(final_iid)
+    ms, ss, ns = _mean_std(final_skew)
+    seeds = f"mean over {min(ni, ns)} seed{'s' if min(ni, ns) != 1 else ''}"
+    return [
+        f"After {rounds} rounds FedAvg reaches {_pct(mi, si, ni)} test accuracy with {alpha_label(alpha_iid)} "
+        f"and {_pct(ms, ss, ns)} with {alpha_label(alpha)} ({seeds}).",
+        f"Same model, same data, same number of rounds: the split alone costs {100 * (mi - ms):.1f} points.",
+    ]
+
+
+def collapse_sentences(ratio_iid, ratio_skew, alpha, round_iid, round_skew, alpha_iid=None) -> list[str]:
+    """Step 3: the intra/inter ratio of the two pictures (lower = tight, well separated classes)."""
+    factor = ratio_skew / ratio_iid if ratio_iid else float("nan")
+    return [
+        "Each point is a test image placed by the global model's embedding, coloured by its class; "
+        "press play to watch the rounds.",
+        f"At the last snapshot the intra/inter class distance ratio is {ratio_skew:.2f} with {alpha_label(alpha)} "
+        f"(round {round_skew}) against {ratio_iid:.2f} with {alpha_label(alpha_iid)} (round {round_iid}): "
+        f"{factor:.1f}× {'more' if factor >= 1 else 'less'} spread relative to separation — that is collapse.",
+    ]
+
+
+def measuring_sentences(ratio_table, erank_table, method: str = "fedavg") -> list[str]:
+    """Step 4: how the ratio and the effective rank move from the weakest to the strongest skew.
+
+    Tables: rows with ``method``, ``x`` (label, in axis order, strongest skew first), ``mean``."""
+    def ends(table):
+        part = table[table["method"] == method]
+        return (part.iloc[0]["x"], float(part.iloc[0]["mean"]), part.iloc[-1]["x"], float(part.iloc[-1]["mean"])) \
+            if len(part) else None
+    r, e = ends(ratio_table), ends(erank_table)
+    if r is None or e is None:
+        return [f"No {method} runs to measure."]
+    return [
+        f"Two numbers measure it. FedAvg's intra/inter ratio goes from {r[3]:.2f} at {r[2]} to {r[1]:.2f} at {r[0]}.",
+        f"Its effective rank (how many directions the embedding really uses) goes from {e[3]:.1f} to {e[1]:.1f}: "
+        + ("fewer directions under skew (dimensional collapse)." if e[1] < e[3] else
+           "here skew does not reduce the directions used."),
+    ]
+
+
+def holds_sentences(fedavg: dict, fedquad: dict, alpha) -> list[str]:
+    """Step 6: the same partition and seed, FedAvg vs FedQuad (dicts with ratio, acc, erank)."""
+    better = fedquad["ratio"] < fedavg["ratio"]
+    return [
+        f"Same split ({alpha_label(alpha)}), same seed: FedQuad's intra/inter ratio is {fedquad['ratio']:.2f} "
+        f"against FedAvg's {fedavg['ratio']:.2f} ({'tighter, better separated classes' if better else 'no better here'}).",
+        f"Test accuracy {fedquad['acc']:.1%} vs {fedavg['acc']:.1%}; effective rank {fedquad['erank']:.1f} vs "
+        f"{fedavg['erank']:.1f}.",
+    ]
+
+
+def price_sentences(cost: dict, lt3: int, n_clients: int, overlap_at: list[str], all_x: list[str],
+                    alpha) -> list[str]:
+    """Step 7: compute at the same rounds, the clients FedQuad cannot serve fully, and the seed spread.
+
+    ``cost[method] = (samples processed, wall seconds)``; ``overlap_at``: x labels where the two
+    methods' mean ± std accuracy bands overlap."""
+    (sa, ta), (sq, tq) = cost["fedavg"], cost["fedquad"]
+    out = [f"At {alpha_label(alpha)} FedQuad processed {sq:,.0f} samples in {tq:.0f} s, FedAvg {sa:,.0f} in "
+           f"{ta:.0f} s: {sq / sa:.2f}× the samples and {tq / ta:.2f}× the time for the same rounds.",
+           f"{lt3} of {n_clients} clients {'holds' if lt3 == 1 else 'hold'} fewer than 3 classes: there FedQuad cannot form a full quadruplet "
+           "(2 classes: the second term drops out; 1 class: cross-entropy alone)."]
+    if overlap_at:
+        out.append(f"Seed spread: the accuracy bands (mean ± std over seeds) overlap at {', '.join(overlap_at)}; "
+                   "there the difference is within seed noise." +
+                   (" They overlap everywhere." if len(overlap_at) == len(all_x) else ""))
+    else:
+        out.append("Seed spread: the accuracy bands (mean ± std over seeds) do not overlap at any α shown.")
+    return out
+
+
+def bands_overlap(table, a: str = "fedavg", b: str = "fedquad") -> list[str]:
+    """x labels where method a's and b's mean ± std intervals intersect."""
+    ta = table[table["method"] == a].set_index("x")
+    tb = table[table["method"] == b].set_index("x")
+    out = []
+    for x in ta.index:
+        if x in tb.index:
+            ma, sa = float(ta.loc[x, "mean"]), float(np.nan_to_num(ta.loc[x, "std"]))
+            mb, sb = float(tb.loc[x, "mean"]), float(np.nan_to_num(tb.loc[x, "std"]))
+            if abs(ma - mb) <= sa + sb:
+                out.append(str(x))
+    return out

@@ -1,0 +1,109 @@
+"""The Lesson page headless: every step renders from a recorded root, Back/Next and ?step= agree,
+"Use my runs" swaps the data, a missing study says what to run, and "Add to my deck" collects."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import MAIN, trace_values
+from lesson_helpers import write_root
+
+N_STEPS = 7
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory):
+    base = tmp_path_factory.mktemp("lesson")
+    recorded = write_root(base / "recorded")
+    mine = write_root(base / "runs", name="my-alpha", alphas=(0.1, None), acc_scale=0.5, prefix="mine")
+    return recorded, mine
+
+
+@pytest.fixture
+def env(monkeypatch, roots):
+    recorded, mine = roots
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(recorded))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(mine))
+    return recorded, mine
+
+
+def lesson_app(step: int | None = None, **params) -> AppTest:
+    at = AppTest.from_file(MAIN, default_timeout=120)
+    at.switch_page("views/lesson.py")
+    if step is not None:
+        at.query_params["step"] = str(step)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def charts(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("step", range(1, N_STEPS + 1))
+def test_every_step_renders_from_the_recorded_root(env, step):
+    at = lesson_app(step)
+    assert not at.exception, at.exception
+    assert at.header[0].value.startswith(f"{step} ·")
+    assert not at.warning, [w.value for w in at.warning]
+    assert len(charts(at)) >= 1
+    assert at.query_params["step"] == [str(step)] or at.query_params["step"] == str(step)
+
+
+def test_next_back_and_the_url_agree(env):
+    at = lesson_app(3)
+    assert at.header[0].value.startswith("3 ·")
+    at.button(key="l_next").click().run()
+    assert at.header[0].value.startswith("4 ·") and str(at.query_params["step"]).strip("[]'") == "4"
+    at.button(key="l_back").click().run()
+    at.button(key="l_back").click().run()
+    assert at.header[0].value.startswith("2 ·") and str(at.query_params["step"]).strip("[]'") == "2"
+    at = lesson_app(1)
+    assert at.button(key="l_back").disabled and not at.button(key="l_next").disabled
+
+
+def test_use_my_runs_changes_the_figures_data(env):
+    at = lesson_app(2)
+    recorded = [trace_values(t) for t in charts(at)[0]["data"]]
+    text_recorded = " ".join(m.value for m in at.markdown)
+    at.toggle(key="l_mine").set_value(True).run()
+    assert not at.exception, at.exception
+    mine = [trace_values(t) for t in charts(at)[0]["data"]]
+    assert mine != recorded
+    assert " ".join(m.value for m in at.markdown) != text_recorded
+    assert at.selectbox(key="l_study").value == "my-alpha"
+
+
+def test_missing_recorded_study_says_what_to_run(monkeypatch, tmp_path):
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(tmp_path / "nothing"))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(tmp_path / "runs"))
+    at = lesson_app(3)
+    assert not at.exception, at.exception
+    assert any("record_studies.py" in w.value for w in at.warning)
+    at = lesson_app(5)  # the quadruplet picture needs no study
+    assert not at.exception and len(charts(at)) == 2
+
+
+def test_quadruplet_sliders_redraw_the_terms(env):
+    at = lesson_app(5)
+    before = [m.value for m in at.metric]
+    at.slider(key="q_m1").set_value(3.0).run()
+    after = [m.value for m in at.metric]
+    assert after[0] != before[0] and after[3] != before[3]  # term 1 of FedQuad and of Chen's form
+    at.toggle(key="q_chen").set_value(False).run()
+    assert len(charts(at)) == 1
+
+
+def test_add_to_my_deck_from_another_page(env, tmp_path):
+    at = lesson_app(1)
+    at.button(key="deck-dl_l1_0").click().run()
+    at.button(key="deck-dl_l1_1").click().run()
+    deck = at.session_state["my_deck"]
+    assert [d["name"] for d in deck] == ["partition_IID", "partition_α=0.1"]
+    at.button(key="deck_down_0").click().run()
+    assert [d["name"] for d in at.session_state["my_deck"]] == ["partition_α=0.1", "partition_IID"]
+    at.button(key="deck_rm_1").click().run()
+    assert len(at.session_state["my_deck"]) == 1
