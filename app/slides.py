@@ -109,7 +109,7 @@ def pdf_deck(slides: list[Slide], renderer: Renderer) -> bytes:
     """One 16:9 page per slide: title, the figures side by side, the sentences, the footer."""
     from fpdf import FPDF
 
-    pdf = FPDF(orientation="L", unit="mm", format=PAGE_MM)
+    pdf = FPDF(orientation="P", unit="mm", format=PAGE_MM)  # (width, height) as given: landscape
     pdf.set_auto_page_break(False)
     font, uni = _pdf_fonts(pdf)
     W, H, M = PAGE_MM[0], PAGE_MM[1], 12
@@ -119,8 +119,10 @@ def pdf_deck(slides: list[Slide], renderer: Renderer) -> bytes:
         pdf.set_xy(M, M)
         pdf.cell(W - 2 * M, 12, _text(s.title, uni))
         n = len(s.figures)
-        text_h = 11 + 9 * len(s.sentences)
-        box_h = H - 2 * M - 16 - text_h - 6
+        pdf.set_font(font, "", 12.5)
+        text_h = 2 + sum(pdf.multi_cell(W - 2 * M, 5.6, _text(t, uni), dry_run=True, output="HEIGHT") + 1.5
+                         for t in s.sentences)
+        box_h = H - 2 * M - 16 - text_h - 4
         gap = 4
         box_w = (W - 2 * M - gap * max(n - 1, 0)) / max(n, 1)
         for j in range(n):
@@ -132,6 +134,7 @@ def pdf_deck(slides: list[Slide], renderer: Renderer) -> bytes:
         for sentence in s.sentences:
             pdf.set_x(M)
             pdf.multi_cell(W - 2 * M, 5.6, _text(sentence, uni))
+            pdf.set_y(pdf.get_y() + 1.5)
         pdf.set_font(font, "", 8.5)
         pdf.set_text_color(90, 90, 90)
         pdf.set_xy(M, H - M + 2)
