@@ -17,9 +17,8 @@ import pandas as pd
 import streamlit as st
 
 from fedquad_core import launcher
-from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig, validate
+from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
 from fedquad_core.data import DataError, check_data, data_summary
-from fedquad_core.devices import resolve_device
 from fedquad_core.methods import METHODS
 from fedquad_core.partition import PartitionError, class_counts, partition
 from fedquad_core.store import ACTIVE, RunNotFound, RunStore, StoreError
@@ -258,21 +257,20 @@ def make_configs(methods: list[str], common: dict[str, Any], params: dict[str, d
 
 
 def check_configs(cfgs: list[RunConfig]) -> str | None:
-    """The first problem that would stop these runs, as a one-line message, or None."""
+    """The first problem that would stop these runs, as a one-line message, or None (the
+    engine's one up-front check of a grid, with this app's cached labels)."""
+    from fedquad_core.errors import USER_ERRORS
+    from fedquad_core.study import check_grid
+
     if not cfgs:
         return "pick at least one method"
+
+    def labels(c: RunConfig):  # data in a custom folder or to download: checked when the run starts
+        return None if c.data_dir or c.download else dataset_labels(c.dataset, c.train_subset, c.seed)[0]
+
     try:
-        for cfg in cfgs:
-            validate(cfg)
-        cfg = cfgs[0]
-        resolve_device(cfg.device)
-        check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
-        if cfg.data_dir is None and not cfg.download:
-            labels, _ = dataset_labels(cfg.dataset, cfg.train_subset, cfg.seed)
-            for c in cfgs:
-                validate(c, num_train_samples=len(labels))
-            partition_counts(cfg.dataset, cfg.num_clients, cfg.alpha, cfg.seed, cfg.min_size, cfg.train_subset)
-    except (ConfigError, DataError, PartitionError, ValueError) as e:
+        check_grid(cfgs, labels=labels)
+    except (*USER_ERRORS, ValueError) as e:
         return str(e)
     return None
 

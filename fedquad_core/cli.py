@@ -1,4 +1,4 @@
-"""The ``fedquad`` command line: run, list, show, compare, sweep, cancel, delete.
+"""The ``fedquad`` command line: run, list, show, compare, sweep, study, cancel, delete.
 
 User errors (bad settings, missing data) exit with code 2 and one line saying what to change,
 before any training starts."""
@@ -9,111 +9,11 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # must be set before torch loads OpenMP
 
 import argparse
-import dataclasses
-import json
 import sys
-from typing import Any, Sequence
+from typing import Sequence
 
-from .config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
-from .methods import METHODS
-from .data import DataError
-from .partition import PartitionError
-from .store import RunNotFound, StoreError
-
-
-class UserError(Exception):
-    """Bad command-line input; the message says what to change."""
-
-
-USER_ERRORS = (UserError, ConfigError, RunNotFound, StoreError, DataError, PartitionError)
-
-
-def _method_param_names() -> dict[str, dataclasses.Field]:
-    fields: dict[str, dataclasses.Field] = {}
-    for cls in METHODS.values():
-        for f in dataclasses.fields(cls.Params):
-            fields.setdefault(f.name, f)
-    return fields
-
-
-def _owners(name: str) -> str:
-    return ", ".join(m for m, cls in METHODS.items() if name in {f.name for f in dataclasses.fields(cls.Params)})
-
-
-def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
-    d = RunConfig()
-    g = p.add_argument_group("data and partition")
-    g.add_argument("--config", help="JSON file with RunConfig keys; flags given on the command line override it")
-    g.add_argument("--dataset", choices=DATASET_NAMES, help=f"data set (default {d.dataset}: bundled, no download)")
-    g.add_argument("--data-dir", help="folder with downloaded data (CIFAR, Tiny-ImageNet, Fashion-MNIST)")
-    g.add_argument("--download", action="store_true", default=None, help="download missing data (needs internet)")
-    g.add_argument("--train-subset", type=int, help="use a class-stratified subset of this many training samples")
-    if not sweep:
-        g.add_argument("--clients", dest="num_clients", type=int, help=f"number of clients (default {d.num_clients})")
-        g.add_argument("--alpha", type=float, help=f"Dirichlet concentration; small = strong label skew (default {d.alpha})")
-        g.add_argument("--iid", action="store_true", default=None, help="IID split instead of Dirichlet")
-        g.add_argument("--method", choices=list(METHODS), help=f"FL method (default {d.method})")
-        g.add_argument("--seed", type=int, help=f"seed of partition, sampling and init (default {d.seed})")
-    g.add_argument("--min-size", type=int, help=f"minimum samples per client (default {d.min_size})")
-    g = p.add_argument_group("training")
-    g.add_argument("--model", choices=MODEL_NAMES, help="model (default auto: mlp for digits, cnn for Fashion-MNIST/CIFAR-10, resnet18 otherwise)")
-    g.add_argument("--rounds", type=int, help=f"communication rounds (default {d.rounds})")
-    g.add_argument("--participation", type=float, help=f"fraction of clients per round, in (0, 1] (default {d.participation})")
-    g.add_argument("--local-epochs", type=int, help=f"local epochs per round (default {d.local_epochs})")
-    g.add_argument("--batch-size", type=int, help=f"local batch size (default {d.batch_size})")
-    g.add_argument("--lr", type=float, help=f"SGD learning rate (default {d.lr})")
-    g.add_argument("--momentum", type=float, help=f"SGD momentum (default {d.momentum})")
-    g.add_argument("--weight-decay", type=float, help=f"SGD weight decay (default {d.weight_decay})")
-    g.add_argument("--augment", action=argparse.BooleanOptionalAction, default=None, help="random crop + flip (default: on for 32x32/64x64 sets)")
-    g.add_argument("--normalize-embeddings", action=argparse.BooleanOptionalAction, default=None,
-                   help=f"L2-normalise embeddings before tuple losses (default {d.normalize_embeddings})")
-    g.add_argument("--device", choices=DEVICES, help="auto = cuda when available (default auto)")
-    g.add_argument("--workers", type=_workers, help="parallel client worker processes on CPU, or 'auto' = one per core "
-                                                   "(default: auto for `run`, 0 = in-process for sweep runs and "
-                                                   "dashboard runs, which already run side by side)")
-    g.add_argument("--client-exec", choices=CLIENT_EXECS, help="how a round's clients train: auto (default) = vmap on "
-                   "CUDA, parallel workers when --workers > 0, else sequential")
-    g.add_argument("--snapshot-every", type=int, help=f"embedding snapshot every k rounds (default {d.snapshot_every})")
-    g.add_argument("--snapshot-points", type=int, help=f"test points in each snapshot (default {d.snapshot_points})")
-    g.add_argument("--eval-points", type=int, help="evaluate on a stratified subset of the test set (default: all)")
-    g = p.add_argument_group("method parameters (each applies to the methods named)")
-    for name, f in _method_param_names().items():
-        kind = int if f.metadata.get("integer") else float
-        g.add_argument(f"--{name.replace('_', '-')}", dest=f"mp_{name}", type=kind,
-                       help=f"{f.metadata.get('help', '')} [{_owners(name)}]")
-
-
-def _workers(text: str) -> int:
-    if text.strip().lower() == "auto":
-        from .parallel import default_workers
-
-        return default_workers()
-    return int(text)
-
-
-def config_from_args(args: argparse.Namespace, **fixed: Any) -> RunConfig:
-    base: dict[str, Any] = {}
-    if getattr(args, "config", None):
-        try:
-            with open(args.config) as fh:
-                base = json.load(fh)
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"cannot read --config {args.config}: {exc}") from None
-        if not isinstance(base, dict):
-            raise UserError(f"--config {args.config} must hold a JSON object of RunConfig keys")
-    names = {f.name for f in dataclasses.fields(RunConfig)}
-    for key, value in vars(args).items():
-        if key in names and value is not None:
-            base[key] = value
-    if getattr(args, "iid", None):
-        base["alpha"] = None
-    base.update(fixed)
-    method_params = dict(base.get("method_params") or {})
-    for key, value in vars(args).items():
-        if key.startswith("mp_") and value is not None:
-            method_params[key[3:]] = value
-    base["method_params"] = method_params
-    return RunConfig.from_dict(base)
+from .args import add_run_options
+from .errors import USER_ERRORS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,9 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run")
     p = sub.add_parser("delete", help="delete a finished run's folder")
     p.add_argument("run")
+    from .study_cli import add_study_parser
     from .sweep import add_sweep_parser
 
-    add_sweep_parser(sub, add_run_options)
+    add_sweep_parser(sub)
+    add_study_parser(sub, common)
     return parser
 
 

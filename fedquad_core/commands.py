@@ -14,7 +14,13 @@ from .store import RunStore
 def dispatch(args: argparse.Namespace) -> int:
     store = RunStore(args.runs_dir)
     return {"run": cmd_run, "list": cmd_list, "show": cmd_show, "compare": cmd_compare, "cancel": cmd_cancel,
-            "delete": cmd_delete, "sweep": _sweep}[args.command](args, store)
+            "delete": cmd_delete, "sweep": _sweep, "study": _study}[args.command](args, store)
+
+
+def _study(args, store):
+    from .study_cli import cmd_study
+
+    return cmd_study(args, store)
 
 
 def _sweep(args, store):
@@ -24,7 +30,8 @@ def _sweep(args, store):
 
 
 def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
-    from .cli import UserError, config_from_args
+    from .args import config_from_args
+    from .errors import UserError
     from .config import RunConfig
     from .launcher import acquire_slot
     from .runner import execute, prepare

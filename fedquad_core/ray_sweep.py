@@ -11,9 +11,10 @@ package importable (``pip install -e .`` or the same image); Ray is an optional 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from .config import RunConfig
+from .errors import UserError
 from .store import RunStore, atomic_write
 
 
@@ -50,7 +51,6 @@ def check_reachable(address: str) -> None:
     """Fail in seconds, not minutes (ray.init retries a dead address for a long time)."""
     import socket
 
-    from .cli import UserError
 
     host, sep, port = address.rpartition(":")
     if address == "auto" or not sep or not port.isdigit():
@@ -62,12 +62,13 @@ def check_reachable(address: str) -> None:
                         "`ray start --head` and pass its address, or drop --ray to sweep here") from None
 
 
-def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads: int | None = None) -> list[str]:
-    """Run every config as a Ray task; return the run ids in the order of ``configs``."""
+def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads: int | None = None,
+               on_done: Callable[[int, str, str | None], None] | None = None) -> list[str]:
+    """Run every config as a Ray task; return the run ids in the order of ``configs``.
+    ``on_done(i, run_id, error)`` is called as the i-th run's folder lands in ``store``."""
     try:
         import ray
     except ImportError:
-        from .cli import UserError
 
         raise UserError("--ray needs Ray: pip install ray (or pip install -e '.[ray]')") from None
     if not ray.is_initialized():
@@ -75,7 +76,6 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
         try:
             ray.init(address=address, log_to_driver=False)
         except Exception as exc:  # ConnectionError, ValueError, RuntimeError, depending on how it fails
-            from .cli import UserError
 
             raise UserError(f"cannot reach a Ray cluster at {address!r} ({type(exc).__name__}): start one with "
                             "`ray start --head` and pass its address, or drop --ray to sweep here") from None
@@ -89,5 +89,7 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
         _write_run(store, run_id, files)
         if error:
             print(f"ray: {cfg.name or run_id} failed: {error}", file=sys.stderr)
+        if on_done:
+            on_done(len(run_ids), run_id, error)
         run_ids.append(run_id)
     return run_ids

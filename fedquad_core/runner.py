@@ -156,7 +156,7 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
         writer = store.writer(run_id)
     else:
         writer = store.create(cfg.resolved().to_dict(), run_id)
-    writer.set_status("queued", pid=os.getpid())
+    writer.set_status("queued", pid=os.getpid(), **_identity(cfg))
     stop_flag = {"stop": False}
     _install_stop_signals(stop_flag)
     callbacks: list[Callback] = [StoreCallback(writer), SignalStop(stop_flag)]
@@ -180,6 +180,17 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
         cb.on_end("failed", {"error": f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"})
         raise
     return writer.run_id
+
+
+def _identity(cfg: RunConfig) -> dict[str, str]:
+    """Engine fingerprint and run key for status.json (empty for a config too broken to key:
+    ``prepare`` then fails the run with the reason)."""
+    from .version import run_identity
+
+    try:
+        return run_identity(cfg)
+    except (ConfigError, DataError, ValueError, TypeError):
+        return {}
 
 
 def _install_stop_signals(flag: dict[str, bool]) -> None:

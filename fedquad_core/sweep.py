@@ -1,18 +1,20 @@
 """``fedquad sweep``: a grid over methods x alphas x clients x seeds, printed in the paper's
 table layout (methods as rows, settings as columns, mean ± std over seeds).
 
-Every run of a grid shares the partition and initialisation of its (alpha, clients, seed) cell
-with the other methods, so rows differ only by the method."""
+A sweep is a study (``fedquad_core.study``) named ``sweep-<time>`` unless ``--name`` is given:
+its runs are checked up front, finished runs with the same settings are reused, and
+``fedquad study show NAME`` prints its response table later. Every run of a grid shares the
+partition and initialisation of its (alpha, clients, seed) cell with the other methods, so rows
+differ only by the method."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import itertools
 import statistics
 import sys
-from typing import Any, Callable
+import time
+from typing import Any
 
-from .config import RunConfig
+from .args import add_run_options, config_from_args
 from .methods import METHODS
 from .store import RunStore
 
@@ -29,7 +31,7 @@ def _names(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-def add_sweep_parser(sub, add_run_options: Callable) -> None:
+def add_sweep_parser(sub) -> None:
     p = sub.add_parser("sweep", help="grid over methods x alphas x clients x seeds; prints the paper's table",
                        description="Run a grid of federated runs and print methods as rows, settings as columns, "
                                    "mean ± std over seeds.")
@@ -40,6 +42,7 @@ def add_sweep_parser(sub, add_run_options: Callable) -> None:
     p.add_argument("--metric", choices=("final_acc", "best_acc", "final_ratio"), default="final_acc",
                    help="what the table shows (default final_acc, in %%)")
     p.add_argument("--out", help="also write the table as Markdown to this file")
+    p.add_argument("--name", help="study name of this sweep (default sweep-<time>); rerun a name to resume it")
     p.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     p.add_argument("--threads", type=int, help="torch threads per run (default 1)")
     p.add_argument("--jobs", type=int, help="runs at a time on this machine, each in its own process with one thread "
@@ -47,22 +50,14 @@ def add_sweep_parser(sub, add_run_options: Callable) -> None:
     add_run_options(p, sweep=True)
 
 
-def grid(args: argparse.Namespace) -> list[RunConfig]:
-    from .cli import UserError, config_from_args
+def spec(args: argparse.Namespace):
+    """The sweep as a study: axes alpha x clients x seed x method, in the old sweep's order."""
+    from .study import StudySpec, parse_axes
 
-    unknown = [m for m in args.methods if m not in METHODS]
-    if unknown:
-        raise UserError(f"unknown method(s) {', '.join(unknown)} in --methods: choose from {', '.join(METHODS)}")
-    base = config_from_args(args)
-    own_params = base.method_params
-    configs = []
-    for alpha, clients, seed, method in itertools.product(args.alphas, args.clients_list, args.seeds, args.methods):
-        names = {f.name for f in dataclasses.fields(METHODS[method].Params)}
-        params = {k: v for k, v in own_params.items() if k in names}
-        configs.append(dataclasses.replace(base, method=method, alpha=alpha, num_clients=clients, seed=seed,
-                                           method_params=params,
-                                           name=f"sweep {method} a={alpha if alpha is not None else 'iid'} K={clients} s={seed}"))
-    return configs
+    axes = parse_axes({"alpha": args.alphas, "num_clients": args.clients_list, "seed": args.seeds,
+                       "method": args.methods})
+    name = args.name or time.strftime("sweep-%Y%m%d-%H%M%S")
+    return StudySpec(name, config_from_args(args), axes, title="fedquad sweep")
 
 
 def setting_label(cfg: dict[str, Any]) -> str:
@@ -99,73 +94,12 @@ def table(store: RunStore, run_ids: list[str], metric: str) -> tuple[list[str], 
     return ["method", *settings], rows
 
 
-def check_grid(configs: list[RunConfig]) -> None:
-    """Every user error of the whole grid (settings, data, each partition) before any run starts."""
-    from .config import validate
-    from .partition import partition
-    from .runner import prepare
-
-    first = prepare(configs[0])
-    labels = first.dataset.y_train.numpy()
-    seen = set()
-    for cfg in configs:
-        validate(cfg, num_train_samples=len(labels))
-        cfg.params()
-        key = (cfg.alpha, cfg.num_clients, cfg.seed, cfg.min_size)
-        if key not in seen:
-            seen.add(key)
-            partition(labels, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
-
-
-def _run_one(payload: tuple[dict, str, int | None]) -> str:
-    """One sweep run in a pool process."""
-    config, root, threads = payload
-    from .runner import execute
-
-    return execute(RunConfig.from_dict(config), RunStore(root), progress=False, threads=threads)
-
-
-def run_local(configs: list[RunConfig], store: RunStore, *, jobs: int, threads: int | None) -> list[str]:
-    """Run the grid here, ``jobs`` runs at a time (one process each); a failed run is reported
-    and the sweep goes on."""
-    from tqdm import tqdm
-
-    if jobs <= 1:
-        from .runner import execute
-
-        return [execute(cfg, store, threads=threads, progress=False) for cfg in tqdm(configs, desc="sweep", unit="run")]
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from multiprocessing import get_context
-
-    ids: dict[int, str] = {}
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-        futures = {pool.submit(_run_one, (cfg.to_dict(), str(store.root), threads)): i for i, cfg in enumerate(configs)}
-        for fut in tqdm(as_completed(futures), total=len(futures), desc="sweep", unit="run"):
-            try:
-                ids[futures[fut]] = fut.result()
-            except Exception as exc:  # the run's folder says failed, with its error
-                print(f"sweep: {configs[futures[fut]].name} failed: {exc}", file=sys.stderr)
-    return [ids[i] for i in sorted(ids)]
-
-
 def cmd_sweep(args: argparse.Namespace, store: RunStore) -> int:
     from .commands import print_table
-    from .parallel import default_workers
+    from .study import run_study
 
-    if args.ray:
-        from .ray_sweep import check_reachable
-
-        check_reachable(args.ray)
-    configs = grid(args)
-    check_grid(configs)
-    jobs = args.jobs or default_workers()
-    print(f"sweep: {len(configs)} runs into {store.root}", file=sys.stderr)
-    if args.ray:
-        from .ray_sweep import run_on_ray
-
-        run_ids = run_on_ray(configs, store, args.ray, threads=args.threads)
-    else:
-        run_ids = run_local(configs, store, jobs=jobs, threads=args.threads)
+    study = run_study(spec(args), store, jobs=args.jobs, threads=args.threads, ray=args.ray)
+    run_ids = list(dict.fromkeys(p["run_id"] for p in study["points"] if p["run_id"] and store.exists(p["run_id"])))
     headers, rows = table(store, run_ids, args.metric)
     print_table(headers, rows)
     if args.out:
@@ -174,4 +108,5 @@ def cmd_sweep(args: argparse.Namespace, store: RunStore) -> int:
         lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         atomic_write_text(args.out, "\n".join(lines) + "\n")
+    print(f"study {study['name']}: `fedquad study show {study['name']}` prints its response table", file=sys.stderr)
     return 0
