@@ -11,9 +11,10 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from app import presets, service, state  # noqa: E402
+from app import presets, service, state, studies  # noqa: E402
 
 PAGES = [
+    ("views/explore.py", "Explore", ":material/tune:"),
     ("views/partitions.py", "Partitions", ":material/grid_on:"),
     ("views/launch.py", "Launch", ":material/rocket_launch:"),
     ("views/live.py", "Live", ":material/monitoring:"),
@@ -61,7 +62,7 @@ def quick_start() -> None:
         st.error(problem)
         return
     service.launch_group(cfgs)
-    st.switch_page(PAGES[2][0])
+    st.switch_page("views/live.py")
 
 
 def global_controls() -> None:
@@ -87,10 +88,21 @@ def global_controls() -> None:
         st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
 
 
+def default_page() -> str:
+    """Explore when recorded studies ship with this copy (a fresh clone opens on results), else
+    Partitions."""
+    try:
+        recorded = any(r.source == "recorded" for r in studies.study_refs())
+    except (OSError, ValueError, ImportError):
+        recorded = False
+    return "views/explore.py" if recorded else "views/partitions.py"
+
+
 def main() -> None:
     st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide")
-    nav = st.navigation([st.Page(path, title=title, icon=icon, default=(i == 0))
-                         for i, (path, title, icon) in enumerate(PAGES)])
+    start = default_page()
+    nav = st.navigation([st.Page(path, title=title, icon=icon, default=(path == start))
+                         for path, title, icon in PAGES])
     global_controls()
     nav.run()
 

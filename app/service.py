@@ -33,7 +33,57 @@ def runs_dir() -> Path:
 
 
 def store() -> RunStore:
+    """The user's run store (where the dashboard launches runs)."""
     return RunStore(runs_dir())
+
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ("mine", "recorded")
+
+
+def recorded_dir() -> Path:
+    """The recorded, read-only run store shipped with the project (studies recorded offline)."""
+    return Path(os.environ.get("FEDQUAD_RECORDED_DIR", REPO_ROOT / "assets" / "recorded"))
+
+
+def source_root(source: str) -> Path:
+    """The root of a source: "mine" (the user's store) or "recorded"."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown run source {source!r}: use one of {SOURCES}")
+    return runs_dir() if source == "mine" else recorded_dir()
+
+
+def _same_root() -> bool:
+    try:
+        return runs_dir().resolve() == recorded_dir().resolve()
+    except OSError:
+        return False
+
+
+def source_of(run_id: str) -> str:
+    """"mine" when the run is in the user's store (looked up first), else "recorded" when it is in
+    the recorded store; a run in neither counts as "mine" (reads then raise RunNotFound)."""
+    try:
+        if store().exists(run_id) or _same_root() or not RunStore(recorded_dir()).exists(run_id):
+            return "mine"
+    except StoreError:
+        return "mine"
+    return "recorded"
+
+
+def is_recorded(run_id: str) -> bool:
+    return source_of(run_id) == "recorded"
+
+
+def store_for(run_id: str) -> RunStore:
+    """The store holding this run: the user's first, then the recorded one."""
+    return RunStore(source_root(source_of(run_id)))
+
+
+def _check_writable(run_id: str, what: str) -> None:
+    if is_recorded(run_id):
+        raise StoreError(f"run {run_id} is a recorded run (in {recorded_dir()}), shipped read-only: "
+                         f"it cannot be {what}")
 
 
 def method_label(name: str) -> str:
@@ -51,25 +101,37 @@ def run_label(info) -> str:
 
 
 def runs_table() -> pd.DataFrame:
-    """One row per run in the store, newest first."""
-    rows = []
-    for info in store().list_runs():
-        s, c = info.status, info.config
-        rows.append({
-            "run_id": info.run_id, "label": run_label(info), "method": c.get("method"),
-            "state": info.state, "round": s.get("round", 0), "total_rounds": s.get("total_rounds") or c.get("rounds"),
-            "dataset": c.get("dataset"), "alpha": c.get("alpha"), "clients": c.get("num_clients"),
-            "group": s.get("group", ""), "created": s.get("created", 0.0), "error": s.get("error") or "",
-        })
+    """One row per run in both stores (``source`` "mine" or "recorded"), newest first; a recorded
+    run whose id is also in the user's store is listed once, as the user's."""
+    rows, seen = [], set()
+    for source in SOURCES if not _same_root() else SOURCES[:1]:
+        for info in RunStore(source_root(source)).list_runs():
+            if info.run_id not in seen:
+                seen.add(info.run_id)
+                rows.append(_table_row(info, source))
     cols = ["run_id", "label", "method", "state", "round", "total_rounds", "dataset", "alpha", "clients",
-            "group", "created", "error"]
+            "group", "created", "error", "source"]
     df = pd.DataFrame(rows, columns=cols)
     return df.sort_values("created", ascending=False, kind="stable").reset_index(drop=True)
 
 
+def _table_row(info, source: str) -> dict:
+    s, c = info.status, info.config
+    return {
+        "run_id": info.run_id, "label": run_label(info), "method": c.get("method"),
+        "state": info.state, "round": s.get("round", 0), "total_rounds": s.get("total_rounds") or c.get("rounds"),
+        "dataset": c.get("dataset"), "alpha": c.get("alpha"), "clients": c.get("num_clients"),
+        "group": s.get("group", ""), "created": s.get("created", 0.0), "error": s.get("error") or "",
+        "source": source,
+    }
+
+
 def latest_group(table: pd.DataFrame | None = None) -> list[str]:
-    """Run ids of the most recently launched group (or the newest run if it has no group)."""
+    """Run ids of the most recently launched group (or the newest run if it has no group); the
+    user's own runs come before recorded ones."""
     table = runs_table() if table is None else table
+    if "source" in table and (table["source"] == "mine").any():
+        table = table[table["source"] == "mine"]
     if table.empty:
         return []
     newest = table.iloc[0]
@@ -79,8 +141,7 @@ def latest_group(table: pd.DataFrame | None = None) -> list[str]:
 
 
 def any_active(run_ids) -> bool:
-    s = store()
-    return any(_safe_status(s, r).get("state") in ACTIVE for r in run_ids)
+    return any(_safe_status(store_for(r), r).get("state") in ACTIVE for r in run_ids)
 
 
 def _safe_status(s: RunStore, run_id: str) -> dict:
@@ -92,9 +153,9 @@ def _safe_status(s: RunStore, run_id: str) -> dict:
 
 def metrics_frame(run_ids, labels: dict[str, str] | None = None) -> pd.DataFrame:
     """Long table of every metrics row of the runs, with run, label and method columns."""
-    s = store()
     frames = []
     for run_id in run_ids:
+        s = store_for(run_id)
         try:
             rows = s.read_metrics(run_id)
             method = s.read_config(run_id).get("method", "?")
@@ -113,9 +174,9 @@ def metrics_frame(run_ids, labels: dict[str, str] | None = None) -> pd.DataFrame
 
 
 def summary_table(run_ids, labels: dict[str, str]) -> pd.DataFrame:
-    s = store()
     rows = []
     for run_id in run_ids:
+        s = store_for(run_id)
         try:
             status, cfg, metrics = s.read_status(run_id), s.read_config(run_id), s.read_metrics(run_id)
         except (RunNotFound, StoreError):
@@ -130,37 +191,39 @@ def summary_table(run_ids, labels: dict[str, str]) -> pd.DataFrame:
 
 
 def read_status(run_id: str) -> dict:
-    return _safe_status(store(), run_id)
+    return _safe_status(store_for(run_id), run_id)
 
 
 def read_config(run_id: str) -> dict:
-    return store().read_config(run_id)
+    return store_for(run_id).read_config(run_id)
 
 
 def run_path(run_id: str) -> Path:
-    return store().path(run_id)
+    return store_for(run_id).path(run_id)
 
 
 def snapshot_rounds(run_id: str) -> list[int]:
     try:
-        return store().snapshot_rounds(run_id)
+        return store_for(run_id).snapshot_rounds(run_id)
     except (RunNotFound, StoreError):
         return []
 
 
 def read_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
-    return store().read_snapshot(run_id, round_)
+    return store_for(run_id).read_snapshot(run_id, round_)
 
 
 def read_partition(run_id: str) -> dict | None:
-    return store().read_partition(run_id)
+    return store_for(run_id).read_partition(run_id)
 
 
 def cancel(run_id: str) -> None:
+    _check_writable(run_id, "cancelled")
     store().request_cancel(run_id)
 
 
 def delete(run_id: str) -> None:
+    _check_writable(run_id, "deleted")
     store().delete(run_id)
 
 
@@ -286,4 +349,4 @@ def launch_group(cfgs: list[RunConfig]) -> tuple[str, list[str]]:
 def bundle(run_id: str) -> bytes:
     from app import export
 
-    return export.run_bundle(store(), run_id)
+    return export.run_bundle(store_for(run_id), run_id)

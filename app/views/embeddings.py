@@ -91,6 +91,8 @@ def umap_state(run_id: str, r: int) -> str:
         return "ready"
     if projection.umap_pending(path, r):
         return "pending"
+    if service.is_recorded(run_id):
+        return "unavailable"  # a recorded run is read-only: no UMAP job writes into it
     tried = st.session_state.setdefault("_umap_tried", set())
     if (run_id, r) not in tried:
         tried.add((run_id, r))
@@ -117,6 +119,8 @@ def panel(side: int, run_id: str, chosen: int, waiting: bool = False) -> None:
     if status == "pending":
         st.info("computing UMAP… (in the background, cached next to the run); PCA meanwhile.",
                 icon=":material/hourglass_top:")
+    elif status == "unavailable":
+        st.caption("This recorded snapshot has no stored UMAP layout (recorded runs are read-only): PCA.")
     elif status == "failed":
         st.warning("UMAP could not be computed for this snapshot (see the .umap log in the run's "
                    "embeddings folder); showing PCA.")

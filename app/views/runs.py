@@ -8,7 +8,8 @@ import streamlit as st
 from app import service, state
 
 st.title("Runs")
-st.caption(f"Run store: `{service.runs_dir().resolve()}` — runs survive an app restart.")
+st.caption(f"Run store: `{service.runs_dir().resolve()}` — runs survive an app restart. Recorded runs "
+           f"(`{service.recorded_dir()}`) ship with the project: read-only, never deleted.")
 table = service.runs_table()
 if table.empty:
     st.info("The run store is empty: start runs on the Launch page.")
@@ -17,17 +18,20 @@ if table.empty:
 methods = sorted(table["method"].dropna().unique())
 states = sorted(table["state"].dropna().unique())
 datasets = sorted(table["dataset"].dropna().unique())
+SOURCES = {"mine": "my runs", "recorded": "recorded"}
+state.init("r_source", [], state.LIST, list(SOURCES))
 state.init("r_method", [], state.LIST, methods)
 state.init("r_state", [], state.LIST, states)
 state.init("r_dataset", [], state.LIST, datasets)
 if not state.presenter():
-    a, b, c = st.columns(3)
+    a, b, c, d = st.columns(4)
     a.multiselect("Method", methods, key="r_method", format_func=service.method_label, placeholder="all")
     b.multiselect("State", states, key="r_state", placeholder="all")
     c.multiselect("Dataset", datasets, key="r_dataset", placeholder="all")
-state.publish("r_method", "r_state", "r_dataset")
+    d.multiselect("Source", list(SOURCES), key="r_source", format_func=SOURCES.get, placeholder="all")
+state.publish("r_method", "r_state", "r_dataset", "r_source")
 view = table
-for col, key in (("method", "r_method"), ("state", "r_state"), ("dataset", "r_dataset")):
+for col, key in (("method", "r_method"), ("state", "r_state"), ("dataset", "r_dataset"), ("source", "r_source")):
     if st.session_state[key]:
         view = view[view[col].isin(st.session_state[key])]
 
@@ -36,16 +40,17 @@ shown = view.assign(
     method=[service.method_label(m) if m else "" for m in view["method"]],
     progress=[f"{int(r or 0)}/{int(t) if t == t and t else '?'}" for r, t in zip(view["round"], view["total_rounds"])],
     alpha=["IID" if a is None or a != a else f"{a:g}" for a in view["alpha"]],
+    source=[SOURCES.get(x, x) for x in view["source"]],
 )
 Col = st.column_config
-columns = ["label", "method", "state", "progress", "dataset", "alpha", "clients", "created"]
+columns = ["label", "source", "method", "state", "progress", "dataset", "alpha", "clients", "created"]
 columns += ["error"] if (view["error"].astype(str) != "").any() else []  # only when a run failed
 st.dataframe(shown[columns + ["run_id"]], hide_index=True, width="stretch", column_config={
     "label": Col.TextColumn("run", width=190, help="method, Dirichlet α and the end of the run id"),
     "method": Col.TextColumn(width=80), "state": Col.TextColumn(width=75),
     "progress": Col.TextColumn("rounds", width=65), "dataset": Col.TextColumn(width=70),
     "alpha": Col.TextColumn("α", width=45), "clients": Col.NumberColumn(width=60),
-    "created": Col.TextColumn(width=90), "error": Col.TextColumn(width=160),
+    "created": Col.TextColumn(width=90), "source": Col.TextColumn(width=75, help="recorded runs are read-only"), "error": Col.TextColumn(width=160),
     "run_id": Col.TextColumn("run id", width=230)})
 if view.empty:
     st.stop()
@@ -57,6 +62,9 @@ state.publish("r_run")
 run_id = st.session_state.r_run
 status = service.read_status(run_id)
 st.subheader(labels[run_id])
+recorded = service.is_recorded(run_id)
+if recorded:
+    st.caption(":material/lock: Recorded run, shipped with the project: viewable and exportable, not deletable.")
 st.markdown(f"State **{status.get('state')}**, round {status.get('round', 0)}/{status.get('total_rounds', '?')}, "
             f"device {status.get('device', '?')}, group `{status.get('group') or '—'}`, id `{run_id}`")
 if status.get("state") in ("failed", "diverged"):
@@ -68,11 +76,11 @@ with st.expander("Status"):
 
 row = st.container(horizontal=True, horizontal_alignment="left", vertical_alignment="center")
 active = status.get("state") in service.ACTIVE
-if active and row.button("Cancel", key="r_cancel", icon=":material/stop_circle:"):
+if active and not recorded and row.button("Cancel", key="r_cancel", icon=":material/stop_circle:"):
     service.cancel(run_id)
     st.toast("Cancel requested: the run stops after its current round.")
-if row.button("Delete", key="r_delete", icon=":material/delete:", disabled=active,
-              help="Cancel an active run first." if active else None):
+if not recorded and row.button("Delete", key="r_delete", icon=":material/delete:", disabled=active,
+                              help="Cancel an active run first." if active else None):
     try:
         service.delete(run_id)
         st.session_state.pop("r_run", None)

@@ -1,0 +1,264 @@
+"""The dashboard's door to studies (STUDY_API.md): the studies of both run-store roots (the user's
+and the recorded, read-only one), their points as a table, the final snapshot of a run as the
+Explore page shows it, and starting a study's missing points as a detached background process.
+
+Nothing here trains or imports a model; the engine's ``fedquad_core.study`` reads the study files
+and the runs. Reading a recorded run never writes into its folder (no UMAP requests: the stored
+UMAP layout, else PCA)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from app import projection, service
+from fedquad_core.store import RunNotFound, RunStore, StoreError, atomic_write_json, pid_alive
+
+SERIES, REPLICATE = "method", "seed"
+METRICS = ("final_acc", "best_acc", "final_ratio", "final_ratio_l2", "effective_rank")
+
+
+@dataclass(frozen=True)
+class StudyRef:
+    source: str        # "mine" | "recorded"
+    name: str
+    title: str
+
+    @property
+    def id(self) -> str:
+        """The study's id in a link: ``recorded:digits-alpha`` or ``mine:my-study``."""
+        return f"{self.source}:{self.name}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.title} ({'recorded' if self.source == 'recorded' else 'mine'})"
+
+
+def _engine():
+    from fedquad_core import study
+
+    return study
+
+
+def study_refs() -> list[StudyRef]:
+    """Every study: the recorded ones first (what a fresh clone shows), then the user's."""
+    out = []
+    for source in ("recorded", "mine"):
+        root = service.source_root(source)
+        if source == "recorded" and service.runs_dir().resolve() == root.resolve():
+            continue
+        store = _engine().StudyStore(root)
+        for name in store.names():
+            try:
+                title = store.read(name).get("title") or name
+            except (OSError, ValueError, KeyError):
+                continue  # a damaged study file is left out, not fatal
+            out.append(StudyRef(source, name, str(title)))
+    return out
+
+
+def ref_from_id(ref_id: str, refs: list[StudyRef]) -> StudyRef | None:
+    return next((r for r in refs if r.id == ref_id), None)
+
+
+def read_study(ref: StudyRef) -> dict:
+    return _engine().StudyStore(service.source_root(ref.source)).read(ref.name)
+
+
+def slider_axes(study: dict) -> list[str]:
+    """Axes with more than one value other than the series (method) and the replicate (seed)."""
+    return [a for a, v in study["axes"].items() if a not in (SERIES, REPLICATE) and len(v) > 1]
+
+
+def version(ref: StudyRef) -> tuple:
+    """Changes whenever the study file or a point's status changes (a cache key for its table)."""
+    root = service.source_root(ref.source)
+    parts = [_mtime(root / "studies" / f"{ref.name}.json")]
+    if ref.source == "mine":
+        try:
+            study = read_study(ref)
+        except (OSError, ValueError):
+            return tuple(parts)
+        parts += [_mtime(root / p["run_id"] / "status.json") for p in study["points"] if p.get("run_id")]
+    return tuple(parts)
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def points_frame(ref: StudyRef) -> pd.DataFrame:
+    """One row per grid point (the engine's ``study_frame``): axis columns, run_id, state, the final
+    metrics; ``source`` added. A point counts as done when its state is "finished"."""
+    study = read_study(ref)
+    rows = _engine().study_frame(RunStore(service.source_root(ref.source)), study)
+    df = pd.DataFrame(rows)
+    for axis in study["axes"]:
+        if axis in df:
+            df[axis] = df[axis].astype(object).where(df[axis].notna(), None)
+    df["source"] = ref.source
+    return df
+
+
+def progress(points: pd.DataFrame) -> tuple[int, int]:
+    """(points finished, points in the grid)."""
+    return int((points["state"] == "finished").sum()), len(points)
+
+
+# ---- runs at a grid point --------------------------------------------------------------------
+def run_metrics(ref: StudyRef, at: pd.DataFrame) -> pd.DataFrame:
+    """The per-round metrics of the finished runs of ``at`` (rows of ``points_frame``), with
+    ``method`` and ``seed`` columns."""
+    store = RunStore(service.source_root(ref.source))
+    frames = []
+    for row in at[at["state"] == "finished"].itertuples(index=False):
+        try:
+            rows = store.read_metrics(row.run_id)
+        except (RunNotFound, StoreError):
+            continue
+        if rows:
+            df = pd.DataFrame(rows)
+            df["run"], df["method"], df["seed"] = row.run_id, getattr(row, SERIES, "?"), getattr(row, REPLICATE, 0)
+            frames.append(df)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run", "method", "seed", "round"])
+
+
+def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict | None:
+    """The run's last snapshot: ``round``, ``labels``, ``singular_values`` (recomputed from the
+    embeddings when not stored) and, with ``project``, ``xy`` (the stored UMAP layout, else PCA)
+    and ``kind`` ("UMAP" | "PCA"). None when the run has no snapshot."""
+    store = RunStore(service.source_root(ref.source))
+    try:
+        rounds = store.snapshot_rounds(run_id)
+        if not rounds:
+            return None
+        snap = store.read_snapshot(run_id, rounds[-1])
+    except (RunNotFound, StoreError, OSError, ValueError):
+        return None
+    out = {"round": rounds[-1], "labels": snap.get("labels")}
+    s = snap.get("singular_values")
+    if s is None and "embeddings" in snap:
+        from fedquad_core.geometry import singular_values
+
+        s = singular_values(snap["embeddings"])
+    out["singular_values"] = None if s is None else np.asarray(s, dtype=float)
+    if project and "embeddings" in snap:
+        xy = projection.umap_cached(store.path(run_id), rounds[-1])
+        if xy is not None and len(xy) == len(snap["embeddings"]):
+            out["xy"], out["kind"] = xy, "UMAP"
+        else:
+            out["xy"], out["kind"] = projection.pca_2d(snap["embeddings"]), "PCA"
+    return out
+
+
+def first_seed_runs(at: pd.DataFrame) -> dict[str, str]:
+    """Per method, the finished run of the lowest seed at this grid point."""
+    done = at[at["state"] == "finished"]
+    if REPLICATE in done:
+        done = done.sort_values(REPLICATE, kind="stable")
+    return {str(m): str(part["run_id"].iloc[0]) for m, part in done.groupby(SERIES, sort=False)}
+
+
+def class_names(ref: StudyRef, run_id: str, n: int) -> list[str]:
+    try:
+        names = (RunStore(service.source_root(ref.source)).read_partition(run_id) or {}).get("class_names") or []
+    except (RunNotFound, StoreError):
+        names = []
+    return [str(c) for c in names] if len(names) >= n else [str(i) for i in range(n)]
+
+
+# ---- computing a study's points in the background --------------------------------------------
+def _files(root: Path, name: str) -> tuple[Path, Path, Path]:
+    folder = Path(root) / ".studies"
+    return folder / f"{name}.base.json", folder / f"{name}.pid", folder / f"{name}.log"
+
+
+def running(ref: StudyRef) -> bool:
+    """True while the background process computing this (user) study is alive."""
+    if ref.source != "mine":
+        return False
+    try:
+        return pid_alive(int(_files(service.runs_dir(), ref.name)[1].read_text().strip()))
+    except (OSError, ValueError):
+        return False
+
+
+def log_tail(ref: StudyRef, lines: int = 5) -> str:
+    try:
+        return "\n".join(_files(service.runs_dir(), ref.name)[2].read_text().splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def grid_args(axes: dict) -> list[str]:
+    """``--grid axis=v1,v2`` arguments of the study CLI (None alpha as ``iid``)."""
+    out = []
+    for axis, values in axes.items():
+        text = ",".join("iid" if v is None else repr(v) if isinstance(v, float) else str(v) for v in values)
+        out += ["--grid", f"{axis}={text}"]
+    return out
+
+
+def launch(name: str, base: dict, axes: dict, *, jobs: int | None = None) -> int:
+    """Start ``python -m fedquad_core study run NAME`` over the grid in the user's store, detached
+    (it outlives the dashboard, like a run); return its pid. Finished points are reused by the
+    engine, so this also computes a study's missing points."""
+    root = service.runs_dir()
+    base_file, pid_file, log_file = _files(root, name)
+    base_file.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(base_file, {k: v for k, v in base.items() if k not in axes})
+    cmd = [sys.executable, "-m", "fedquad_core", "study", "run", name, "--runs-dir", str(root),
+           "--config", str(base_file), *grid_args(axes)]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), "PYTHONUNBUFFERED": "1"}
+    with open(log_file, "ab") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                start_new_session=True, cwd=service.REPO_ROOT)
+    pid_file.write_text(str(proc.pid))
+    from fedquad_core import launcher
+
+    launcher._children.append(proc)  # reaped with the runs the dashboard starts (no zombie)
+    return proc.pid
+
+
+def compute_missing(ref: StudyRef) -> int:
+    """Start the background process that computes a user study's missing points; return its pid."""
+    if ref.source != "mine":
+        raise StoreError(f"study {ref.name} is recorded (read-only): copy its settings to a study of your own")
+    study = read_study(ref)
+    return launch(ref.name, study["base"], study["axes"])
+
+
+def check_study(name: str, base: dict, axes: dict) -> str | None:
+    """The engine's one up-front check of the whole grid, as a one-line message, or None."""
+    eng = _engine()
+    from fedquad_core.store import check_run_id
+
+    try:
+        check_run_id(name)
+        if not axes or any(not v for v in axes.values()):
+            return "mark at least one setting as a sweep, with at least one value each"
+        cfg = service.RunConfig.from_dict(base)
+        spec = eng.StudySpec(name, cfg, axes)
+        eng.check_grid([p.config for p in eng.expand(spec)])
+    except (service.ConfigError, service.DataError, service.PartitionError, StoreError, ValueError, TypeError) as e:
+        return str(e)
+    except Exception as e:  # noqa: BLE001 - the engine's user errors (UserError) as one line
+        if type(e).__name__ == "UserError":
+            return str(e)
+        raise
+    return None
+
+
+def study_json(ref: StudyRef) -> str:
+    return json.dumps(read_study(ref), indent=2)

@@ -1,0 +1,303 @@
+"""Figures of a study (a grid of runs, see STUDY_API.md): curves at one grid point with a band over
+seeds, response plots against a slider axis with the methods' band overlap marked, the FedQuad
+margins heatmap with FedAvg as the colour bar's reference, and the singular-value spectra across
+alpha (the picture of FedDecorr, Shi et al. ICLR 2023, Fig. 1).
+
+Every builder is pure: pandas / numpy in, ``plotly.graph_objects.Figure`` out, ``talk`` for the
+presentation look of ``app.theme``. The tables they take:
+
+- *points*: one row per grid point, as ``fedquad_core.study.study_frame`` gives it (the axis
+  columns, ``run_id``, ``state``, ``final_acc``, ``final_ratio``, ``effective_rank``, ...);
+- *metrics*: the long per-round table of ``app.figures.metrics_frame`` (``run``, ``method``,
+  ``round``, metric columns), with a ``seed`` column added.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.colors as pc
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from app.theme import apply_theme, method_color
+
+METRIC_TITLES = {"final_acc": "final test accuracy", "best_acc": "best test accuracy",
+                 "final_ratio": "final intra / inter ratio", "final_ratio_l2": "final intra / inter (L2)",
+                 "effective_rank": "effective rank (final snapshot)",
+                 "test_accuracy": "test accuracy", "ratio": "intra / inter class distance"}
+AXIS_TITLES = {"alpha": "Dirichlet α (log scale)", "m1": "margin m1", "m2": "margin m2", "beta": "β",
+               "num_clients": "clients", "participation": "participation", "mu": "μ"}
+PAIR = ("fedavg", "fedquad")
+IID = "IID"
+OVERLAP_FILL = "rgba(120,120,120,0.16)"
+MISSING_FILL = "rgba(160,160,160,0.35)"
+
+
+# ---- the slider axis ---------------------------------------------------------------------------
+def value_label(axis: str, value) -> str:
+    """How a grid value reads on a slider and a tick: ``None`` alpha is "IID", numbers as %g."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return IID if axis == "alpha" else "none"
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+
+
+def ordered_values(axis: str, values) -> list:
+    """The grid's values in slider order: numbers ascending, IID (None) last, others as given."""
+    vals = list(dict.fromkeys(None if isinstance(v, float) and math.isnan(v) else v for v in values))
+    nums = [v for v in vals if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(nums) == len([v for v in vals if v is not None]):
+        return sorted(nums) + [v for v in vals if v is None]
+    return vals
+
+
+def axis_positions(axis: str, values) -> tuple[list[float], dict]:
+    """x positions of ``values`` and the plotly x-axis settings that label them.
+
+    alpha is drawn on a log axis with IID one decade-ish past the largest alpha (ticked "IID");
+    other numeric axes are linear; anything else is categorical (positions 0, 1, ...)."""
+    values = ordered_values(axis, values)
+    nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    labels = [value_label(axis, v) for v in values]
+    if axis == "alpha" and nums and min(nums) > 0:
+        iid_x = max(nums) * 4.0
+        xs = [float(v) if v is not None else iid_x for v in values]
+        return xs, dict(type="log", tickvals=xs, ticktext=labels)
+    if len(nums) == len(values):
+        xs = [float(v) for v in values]
+        return xs, dict(type="linear", tickvals=xs, ticktext=labels)
+    xs = [float(i) for i in range(len(values))]
+    return xs, dict(type="linear", tickvals=xs, ticktext=labels)
+
+
+def _key(value) -> str:
+    """A hashable, NaN-safe key of a grid value (None and NaN both mean IID / not set)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "None"
+    return repr(float(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+
+
+# ---- aggregation over seeds --------------------------------------------------------------------
+def aggregate(points: pd.DataFrame, by: list[str], metrics: list[str]) -> pd.DataFrame:
+    """Mean, std (ddof 1; 0 for one seed) and n over the finished rows of each group ``by``:
+    columns ``by`` + ``{m}_mean``, ``{m}_std``, ``{m}_n`` + ``n_points`` (rows in the grid) and
+    ``n_done`` (finished ones). Groups with nothing finished are kept, with NaN means (missing)."""
+    keys = points[by].apply(lambda col: col.map(_key))
+    out = []
+    for _, idx in keys.groupby(by, sort=False).groups.items():
+        part = points.loc[idx]
+        done = part[part["state"] == "finished"]
+        row = {c: part[c].iloc[0] for c in by}
+        row.update(n_points=len(part), n_done=len(done))
+        for m in metrics:
+            v = pd.to_numeric(done[m], errors="coerce").dropna() if m in done else pd.Series(dtype=float)
+            row[f"{m}_mean"] = float(v.mean()) if len(v) else float("nan")
+            row[f"{m}_std"] = float(v.std(ddof=1)) if len(v) > 1 else 0.0
+            row[f"{m}_n"] = int(len(v))
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def select(points: pd.DataFrame, fixed: dict) -> pd.DataFrame:
+    """The rows of ``points`` whose axis columns equal ``fixed`` (None matches None / NaN)."""
+    mask = pd.Series(True, index=points.index)
+    for axis, value in fixed.items():
+        mask &= points[axis].map(_key) == _key(value)
+    return points[mask]
+
+
+def band_overlaps(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> list:
+    """The x values where the two methods' mean ± std intervals intersect (their difference there is
+    within seed noise). Points where either method is missing are left out."""
+    by = {m: {_key(r[x_axis]): r for _, r in resp[resp["method"] == m].iterrows()} for m in pair}
+    out = []
+    for k, ra in by[pair[0]].items():
+        rb = by[pair[1]].get(k)
+        if rb is None or ra[f"{metric}_n"] == 0 or rb[f"{metric}_n"] == 0:
+            continue
+        (ma, sa), (mb, sb) = ((float(r[f"{metric}_mean"]), float(r[f"{metric}_std"])) for r in (ra, rb))
+        if max(ma - sa, mb - sb) <= min(ma + sa, mb + sb):
+            out.append(ra[x_axis])
+    return out
+
+
+# ---- figures -----------------------------------------------------------------------------------
+def _hex_rgba(color: str, alpha: float) -> str:
+    r, g, b = pc.hex_to_rgb(color)
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: bool = False) -> go.Figure:
+    """Per method: the mean over seeds of ``y`` against round (thick), a ± 1 std band, and each
+    seed's own curve thin. ``metrics`` needs ``method``, ``seed``, ``round`` and ``y``."""
+    fig = go.Figure()
+    rows = metrics.dropna(subset=[y]) if y in metrics else metrics.iloc[0:0]
+    for method, part in rows.groupby("method", sort=False):
+        color = method_color(method, talk)
+        for seed, run in part.groupby("seed", sort=True):
+            run = run.sort_values("round")
+            fig.add_trace(go.Scatter(x=run["round"].to_numpy(), y=run[y].to_numpy(dtype=float), mode="lines",
+                                     line=dict(color=color, width=0.8), opacity=0.45, showlegend=False,
+                                     legendgroup=method, name=f"{method} seed {seed}", meta=["seed", str(method)],
+                                     hovertemplate=f"{method} seed {seed}<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
+        stats = part.groupby("round")[y].agg(["mean", "std", "count"]).reset_index().sort_values("round")
+        sd = stats["std"].fillna(0.0).to_numpy()
+        x, m = stats["round"].to_numpy(), stats["mean"].to_numpy(dtype=float)
+        fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
+                                 fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
+                                 showlegend=False, legendgroup=method, meta=["band", str(method)]))
+        n = int(part["seed"].nunique())
+        fig.add_trace(go.Scatter(x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
+                                 line=dict(color=color, width=2.5), legendgroup=method, meta=["mean", str(method)],
+                                 hovertemplate=f"{_label(method)} mean<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
+    fig.update_layout(title=title or None, hovermode="closest")
+    fig.update_xaxes(title_text="round")
+    fig.update_yaxes(title_text=METRIC_TITLES.get(y, y))
+    if y == "test_accuracy":
+        fig.update_yaxes(tickformat=".0%")
+    return apply_theme(fig, talk)
+
+
+def _label(method: str) -> str:
+    from fedquad_core.methods import METHODS  # labels only; the registry imports no torch model
+
+    cls = METHODS.get(method)
+    return cls.label if cls else str(method)
+
+
+def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=None, all_values=None,
+                    pair=PAIR, title: str = "", talk: bool = False) -> go.Figure:
+    """``metric`` against ``x_axis``: one line per method (mean over seeds) with a ± 1 std band.
+
+    ``resp`` is ``aggregate(points, ["method", x_axis], ...)`` for the other axes fixed. Grey
+    columns mark where ``pair``'s bands overlap (within seed noise); hatched grey columns mark grid
+    values with nothing computed yet (``all_values``: every value of the axis); a dotted line marks
+    the slider's ``current`` value."""
+    values = ordered_values(x_axis, all_values if all_values is not None else resp[x_axis].tolist())
+    xs, xaxis = axis_positions(x_axis, values)
+    pos = {_key(v): x for v, x in zip(values, xs)}
+    fig = go.Figure()
+    for v in band_overlaps(resp, x_axis, metric, pair) if all(m in set(resp["method"]) for m in pair) else []:
+        _column(fig, pos[_key(v)], xs, xaxis, OVERLAP_FILL, "")
+    done = {_key(v) for v in resp.loc[resp[f"{metric}_n"] > 0, x_axis]} if len(resp) else set()
+    for v in values:
+        if _key(v) not in done:
+            _column(fig, pos[_key(v)], xs, xaxis, MISSING_FILL, "/")
+    for method, part in resp.groupby("method", sort=False):
+        part = part[part[f"{metric}_n"] > 0].copy()
+        part["_x"] = part[x_axis].map(lambda v: pos.get(_key(v)))
+        part = part.dropna(subset=["_x"]).sort_values("_x")
+        if part.empty:
+            continue
+        color, x = method_color(method, talk), part["_x"].to_numpy(dtype=float)
+        m, sd = part[f"{metric}_mean"].to_numpy(dtype=float), part[f"{metric}_std"].to_numpy(dtype=float)
+        fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
+                                 fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
+                                 showlegend=False, legendgroup=method, meta=["band", str(method)]))
+        fig.add_trace(go.Scatter(
+            x=x, y=m, mode="lines+markers", name=_label(method), line=dict(color=color, width=2.5),
+            marker=dict(size=7), legendgroup=method, meta=["mean", str(method)],
+            customdata=np.c_[sd, part[f"{metric}_n"].to_numpy()], text=[value_label(x_axis, v) for v in part[x_axis]],
+            hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
+                          f"(n=%{{customdata[1]}})<extra></extra>"))
+    if current is not None and _key(current) in pos:
+        fig.add_vline(x=pos[_key(current)], line=dict(color="#333333", width=1.5, dash="dot"))
+    fig.update_layout(title=title or None, hovermode="closest")
+    fig.update_xaxes(title_text=AXIS_TITLES.get(x_axis, x_axis), **xaxis)
+    fig.update_yaxes(title_text=METRIC_TITLES.get(metric, metric))
+    if metric in ("final_acc", "best_acc"):
+        fig.update_yaxes(tickformat=".0%")
+    return apply_theme(fig, talk)
+
+
+def _column(fig: go.Figure, x: float, xs: list[float], xaxis: dict, fill: str, pattern: str) -> None:
+    """A full-height rectangle around position ``x``, half-way to its neighbours."""
+    log = xaxis.get("type") == "log"
+    t = [math.log10(v) for v in xs] if log else list(xs)
+    i = xs.index(x)
+    lo = t[i] - ((t[i] - t[i - 1]) / 2 if i > 0 else (t[1] - t[0]) / 2 if len(t) > 1 else 0.5)
+    hi = t[i] + ((t[i + 1] - t[i]) / 2 if i + 1 < len(t) else (t[-1] - t[-2]) / 2 if len(t) > 1 else 0.5)
+    lo, hi = (10 ** lo, 10 ** hi) if log else (lo, hi)
+    fig.add_vrect(x0=lo, x1=hi, fillcolor=fill, line_width=0, layer="below",
+                  **({"fillpattern": dict(shape=pattern, fgcolor="#999999", bgcolor="rgba(0,0,0,0)")} if pattern else {}))
+
+
+def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *, method: str = "fedquad",
+                    reference: str = "fedavg", current: tuple | None = None, all_x=None, all_y=None,
+                    title: str = "", talk: bool = False) -> go.Figure:
+    """``method``'s mean ``metric`` over the ``x_axis`` x ``y_axis`` grid on a diverging colour scale
+    centred at ``reference``'s mean (its tick on the colour bar reads the reference's name); cells
+    with nothing computed stay blank. ``resp`` is ``aggregate(points, ["method", x_axis, y_axis], ...)``.
+    Higher is better for accuracy (blue above the reference); for the ratio lower is better, so the
+    scale is flipped to keep blue = better than the reference."""
+    xv = ordered_values(x_axis, all_x if all_x is not None else resp[x_axis].tolist())
+    yv = ordered_values(y_axis, all_y if all_y is not None else resp[y_axis].tolist())
+    own = resp[resp["method"] == method]
+    ref_rows = resp[(resp["method"] == reference) & (resp[f"{metric}_n"] > 0)]
+    ref = float(ref_rows[f"{metric}_mean"].mean()) if len(ref_rows) else float("nan")
+    z = np.full((len(yv), len(xv)), np.nan)
+    sd = np.full_like(z, np.nan)
+    lookup = {(_key(a), _key(b)): r for a, b, r in zip(own[x_axis], own[y_axis], own.itertuples(index=False))}
+    for i, b in enumerate(yv):
+        for j, a in enumerate(xv):
+            r = lookup.get((_key(a), _key(b)))
+            if r is not None and getattr(r, f"{metric}_n") > 0:
+                z[i, j], sd[i, j] = getattr(r, f"{metric}_mean"), getattr(r, f"{metric}_std")
+    finite = z[np.isfinite(z)]
+    centre = ref if math.isfinite(ref) else (float(finite.mean()) if finite.size else 0.0)
+    half = float(np.max(np.abs(finite - centre))) if finite.size else 1.0
+    half = half if half > 0 else 1.0
+    scale = "RdBu" if metric in ("final_acc", "best_acc") else "RdBu_r"
+    ticks = [centre - half, centre, centre + half]
+    ref_name = _label(reference) if math.isfinite(ref) else "centre"
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[value_label(x_axis, v) for v in xv], y=[value_label(y_axis, v) for v in yv], customdata=sd,
+        zmin=centre - half, zmax=centre + half, colorscale=scale, hoverongaps=False, xgap=2, ygap=2,
+        colorbar=dict(title=dict(text=METRIC_TITLES.get(metric, metric)), tickvals=ticks,
+                      ticktext=[f"{ticks[0]:.3g}", f"{ref_name} {centre:.3g}", f"{ticks[2]:.3g}"], thickness=14),
+        hovertemplate=f"{x_axis} %{{x}}, {y_axis} %{{y}}<br>{_label(method)} %{{z:.4g}} ± %{{customdata:.2g}}"
+                      f"<br>{ref_name} {ref:.4g}<extra></extra>", name=_label(method)))
+    if current is not None:
+        fig.add_trace(go.Scatter(x=[value_label(x_axis, current[0])], y=[value_label(y_axis, current[1])],
+                                 mode="markers", marker=dict(symbol="square-open", size=26, color="#111111",
+                                                             line=dict(width=3)),
+                                 name="slider position", showlegend=False, hoverinfo="skip"))
+    fig.update_xaxes(title_text=AXIS_TITLES.get(x_axis, x_axis), type="category", showgrid=False)
+    fig.update_yaxes(title_text=AXIS_TITLES.get(y_axis, y_axis), type="category", showgrid=False)
+    fig.update_layout(title=title or None)
+    return apply_theme(fig, talk)
+
+
+def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", title: str = "",
+                          talk: bool = False) -> go.Figure:
+    """Side by side per method: the sorted singular values (normalised by the largest, log y) of
+    the global model's final embeddings, one line per ``axis`` value, coloured from strong skew
+    (dark) to IID (light). ``spectra[method][value] = singular values``."""
+    methods = list(spectra)
+    fig = make_subplots(rows=1, cols=max(1, len(methods)), shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=[_label(m) for m in methods])
+    values = ordered_values(axis, [v for per in spectra.values() for v in per])
+    colors = pc.sample_colorscale("Viridis", [0.92 * i / max(1, len(values) - 1) for i in range(len(values))])
+    color_of = {_key(v): c for v, c in zip(values, colors)}
+    for col, method in enumerate(methods, start=1):
+        for v in ordered_values(axis, list(spectra[method])):
+            s = np.sort(np.abs(np.asarray(spectra[method][v], dtype=float).ravel()))[::-1]
+            s = s / s[0] if s.size and s[0] > 0 else s
+            s = np.where(s > 0, s, np.nan)
+            name = f"{'α' if axis == 'alpha' else axis} = {value_label(axis, v)}"
+            fig.add_trace(go.Scatter(x=np.arange(1, len(s) + 1), y=s, mode="lines", name=name, legendgroup=name,
+                                     showlegend=col == 1, line=dict(color=color_of[_key(v)], width=2),
+                                     meta=[str(method), value_label(axis, v)],
+                                     hovertemplate=f"{_label(method)}, {name}<br>component %{{x}}<br>σ/σ₁ %{{y:.3g}}<extra></extra>"),
+                          row=1, col=col)
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_yaxes(title_text="σ_k / σ_1 (log)", row=1, col=1)
+    fig.update_xaxes(title_text="component (sorted)")
+    fig.update_layout(title=title or None)
+    return apply_theme(fig, talk)
+
+
+__all__ = ["value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",
+           "band_curves_figure", "response_figure", "margins_heatmap", "spectra_across_figure",
+           "METRIC_TITLES", "PAIR"]
