@@ -13,10 +13,12 @@ import plotly.graph_objects as go
 
 from app import lesson_text as text
 from app import quadruplet_figure as quad
-from app.figures import curves_figure, metrics_frame, partition_heatmap, spectrum_figure
+from app.figures import curves_figure, metrics_frame, partition_heatmap
 from app.geometry_figures import embedding_scatter
 from app.lesson_data import LessonData, alpha_label
-from app.lesson_figures import animated_embedding, response_figure
+from app import study_figures as sf
+from app.lesson_figures import animated_embedding
+from fedquad_core.study_table import study_frame
 from app.projection import pca_2d, procrustes_align
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
@@ -63,16 +65,16 @@ def _x_order(data: LessonData) -> list:
     return sorted([a for a in alphas if a is not None]) + ([None] if None in alphas else [])
 
 
-def response_table(data: LessonData, metric: str, methods=PAIR) -> pd.DataFrame:
-    """Per method and alpha (strongest skew first): mean, std, n over seeds of the metric's final value."""
-    rows = []
-    for method in methods:
-        for a in _x_order(data):
-            vals = [v for v in (data.final(r, metric) for r in data.runs(alpha=a, method=method)) if v is not None]
-            if vals:
-                rows.append({"method": method, "alpha": a, "x": alpha_label(a), "mean": float(np.mean(vals)),
-                             "std": float(np.std(vals, ddof=1)) if len(vals) > 1 else 0.0, "n": len(vals)})
-    return pd.DataFrame(rows, columns=["method", "alpha", "x", "mean", "std", "n"])
+def points(data: LessonData) -> pd.DataFrame:
+    """One row per grid point with its final numbers (``fedquad_core.study_table.study_frame``)."""
+    return pd.DataFrame(study_frame(data.store, data.study))
+
+
+def response(data: LessonData, metric: str, methods=PAIR) -> pd.DataFrame:
+    """Mean, std, n over seeds of ``metric`` per method and alpha (``study_figures.aggregate``)."""
+    pts = points(data)
+    pts = pts[pts["method"].isin(methods)] if "method" in pts else pts.iloc[0:0]
+    return sf.aggregate(pts, ["method", "alpha"], [metric]) if len(pts) else pd.DataFrame()
 
 
 def embedding_frames(data: LessonData, run_id: str) -> tuple[dict[int, np.ndarray], np.ndarray]:
@@ -104,10 +106,10 @@ def _embedding_item(data, run_id, title, name, talk, animate=True) -> FigureItem
 
 
 def _response_item(data, metric, methods, title, name, talk) -> tuple[FigureItem, pd.DataFrame]:
-    table = response_table(data, metric, methods)
-    if table.empty:
+    table = response(data, metric, methods)
+    if table.empty or not (table[f"{metric}_n"] > 0).any():
         raise Missing(f"no finished {', '.join(methods)} runs with '{metric}' in study '{data.study.get('name')}'")
-    fig = response_figure(table, metric, labels=LABELS, title=title, talk=talk)
+    fig = sf.response_figure(table, "alpha", metric, pair=PAIR, all_values=data.axis("alpha"), title=title, talk=talk)
     return FigureItem(name, fig, table), table
 
 
@@ -127,13 +129,20 @@ def step_skew(data: LessonData, talk: bool) -> StepContent:
 
 
 def step_fedavg(data: LessonData, talk: bool) -> StepContent:
-    skew, iid, seed = data.skew_alpha(), data.iid_alpha(), _seed0(data)
-    ids = {a: _run(data, alpha=a, method="fedavg", seed=seed) for a in (iid, skew)}
-    df = metrics_frame({r: data.metrics(r) for r in ids.values()},
-                       {r: {"label": f"FedAvg {alpha_label(a)}", "method": "fedavg"} for a, r in ids.items()})
-    curves = FigureItem("fedavg_accuracy_curves", curves_figure(df, "test_accuracy", title=f"FedAvg accuracy, seed {seed}",
-                                                                talk=talk), df[["label", "round", "test_accuracy"]])
-    resp, _ = _response_item(data, "test_accuracy", ("fedavg",), "FedAvg final accuracy vs α", "fedavg_accuracy_vs_alpha", talk)
+    skew, iid = data.skew_alpha(), data.iid_alpha()
+    frames = []
+    for a in (iid, skew):
+        runs = data.runs(alpha=a, method="fedavg") or [_run(data, alpha=a, method="fedavg")]
+        for r in runs:
+            rows = pd.DataFrame(data.metrics(r))
+            rows["method"], rows["seed"], rows["run"] = f"FedAvg, {alpha_label(a)}", data.config(r).get("seed", 0), r
+            frames.append(rows)
+    df = pd.concat(frames, ignore_index=True)
+    curves = FigureItem("fedavg_accuracy_curves", sf.band_curves_figure(df, "test_accuracy", title="FedAvg accuracy per "
+                                                                        "round, mean ± std over seeds", talk=talk),
+                        df[["method", "seed", "round", "test_accuracy"]])
+    resp, _ = _response_item(data, "final_acc", ("fedavg",), "FedAvg final accuracy vs α", "fedavg_accuracy_vs_alpha",
+                             talk)
     finals = {a: [data.final(r, "test_accuracy") for r in data.runs(alpha=a, method="fedavg")] for a in (iid, skew)}
     rounds = int(df["round"].max())
     return StepContent("2 · FedAvg under skew", text.accuracy_sentences(finals[iid], finals[skew], skew, rounds, iid),
@@ -153,18 +162,32 @@ def step_collapse(data: LessonData, talk: bool) -> StepContent:
                        text.collapse_sentences(ratio[iid], ratio[skew], skew, last[iid], last[skew], iid), items)
 
 
+def _spectra(data: LessonData, methods) -> dict[str, dict]:
+    """Final-snapshot singular values of the first seed's run, per method and alpha."""
+    seed, out = _seed0(data), {}
+    for m in methods:
+        for a in _x_order(data):
+            rid = data.run(alpha=a, method=m, seed=seed)
+            if rid and data.snapshot_rounds(rid):
+                out.setdefault(m, {})[a] = np.asarray(data.snapshot(rid, max(data.snapshot_rounds(rid)))["singular_values"])
+    if not out:
+        raise Missing("no embedding snapshots to take spectra from")
+    return out
+
+
+def _spectra_table(spectra: dict[str, dict]) -> pd.DataFrame:
+    return pd.DataFrame([{"method": m, "alpha": a, "k": k + 1, "singular_value": float(v)}
+                         for m, per in spectra.items() for a, s in per.items() for k, v in enumerate(s)])
+
+
 def step_measure(data: LessonData, talk: bool) -> StepContent:
-    skew, iid, seed = data.skew_alpha(), data.iid_alpha(), _seed0(data)
-    r_item, r_table = _response_item(data, "ratio", ("fedavg",), "Intra / inter ratio vs α (FedAvg)", "ratio_vs_alpha", talk)
+    r_item, r_table = _response_item(data, "final_ratio", ("fedavg",), "Intra / inter ratio vs α (FedAvg)",
+                                     "ratio_vs_alpha", talk)
     e_item, e_table = _response_item(data, "effective_rank", ("fedavg",), "Effective rank vs α (FedAvg)",
                                      "effective_rank_vs_alpha", talk)
-    series = {}
-    for a in (iid, skew):
-        rid = _run(data, alpha=a, method="fedavg", seed=seed)
-        series[f"FedAvg {alpha_label(a)}"] = np.asarray(data.snapshot(rid, max(data.snapshot_rounds(rid)))["singular_values"])
-    spec = FigureItem("spectrum_fedavg", spectrum_figure(series, methods={k: "fedavg" for k in series}, talk=talk),
-                      _padded(series))
-    spec.fig.update_layout(title="Singular-value spectrum, last snapshot")
+    spectra = _spectra(data, ("fedavg",))
+    spec = FigureItem("spectra_fedavg", sf.spectra_across_figure(spectra, title="Spectrum across α, last snapshot",
+                                                                 talk=talk), _spectra_table(spectra))
     return StepContent("4 · Measuring it", text.measuring_sentences(r_table, e_table), [r_item, e_item, spec])
 
 
@@ -189,7 +212,7 @@ def step_holds(data: LessonData, talk: bool) -> StepContent:
                 "erank": data.final(r, "effective_rank")} for m, r in ids.items()}
     if any(v is None for d in vals.values() for v in d.values()):
         raise Missing("the FedAvg/FedQuad runs lack accuracy or snapshot metrics")
-    ratio, _ = _response_item(data, "ratio", PAIR, "Intra / inter ratio vs α, mean ± std over seeds",
+    ratio, _ = _response_item(data, "final_ratio", PAIR, "Intra / inter ratio vs α, mean ± std over seeds",
                               "ratio_vs_alpha_both", talk)
     return StepContent("6 · FedQuad holds", text.holds_sentences(vals["fedavg"], vals["fedquad"], skew),
                        items + [ratio])
@@ -205,21 +228,16 @@ def step_price(data: LessonData, talk: bool) -> StepContent:
     cost = {m: (data.final(r, "samples_total"), data.final(r, "elapsed")) for m, r in ids.items()}
     if any(None in v for v in cost.values()):
         raise Missing("the runs' metrics lack samples_total / elapsed")
-    acc_item, acc_table = _response_item(data, "test_accuracy", PAIR, "Final accuracy vs α, mean ± std over seeds",
+    acc_item, acc_table = _response_item(data, "final_acc", PAIR, "Final accuracy vs α, mean ± std over seeds",
                                          "accuracy_vs_alpha_bands", talk)
     counts = np.asarray((data.partition(ids["fedquad"]) or {}).get("counts", [[0]]))
     lt3 = int(((counts > 0).sum(axis=1) < 3).sum())
-    xs = acc_table[acc_table["method"] == "fedquad"]["x"].tolist()
-    sentences = text.price_sentences(cost, lt3, len(counts), text.bands_overlap(acc_table), xs, skew)
+    done = acc_table[(acc_table["method"] == "fedquad") & (acc_table["final_acc_n"] > 0)]["alpha"].tolist()
+    overlap = [alpha_label(a) for a in sf.band_overlaps(acc_table, "alpha", "final_acc")]
+    sentences = text.price_sentences(cost, lt3, len(counts), overlap, [alpha_label(a) for a in done], skew)
     items = [FigureItem("accuracy_vs_samples", cost_fig, df[["label", "round", "samples_total", "elapsed",
                                                              "test_accuracy"]]), acc_item]
     return StepContent("7 · The price and the limits", sentences, items)
-
-
-def _padded(series: dict[str, np.ndarray]) -> pd.DataFrame:
-    n = max(len(v) for v in series.values())
-    return pd.DataFrame({k: np.pad(v.astype(float), (0, n - len(v)), constant_values=np.nan)
-                         for k, v in series.items()}).rename_axis("k").reset_index()
 
 
 STEPS: list[tuple[str, Callable[[LessonData, bool], StepContent]]] = [

@@ -165,7 +165,10 @@ def _same(a, b) -> bool:
 
 
 def alpha_label(alpha) -> str:
-    return "IID" if alpha is None else f"α={alpha:g}"
+    """"IID" for None (or NaN, as pandas stores None in a number column), else "α=0.1"."""
+    if alpha is None or (isinstance(alpha, float) and math.isnan(alpha)):
+        return "IID"
+    return f"α={alpha:g}"
 
 
 def load(use_mine: bool = False, study_name: str | None = None) -> tuple[LessonData | None, str | None]:

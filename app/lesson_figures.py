@@ -1,47 +1,11 @@
-"""Figures the lesson needs beyond the pages' own: a metric against alpha per method with a
-mean ± std band over seeds, and a class-coloured embedding animated over snapshot rounds.
-
-(Interim: the Explore page's ``app/study_figures.py`` owns response plots with seed bands; until
-it is on this branch the lesson uses these, written in the same spirit: pure data in, figure out.)
-"""
+"""The one figure the lesson needs beyond the other pages' (``figures``, ``study_figures``): a
+class-coloured embedding animated over snapshot rounds (play button and round slider)."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
-from app.figures import Y_TITLES
 from app.geometry_figures import embedding_scatter
-from app.theme import method_color, apply_theme
-
-
-def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
-
-
-def response_figure(table: pd.DataFrame, metric: str, *, labels: dict[str, str] | None = None, title: str = "",
-                    talk: bool = False) -> go.Figure:
-    """``table``: rows (method, x, mean, std, n) in x order; one line per method, band = mean ± std."""
-    fig = go.Figure()
-    for method, part in table.groupby("method", sort=False):
-        color = method_color(method, talk)
-        x, mean, std = part["x"].tolist(), part["mean"].to_numpy(float), np.nan_to_num(part["std"].to_numpy(float))
-        name = (labels or {}).get(method, method)
-        fig.add_trace(go.Scatter(x=x + x[::-1], y=np.concatenate([mean + std, (mean - std)[::-1]]), fill="toself",
-                                 fillcolor=_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
-                                 showlegend=False, legendgroup=method, name=f"{name} ± std"))
-        fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", name=name, legendgroup=method,
-                                 line=dict(color=color, width=2.5), marker=dict(size=7),
-                                 customdata=np.stack([std, part["n"].to_numpy(float)], axis=1),
-                                 hovertemplate="%{x}: %{y:.4g} ± %{customdata[0]:.2g} (n=%{customdata[1]})"
-                                               "<extra>" + name + "</extra>"))
-    fig.update_layout(title=title or None)
-    fig.update_xaxes(title_text="label skew (Dirichlet α; smaller = stronger skew)", type="category")
-    fig.update_yaxes(title_text=Y_TITLES.get(metric, metric.replace("_", " ")))
-    if metric in ("test_accuracy", "final_acc"):
-        fig.update_yaxes(tickformat=".0%")
-    return apply_theme(fig, talk)
 
 
 def animated_embedding(frames: dict[int, np.ndarray], labels, class_names=None, *, title: str = "",

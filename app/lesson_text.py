@@ -58,12 +58,17 @@ def collapse_sentences(ratio_iid, ratio_skew, alpha, round_iid, round_skew, alph
 def measuring_sentences(ratio_table, erank_table, method: str = "fedavg") -> list[str]:
     """Step 4: how the ratio and the effective rank move from the weakest to the strongest skew.
 
-    Tables: rows with ``method``, ``x`` (label, in axis order, strongest skew first), ``mean``."""
-    def ends(table):
-        part = table[table["method"] == method]
-        return (part.iloc[0]["x"], float(part.iloc[0]["mean"]), part.iloc[-1]["x"], float(part.iloc[-1]["mean"])) \
-            if len(part) else None
-    r, e = ends(ratio_table), ends(erank_table)
+    Tables as ``study_figures.aggregate(points, ["method", "alpha"], [metric])`` gives them, rows in
+    alpha order (strongest skew first, IID last)."""
+    def ends(table, metric):
+        part = table[(table["method"] == method) & (table[f"{metric}_n"] > 0)]
+        if part.empty:
+            return None
+        part = part.assign(_o=[float("inf") if a is None or a != a else a for a in part["alpha"]]).sort_values("_o")
+        first, last = part.iloc[0], part.iloc[-1]
+        return alpha_label(first["alpha"]), float(first[f"{metric}_mean"]), alpha_label(last["alpha"]), \
+            float(last[f"{metric}_mean"])
+    r, e = ends(ratio_table, "final_ratio"), ends(erank_table, "effective_rank")
     if r is None or e is None:
         return [f"No {method} runs to measure."]
     return [
@@ -89,31 +94,20 @@ def price_sentences(cost: dict, lt3: int, n_clients: int, overlap_at: list[str],
                     alpha) -> list[str]:
     """Step 7: compute at the same rounds, the clients FedQuad cannot serve fully, and the seed spread.
 
-    ``cost[method] = (samples processed, wall seconds)``; ``overlap_at``: x labels where the two
-    methods' mean ± std accuracy bands overlap."""
+    ``cost[method] = (samples processed, wall seconds)``; ``overlap_at``: alpha labels where the two
+    methods' mean ± std accuracy bands overlap (``study_figures.band_overlaps``, also marked grey
+    on the figure)."""
     (sa, ta), (sq, tq) = cost["fedavg"], cost["fedquad"]
     out = [f"At {alpha_label(alpha)} FedQuad processed {sq:,.0f} samples in {tq:.0f} s, FedAvg {sa:,.0f} in "
            f"{ta:.0f} s: {sq / sa:.2f}× the samples and {tq / ta:.2f}× the time for the same rounds.",
            f"{lt3} of {n_clients} clients {'holds' if lt3 == 1 else 'hold'} fewer than 3 classes: there FedQuad cannot form a full quadruplet "
            "(2 classes: the second term drops out; 1 class: cross-entropy alone)."]
     if overlap_at:
-        out.append(f"Seed spread: the accuracy bands (mean ± std over seeds) overlap at {', '.join(overlap_at)}; "
-                   "there the difference is within seed noise." +
+        out.append(f"Seed spread: the accuracy bands (mean ± std over seeds) overlap at {', '.join(overlap_at)} "
+                   "(grey columns); there the difference is within seed noise." +
                    (" They overlap everywhere." if len(overlap_at) == len(all_x) else ""))
     else:
         out.append("Seed spread: the accuracy bands (mean ± std over seeds) do not overlap at any α shown.")
     return out
 
 
-def bands_overlap(table, a: str = "fedavg", b: str = "fedquad") -> list[str]:
-    """x labels where method a's and b's mean ± std intervals intersect."""
-    ta = table[table["method"] == a].set_index("x")
-    tb = table[table["method"] == b].set_index("x")
-    out = []
-    for x in ta.index:
-        if x in tb.index:
-            ma, sa = float(ta.loc[x, "mean"]), float(np.nan_to_num(ta.loc[x, "std"]))
-            mb, sb = float(tb.loc[x, "mean"]), float(np.nan_to_num(tb.loc[x, "std"]))
-            if abs(ma - mb) <= sa + sb:
-                out.append(str(x))
-    return out

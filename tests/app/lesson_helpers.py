@@ -25,6 +25,7 @@ def _quality(alpha, method) -> float:
 
 def write_run(root: Path, run_id: str, alpha, method: str, seed: int, *, acc_scale: float = 1.0) -> None:
     rng = np.random.default_rng([seed, 0 if alpha is None else int(alpha * 100), len(method)])
+    acc_noise = np.random.default_rng([seed, 0 if alpha is None else int(alpha * 100)])  # same for both methods
     q = _quality(alpha, method)
     folder = root / run_id
     (folder / "embeddings").mkdir(parents=True)
@@ -37,7 +38,7 @@ def write_run(root: Path, run_id: str, alpha, method: str, seed: int, *, acc_sca
     centres = rng.normal(size=(CLASSES, DIM)) * 4
     rows = []
     for r in range(1, ROUNDS + 1):
-        row = {"round": r, "test_accuracy": acc_scale * (0.3 + 0.6 * q * r / ROUNDS) + 0.01 * rng.random(),
+        row = {"round": r, "test_accuracy": acc_scale * (0.3 + 0.6 * q * r / ROUNDS) + 0.01 * acc_noise.random(),
                "train_loss": 1.0 / r, "samples": 1000 * (1.5 if method == "fedquad" else 1.0),
                "samples_total": 1000 * r * (1.5 if method == "fedquad" else 1.0),
                "elapsed": r * (2.0 if method == "fedquad" else 1.0)}
