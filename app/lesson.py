@@ -77,19 +77,22 @@ def response(data: LessonData, metric: str, methods=PAIR) -> pd.DataFrame:
     return sf.aggregate(pts, ["method", "alpha"], [metric]) if len(pts) else pd.DataFrame()
 
 
-def embedding_frames(data: LessonData, run_id: str) -> tuple[dict[int, np.ndarray], np.ndarray]:
-    """2-D positions per snapshot round (stored UMAP, else PCA), each aligned to the previous one."""
+def embedding_frames(data: LessonData, run_id: str) -> tuple[dict[int, np.ndarray], np.ndarray, str]:
+    """2-D positions per snapshot round, each aligned to the previous one: the stored UMAP when
+    every round has one (one kind of picture throughout the animation), else PCA."""
     frames, prev, prev_idx, labels = {}, None, None, None
-    for r in data.snapshot_rounds(run_id):
+    rounds = data.snapshot_rounds(run_id)
+    umaps = {r: data.stored_umap(run_id, r) for r in rounds}
+    use_umap = bool(rounds) and all(u is not None for u in umaps.values())
+    for r in rounds:
         snap = data.snapshot(run_id, r)
-        xy = data.stored_umap(run_id, r)
-        xy = pca_2d(snap["embeddings"]) if xy is None or len(xy) != len(snap["labels"]) else xy
+        xy = umaps[r] if use_umap and len(umaps[r]) == len(snap["labels"]) else pca_2d(snap["embeddings"])
         if prev is not None and np.array_equal(prev_idx, snap["indices"]):
             xy = procrustes_align(xy, prev)
         frames[r], prev, prev_idx, labels = xy, xy, snap["indices"], snap["labels"]
     if not frames:
         raise Missing(f"run {run_id} has no embedding snapshot")
-    return frames, labels
+    return frames, labels, "UMAP" if use_umap else "PCA"
 
 
 def _class_names(data: LessonData, run_id: str):
@@ -97,8 +100,8 @@ def _class_names(data: LessonData, run_id: str):
 
 
 def _embedding_item(data, run_id, title, name, talk, animate=True) -> FigureItem:
-    frames, labels = embedding_frames(data, run_id)
-    last = max(frames)
+    frames, labels, kind = embedding_frames(data, run_id)
+    last, title = max(frames), f"{title} ({kind})"
     fig = (animated_embedding(frames, labels, _class_names(data, run_id), title=title, talk=talk) if animate
            else embedding_scatter(frames[last], labels, _class_names(data, run_id), title=title, talk=talk))
     df = pd.DataFrame({"x": frames[last][:, 0], "y": frames[last][:, 1], "label": labels, "round": last})

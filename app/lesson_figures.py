@@ -29,7 +29,7 @@ def animated_embedding(frames: dict[int, np.ndarray], labels, class_names=None, 
         updatemenus=[dict(type="buttons", showactive=False, x=0.0, y=-0.02, xanchor="left", yanchor="top",
                           buttons=[dict(label="▶ play", method="animate", args=[None, {**step, "fromcurrent": False}])])],
         sliders=[dict(active=len(rounds) - 1, x=0.12, y=-0.02, len=0.88, yanchor="top",
-                      currentvalue=dict(prefix="round "),
+                      currentvalue=dict(prefix="round ", xanchor="right"),
                       steps=[dict(label=str(r), method="animate", args=[[str(r)], step]) for r in rounds])],
     )
     fig.update_layout(margin=dict(b=90))

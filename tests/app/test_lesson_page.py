@@ -107,3 +107,22 @@ def test_add_to_my_deck_from_another_page(env, tmp_path):
     assert [d["name"] for d in at.session_state["my_deck"]] == ["partition_α=0.1", "partition_IID"]
     at.button(key="deck_rm_1").click().run()
     assert len(at.session_state["my_deck"]) == 1
+
+
+def test_the_pictures_term_values_equal_the_engine_losses(env):
+    """What step 5 displays (metric tiles, FedQuad then Chen) equals fedquad_core.losses on the
+    preset's points at the sliders' margins."""
+    import torch
+
+    from app.quadruplet_figure import PRESETS, POINTS
+    from fedquad_core.losses import chen_quadruplet_loss, fedquad_loss
+
+    at = lesson_app(5)
+    at.slider(key="q_m1").set_value(2.0).run()
+    at.slider(key="q_m2").set_value(1.5).run()
+    at.selectbox(key="q_preset").set_value("Collapsed (all close)").run()
+    shown = [float(m.value) for m in at.metric]  # term1, term2, loss for FedQuad, then for Chen
+    t = [torch.tensor([PRESETS["Collapsed (all close)"][k]], dtype=torch.float64) for k in POINTS]
+    assert shown[2] == pytest.approx(fedquad_loss(*t, 2.0, 1.5).item(), abs=1e-3)
+    assert shown[5] == pytest.approx(chen_quadruplet_loss(*t, 2.0, 1.5).item(), abs=1e-3)
+    assert shown[0] + shown[1] == pytest.approx(shown[2], abs=2e-3)

@@ -91,3 +91,13 @@ def test_two_steps_through_kaleido(steps):
     svg = next(n for n in zf.namelist() if n.endswith(".svg"))
     assert zf.read(svg).lstrip().startswith(b"<svg")
     assert zf.read(svg.replace(".svg", ".pdf"))[:5] == b"%PDF-"
+
+
+def test_talk_mode_figures_go_into_the_export(tmp_path):
+    """The export renders the figures it is given; in talk mode the steps build talk-styled ones."""
+    root = write_root(tmp_path / "rec")
+    d = LessonData(root, read_studies(root)[0])
+    seen = []
+    slides.export_all([slides.from_step(lesson.build_step(2, d, talk=True))], ("pdf",),
+                      render=lambda fig, fmt: seen.append(fig.layout.font.size) or fake_render(fig, fmt))
+    assert seen and all(size == 20 for size in seen)  # app.theme's talk font

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
+
 from fedquad_core.store import RunStore
 
 ROUNDS = 20  # ~0.5 s per round on 2 busy cores: long enough to watch the curve grow, short enough
@@ -135,3 +137,56 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     assert "svg" in text and "Test accuracy" in text, text[:500]
 
     assert time.monotonic() - t0 < 240, f"the browser test took {time.monotonic() - t0:.0f} s"
+
+
+def _lesson_root(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
+    from lesson_helpers import write_root
+
+    return write_root(tmp_path / "recorded")
+
+
+@pytest.fixture
+def lesson_recorded(monkeypatch, tmp_path):
+    root = _lesson_root(tmp_path)
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(root))
+    return root
+
+
+def test_lesson_in_browser(lesson_recorded, tmp_path, app_server, page):
+    """Lesson: ?step=1, Next through all seven steps (the URL follows), Back once; two figures
+    added to "My deck" and the deck downloaded as a 2-page PDF."""
+    url, _ = app_server  # started with FEDQUAD_RECORDED_DIR below (set before the server starts)
+    page.goto(f"{url}/lesson?step=1")
+    page.locator("h2", has_text="1 ·").wait_for(timeout=90_000)
+    wait_idle(page, 90_000)
+    for i in range(2, 8):
+        page.locator(".st-key-l_next button").first.click()
+        page.locator("h2", has_text=f"{i} ·").wait_for(timeout=60_000)
+        wait_idle(page)
+        assert f"step={i}" in page.url, page.url
+        assert page.locator(".js-plotly-plot").count() >= 1
+    page.locator(".st-key-l_back button").first.click()
+    page.locator("h2", has_text="6 ·").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert "step=6" in page.url
+
+    for key in ("deck-dl_l6_0", "deck-dl_l6_1"):
+        page.locator(f".st-key-{key} button").first.click()
+        wait_idle(page)
+    page.get_by_text("My deck (2 figures)").wait_for(timeout=30_000)
+    page.locator(".st-key-deck_export_build button").first.click()
+    button = page.locator(".st-key-deck_export_dl_pdf button").first
+    button.wait_for(timeout=120_000)
+    with page.expect_download(timeout=60_000) as info:
+        button.click()
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    assert path.name == "my-deck.pdf" and len(reader.pages) == 2
+    assert "FedQuad" in reader.pages[1].extract_text()
