@@ -9,7 +9,8 @@
 
 Each page is opened fresh, then the script waits until Streamlit is idle (no "Running..."
 status), every plotly figure has drawn, and (Embeddings, --projection UMAP) the background UMAP
-has finished. The shot is the whole page: the viewport grows to the page's height, capped by
+has finished. The Lesson steps (lesson-step3, lesson-step5) read the recorded studies
+(``$FEDQUAD_RECORDED_DIR``, default assets/recorded). The shot is the whole page: the viewport grows to the page's height, capped by
 --max-height. Needs chromium (`apt-get install chromium`) and the playwright Python package.
 """
 from __future__ import annotations
@@ -30,7 +31,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 # (file stem, url path, page title, has figures)
 PAGES = [("partitions", "", "Partitions", True), ("launch", "launch", "Launch", False),
          ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
-         ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False)]
+         ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False),
+         ("lesson-step3", "lesson?step=3", "Lesson", True), ("lesson-step5", "lesson?step=5", "Lesson", True)]
 # idle: no "Running..." status widget and no element left faded ("stale") by a rerun in flight
 IDLE_JS = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
            " && !document.querySelector('[data-stale=\"true\"]')")
@@ -111,7 +113,7 @@ def settle(page, figures: bool, timeout_ms: int = 120_000) -> None:
 
 
 def open_page(page, base: str, path: str, title: str, query: str) -> None:
-    page.goto(f"{base}/{path}{query}")
+    page.goto(f"{base}/{path}{query.replace('?', '&') if '?' in path else query}")
     page.locator("h1", has_text=title).first.wait_for(timeout=120_000)
 
 
