@@ -66,9 +66,18 @@ def content_of(i: int) -> lesson.StepContent:
 
 
 def quad_settings() -> tuple[float, float, dict]:
+    """m1, m2 and the four points as the step-5 controls have them (the preset's until moved)."""
     ss = st.session_state
-    return (float(ss.get("q_m1", quad.DEFAULT_M1)), float(ss.get("q_m2", quad.DEFAULT_M2)),
-            quad.PRESETS[ss.get("q_preset", quad.DEFAULT_PRESET)])
+    preset = quad.PRESETS[ss.get("q_preset", quad.DEFAULT_PRESET)]
+    points = {k: (float(ss.get(f"q_{k}_x", preset[k][0])), float(ss.get(f"q_{k}_y", preset[k][1])))
+              for k in quad.POINTS}
+    return float(ss.get("q_m1", quad.DEFAULT_M1)), float(ss.get("q_m2", quad.DEFAULT_M2)), points
+
+
+def apply_preset() -> None:
+    """The preset box moved: put the points where the preset has them."""
+    for k, (x, y) in quad.PRESETS[st.session_state.q_preset].items():
+        st.session_state[f"q_{k}_x"], st.session_state[f"q_{k}_y"] = x, y
 
 
 nav = st.columns([1, 6, 1])
@@ -89,12 +98,19 @@ def quadruplet_step() -> None:
     """Step 5: sliders and presets redraw only this fragment (instant)."""
     for k, v in zip(QUAD_KEYS, (quad.DEFAULT_M1, quad.DEFAULT_M2, quad.DEFAULT_PRESET, True)):
         st.session_state.setdefault(k, v)
+    for k, (x, y) in quad.PRESETS[st.session_state.q_preset].items():
+        st.session_state.setdefault(f"q_{k}_x", x)
+        st.session_state.setdefault(f"q_{k}_y", y)
     if not presenter:
         c = st.columns([1, 1, 2, 1])
         c[0].slider("m1", 0.0, 4.0, step=0.05, key="q_m1", help="margin of the first term (anchor vs n1)")
         c[1].slider("m2", 0.0, 4.0, step=0.05, key="q_m2", help="margin of the second term")
-        c[2].selectbox("Point positions", list(quad.PRESETS), key="q_preset")
+        c[2].selectbox("Point positions", list(quad.PRESETS), key="q_preset", on_change=apply_preset)
         c[3].toggle("Chen et al. 2017 beside", key="q_chen")
+        with st.expander("Move the points"):
+            for col, k in zip(st.columns(4), quad.POINTS):
+                col.slider(f"{quad.NAMES[k]} x", -2.5, 2.5, step=0.05, key=f"q_{k}_x")
+                col.slider(f"{quad.NAMES[k]} y", -2.5, 2.5, step=0.05, key=f"q_{k}_y")
     m1, m2, points = quad_settings()
     forms = ["fedquad", "chen"] if st.session_state.q_chen else ["fedquad"]
     cols = st.columns(2)

@@ -93,6 +93,14 @@ def test_quadruplet_sliders_redraw_the_terms(env):
     at.slider(key="q_m1").set_value(3.0).run()
     after = [m.value for m in at.metric]
     assert after[0] != before[0] and after[3] != before[3]  # term 1 of FedQuad and of Chen's form
+    at.slider(key="q_n1_x").set_value(-2.5).run()  # n1 moved far out: FedQuad's term 1 drops
+    assert float(at.metric[0].value) < float(after[0])
+    at.selectbox(key="q_preset").set_value("Separated (loss zero)").run()
+    from app.quadruplet_figure import PRESETS, quadruplet
+
+    assert at.slider(key="q_n1_x").value == -1.5  # the preset put the points back
+    assert float(at.metric[2].value) == pytest.approx(quadruplet(PRESETS["Separated (loss zero)"], 3.0, 0.5).loss,
+                                                      abs=1e-3)
     at.toggle(key="q_chen").set_value(False).run()
     assert len(charts(at)) == 1
 
