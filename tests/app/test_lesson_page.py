@@ -134,3 +134,16 @@ def test_the_pictures_term_values_equal_the_engine_losses(env):
     assert shown[2] == pytest.approx(fedquad_loss(*t, 2.0, 1.5).item(), abs=1e-3)
     assert shown[5] == pytest.approx(chen_quadruplet_loss(*t, 2.0, 1.5).item(), abs=1e-3)
     assert shown[0] + shown[1] == pytest.approx(shown[2], abs=2e-3)
+
+
+@pytest.mark.parametrize("step", [3, 5])
+def test_talk_and_presenter_mode(env, step):
+    """Presenter mode hides the controls (source switch, sliders, export) but keeps Back / Next;
+    talk mode draws the talk look (large fonts)."""
+    at = lesson_app(step, talk="1", presenter="1")
+    assert not at.exception, at.exception
+    keys = {w.key for w in at.toggle} | {w.key for w in at.slider}
+    assert "l_mine" not in keys and "q_m1" not in keys
+    assert at.button(key="l_next") and at.button(key="l_back")
+    assert not [b for b in at.button if str(b.key).startswith(("deck-", "l_export"))]
+    assert all(c["layout"]["font"]["size"] == 20 for c in charts(at))

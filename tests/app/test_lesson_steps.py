@@ -58,7 +58,10 @@ def test_skew_sentences_by_hand():
 def test_price_sentences_by_hand():
     s = lesson_text.price_sentences({"fedavg": (100, 2.0), "fedquad": (150, 5.0)}, 3, 10, ["IID"], ["α=0.1", "IID"], 0.1)
     assert "1.50× the samples and 2.50× the time" in s[0] and "3 of 10 clients hold" in s[1]
-    assert "overlap at IID" in s[2] and "everywhere" not in s[2]
+    assert "overlap at IID" in s[2] and "every α" not in s[2]
+    s = lesson_text.price_sentences({"fedavg": (100, 2.0), "fedquad": (150, 5.0)}, 3, 10, ["α=0.1", "IID"],
+                                    ["α=0.1", "IID"], 0.1)
+    assert "overlap at every α shown" in s[2]
     s = lesson_text.price_sentences({"fedavg": (100, 2.0), "fedquad": (100, 2.0)}, 0, 10, [], ["IID"], 0.1)
     assert "do not overlap" in s[2]
 
@@ -93,3 +96,11 @@ def test_my_runs_without_a_study(tmp_path):
     assert study["axes"] == {"alpha": [0.3, None], "method": ["fedavg", "fedquad"], "seed": [0, 1]}
     c = lesson.build_step(3, LessonData(root, study, "my"))
     assert c.problem is None and "α=0.3" in c.sentences[1]
+
+
+def test_verdicts_follow_the_numbers():
+    assert lesson_text.collapse_sentences(0.2, 0.6, 0.1, 30, 30)[1].endswith("that is collapse.")
+    assert lesson_text.collapse_sentences(0.5, 0.55, 0.1, 30, 30)[1].endswith("a mild effect in this data.")
+    assert lesson_text.collapse_sentences(0.5, 0.45, 0.1, 30, 30)[1].endswith("no collapse in this data.")
+    assert "costs 20.0 points" in lesson_text.accuracy_sentences([0.9, 0.9], [0.7, 0.7], 0.1, 30)[1]
+    assert "costs FedAvg no accuracy" in lesson_text.accuracy_sentences([0.7], [0.8], 0.1, 30)[1]
