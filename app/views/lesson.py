@@ -157,10 +157,13 @@ def export_block(key: str, build_slides, stem: str) -> None:
     if not ok:
         st.caption(f"Slides need figure export: {why}.")
         return
-    if st.button("Build slides", key=f"{key}_build", icon=":material/slideshow:"):
+    formats = st.pills("Files", list(FORMAT_LABELS), format_func=FORMAT_LABELS.get, selection_mode="multi",
+                       default=list(FORMAT_LABELS), key=f"{key}_formats",
+                       help="PDF and PowerPoint share one PNG per figure; the zip adds SVG and PDF renders.")
+    if st.button("Build slides", key=f"{key}_build", icon=":material/slideshow:", disabled=not formats):
         t0 = time.perf_counter()
-        with st.spinner("Rendering the figures (once for all three files)…"):
-            st.session_state[f"{key}_files"] = slides.export_all(build_slides())
+        with st.spinner("Rendering the figures (once for all the files)…"):
+            st.session_state[f"{key}_files"] = slides.export_all(build_slides(), tuple(formats))
         st.session_state[f"{key}_secs"] = time.perf_counter() - t0
     files = st.session_state.get(f"{key}_files")
     if files:
@@ -178,7 +181,8 @@ with st.expander("Export the talk as slides", icon=":material/download:"):
                "Talk mode on = talk-styled figures.")
     export_block("l_export", lambda: [slides.from_step(content_of(names.index(n) + 1)) for n in chosen], "fedquad-lesson")
 
-with st.expander(f"My deck ({len(deck.items())} figures)", icon=":material/playlist_add_check:",
+n_deck = len(deck.items())
+with st.expander(f"My deck ({n_deck} figure{'' if n_deck == 1 else 's'})", icon=":material/playlist_add_check:",
                  expanded=bool(deck.items())):
     items = deck.items()
     if not items:

@@ -147,3 +147,33 @@ def test_talk_and_presenter_mode(env, step):
     assert at.button(key="l_next") and at.button(key="l_back")
     assert not [b for b in at.button if str(b.key).startswith(("deck-", "l_export"))]
     assert all(c["layout"]["font"]["size"] == 20 for c in charts(at))
+
+
+def test_deck_collects_from_another_page(env):
+    at = AppTest.from_file(MAIN, default_timeout=120).run()  # the default page: Explore / Partitions
+    at.switch_page("views/partitions.py").run()
+    assert not at.exception, at.exception
+    at.button(key="deck-dl_heat_main").click().run()
+    assert [d["name"] for d in at.session_state["my_deck"]][0].startswith("partition_")
+    at.switch_page("views/lesson.py").run()
+    assert any(e.label.startswith("My deck (1 figure)") for e in at.expander)
+    assert at.button(key="deck_rm_0")
+
+
+def test_export_two_steps_from_the_page(env):
+    """The page's export: two chosen steps, PDF + PowerPoint, rendered through kaleido."""
+    import io
+
+    from pptx import Presentation
+    from pypdf import PdfReader
+
+    at = lesson_app(1)
+    at.multiselect(key="l_export_steps").set_value(["1 · Label skew", "5 · FedQuad's idea"]).run()
+    next(b for b in at.get("button_group") if b.key == "l_export_formats").set_value(["pdf", "pptx"]).run()
+    at.button(key="l_export_build").click().run()
+    assert not at.exception, at.exception
+    files = at.session_state["l_export_files"]
+    assert set(files) == {"pdf", "pptx"}
+    assert len(PdfReader(io.BytesIO(files["pdf"])).pages) == 2
+    assert [s.shapes.title.text for s in Presentation(io.BytesIO(files["pptx"])).slides] == \
+        ["1 · Label skew", "5 · FedQuad's idea"]
