@@ -2,7 +2,9 @@
 (talk mode, presenter mode, About). Start with ``bash scripts/start.sh``."""
 from __future__ import annotations
 
+import os
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -11,7 +13,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from app import presets, service, state, studies  # noqa: E402
+from app import presets, projection_worker, service, state, studies  # noqa: E402
 
 PAGES = [
     ("views/explore.py", "Explore", ":material/tune:"),
@@ -98,8 +100,24 @@ def default_page() -> str:
     return "views/explore.py" if recorded else "views/partitions.py"
 
 
+@st.cache_resource(show_spinner=False)
+def _worker_start_lock() -> threading.Lock:
+    return threading.Lock()  # one per server process: its sessions' threads start one worker
+
+
+def keep_projection_worker() -> None:
+    """Make sure the user store's UMAP projection worker runs (a flock check; it starts the
+    detached worker only when none is alive, e.g. at the first page load or after an idle exit).
+    The worker exits with this server process. FEDQUAD_PROJECTION_WORKER=0 turns it off."""
+    if os.environ.get("FEDQUAD_PROJECTION_WORKER", "1") == "0":
+        return
+    with _worker_start_lock():
+        projection_worker.ensure_worker(service.runs_dir(), parent=os.getpid())
+
+
 def main() -> None:
     st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide")
+    keep_projection_worker()
     start = default_page()
     nav = st.navigation([st.Page(path, title=title, icon=icon, default=(path == start))
                          for path, title, icon in PAGES])

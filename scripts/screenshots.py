@@ -140,13 +140,15 @@ def launch_preset(page, base: str, query: str, preset: str, timeout_s: float) ->
 
 def wait_umap(page, timeout_s: float) -> None:
     """Switch the Embeddings page to UMAP and wait for the background projections to land."""
-    page.locator(".st-key-e_proj button", has_text="UMAP").first.click()
+    button = page.locator(".st-key-e_proj button", has_text="UMAP").first
+    if button.get_attribute("kind") != "segmented_controlActive":  # UMAP is the default with a worker
+        button.click()
     wait_idle(page)
     page.wait_for_timeout(2000)
     deadline = time.monotonic() + timeout_s
-    while page.get_by_text("computing UMAP").count() and time.monotonic() < deadline:
+    while page.get_by_text("projecting…").count() and time.monotonic() < deadline:
         page.wait_for_timeout(1000)
-    if page.get_by_text("computing UMAP").count():
+    if page.get_by_text("projecting…").count():
         log(f"  UMAP still computing after {timeout_s:.0f} s: the shot shows PCA")
     quiet(page, 3.0, max(10.0, deadline - time.monotonic()))  # UMAP of the other rounds may still run
 

@@ -28,7 +28,8 @@ right0 = by_method.get("fedquad") or next((r for r in group if r in labels and r
 
 state.init("e_left", left0, str, ids)
 state.init("e_right", right0, str, ids)
-state.init("e_proj", "PCA", str, ["PCA", "UMAP"])
+# UMAP by default when the projection worker runs (pictures follow each snapshot within seconds)
+state.init("e_proj", "UMAP" if projection.worker_alive(service.runs_dir()) else "PCA", str, ["PCA", "UMAP"])
 if not state.presenter():
     a, b, c = st.columns([2, 2, 1])
     a.selectbox("Left run", ids, key="e_left", format_func=labels.get)
@@ -64,7 +65,7 @@ def class_names(run_id: str, n: int) -> list[str]:
 
 
 PLAY_S = 0.8   # one frame per this many seconds while playing
-POLL_S = 2.5   # while a UMAP computes, its panel (only) looks for the result this often
+POLL_S = 1.0   # while a run trains or a UMAP computes, the page looks for new pictures this often
 
 if "e_play" not in st.session_state:
     st.session_state.e_play = False
@@ -74,8 +75,10 @@ if not state.presenter() and len(rounds) > 1:
         if st.session_state.e_play and st.session_state.get("e_round") == rounds[-1]:
             st.session_state.e_round = rounds[0]
         st.rerun()
-if st.session_state.get("e_round") not in rounds:
+following = st.session_state.get("e_round") == st.session_state.get("_e_latest")  # was at the latest round
+if st.session_state.get("e_round") not in rounds or (following and not st.session_state.e_play):
     st.session_state.e_round = rounds[-1]
+st.session_state._e_latest = rounds[-1]
 
 
 def shown_round(run_id: str, chosen: int) -> int:
@@ -84,10 +87,10 @@ def shown_round(run_id: str, chosen: int) -> int:
 
 
 def umap_state(run_id: str, r: int) -> str:
-    """The snapshot's UMAP: ready, pending (computing in the background; started here if never
-    tried) or failed."""
+    """The snapshot's UMAP: ready, pending (being projected in the background; asked for here if
+    never asked) or failed."""
     path = service.run_path(run_id)
-    if projection.umap_cached(path, r) is not None:
+    if projection.umap_ready(path, r):
         return "ready"
     if projection.umap_pending(path, r):
         return "pending"
@@ -101,29 +104,52 @@ def umap_state(run_id: str, r: int) -> str:
     return "failed"
 
 
-def panel(side: int, run_id: str, chosen: int, waiting: bool = False) -> None:
-    """One run's projection at the snapshot round ``chosen`` (or its latest one before it)."""
+def projected_before(run_id: str, r: int) -> int | None:
+    """The latest round up to ``r`` whose UMAP is ready (else the earliest ready one), or None."""
+    path = service.run_path(run_id)
+    ready = [q for q in service.snapshot_rounds(run_id) if projection.umap_ready(path, q)]
+    before = [q for q in ready if q <= r]
+    return before[-1] if before else (ready[0] if ready else None)
+
+
+def panel(side: int, run_id: str, chosen: int) -> None:
+    """One run's projection at the snapshot round ``chosen`` (or its latest one before it). In
+    UMAP mode a round not projected yet shows the latest projected round meanwhile (PCA only
+    when no round is projected yet)."""
     own = service.snapshot_rounds(run_id)
     r = shown_round(run_id, chosen)
     status = umap_state(run_id, r) if use_umap else "pca"
-    if waiting and status != "pending":
-        st.rerun()  # the UMAP is ready (or failed): redraw the page once, which stops this polling
-    kind = "UMAP" if status == "ready" else "PCA"
-    xy = (pca_frames if kind == "PCA" else frames)(run_id, tuple(own), kind == "UMAP")[r]
-    snap = service.read_snapshot(run_id, r)
+    shown = r if status in ("ready", "pca") else (projected_before(run_id, r) if use_umap else None)
+    kind = "UMAP" if use_umap and shown is not None else "PCA"
+    shown = r if shown is None else shown
+    xy = (pca_frames if kind == "PCA" else frames)(run_id, tuple(own), kind == "UMAP")[shown]
+    snap = service.read_snapshot(run_id, shown)
     y = snap["labels"]
     names = class_names(run_id, int(y.max()) + 1 if y.size else 0)
-    fig = figures.embedding_scatter(xy, y, names, title=f"{labels[run_id]}, round {r} ({kind})", talk=talk)
+    fig = figures.embedding_scatter(xy, y, names, title=f"{labels[run_id]}, round {shown} ({kind})", talk=talk)
     df = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": y, "index": snap["indices"]})
-    show_figure(fig, f"emb_{side}", df, f"embedding_{run_id}_r{r}_{kind}")
+    show_figure(fig, f"emb_{side}", df, f"embedding_{run_id}_r{shown}_{kind}")
+    meanwhile = f"round {shown}'s UMAP" if kind == "UMAP" else "PCA"
     if status == "pending":
-        st.info("computing UMAP… (in the background, cached next to the run); PCA meanwhile.",
-                icon=":material/hourglass_top:")
+        st.info(f"Round {r}: projecting… (UMAP in the background, cached next to the run); {meanwhile} "
+                "meanwhile.", icon=":material/hourglass_top:")
     elif status == "unavailable":
         st.caption("This recorded snapshot has no stored UMAP layout (recorded runs are read-only): PCA.")
     elif status == "failed":
-        st.warning("UMAP could not be computed for this snapshot (see the .umap log in the run's "
-                   "embeddings folder); showing PCA.")
+        st.warning(f"UMAP could not be computed for round {r} (see the .umap log in the run's embeddings "
+                   f"folder); showing {meanwhile}.")
+
+
+def signature() -> tuple:
+    """What the page shows that the background can change: snapshot rounds, projected rounds,
+    pending projections."""
+    out = []
+    for run_id in runs:
+        path, own = service.run_path(run_id), tuple(service.snapshot_rounds(run_id))
+        if use_umap:
+            own = own, tuple(q for q in own if projection.umap_ready(path, q)), projection.umap_pending(path, shown_round(run_id, st.session_state.e_round))
+        out.append(own)
+    return tuple(out)
 
 
 if st.session_state.e_play:
@@ -146,7 +172,16 @@ else:
     chosen = st.session_state.e_round
     for side, (col, run_id) in enumerate(zip(st.columns(2), runs)):
         with col:
-            if use_umap and umap_state(run_id, shown_round(run_id, chosen)) == "pending":
-                st.fragment(run_every=POLL_S)(panel)(side, run_id, chosen, True)
-            else:
-                panel(side, run_id, chosen)
+            panel(side, run_id, chosen)
+    pending = use_umap and any(projection.umap_pending(service.run_path(r), shown_round(r, chosen)) for r in runs)
+    if pending or service.any_active(runs):
+        seen = signature()
+
+        @st.fragment(run_every=POLL_S)
+        def watch() -> None:
+            """Redraw the page when a new snapshot or picture arrives (the run trains, or the worker
+            finished a projection)."""
+            if signature() != seen:
+                st.rerun()
+
+        watch()

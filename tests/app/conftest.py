@@ -17,6 +17,7 @@ from app_helpers import wait_finished
 def _threads(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.setenv("OMP_WAIT_POLICY", "PASSIVE")
+    monkeypatch.setenv("FEDQUAD_PROJECTION_WORKER", "0")  # pages under test start no UMAP worker
 
 
 @pytest.fixture(autouse=True)

@@ -48,3 +48,34 @@ def test_umap_is_requested_in_the_background(run_store):
             except (ValueError, OSError):
                 pass
             marker.unlink(missing_ok=True)
+
+
+def test_active_run_shows_projected_rounds_umap_and_projecting_for_the_rest(run_store, tmp_path, monkeypatch):
+    import json
+    import shutil
+
+    import numpy as np
+
+    root, (fedavg, fedquad) = run_store
+    copy = tmp_path / "runs"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".slots"))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(copy))
+    status = copy / fedquad / "status.json"
+    status.write_text(json.dumps({**json.loads(status.read_text()), "state": "running", "pid": os.getpid()}))
+    for run_id, rounds in ((fedavg, (1, 2, 3)), (fedquad, (1, 2))):  # the layouts a worker wrote so far
+        for r in rounds:
+            n = len(np.load(copy / run_id / "embeddings" / f"round_{r:04d}.npz")["labels"])
+            np.save(copy / run_id / "embeddings" / f"umap_round_{r:04d}.npy", np.zeros((n, 2), np.float32) + r)
+    (copy / fedquad / "embeddings" / ".umap_round_0003.pending").write_text("")  # being projected
+    at = embeddings_page()
+    at.segmented_control(key="e_proj").set_value("UMAP").run()
+    assert not at.exception and not at.warning
+    left, right = (c.proto.spec for c in at.get("plotly_chart"))
+    assert "round 3 (UMAP)" in left and "round 2 (UMAP)" in right  # not PCA while round 3 is projected
+    assert [i.value for i in at.info] == ["Round 3: projecting… (UMAP in the background, cached next to the run); "
+                                          "round 2's UMAP meanwhile."]
+    np.save(copy / fedquad / "embeddings" / "umap_round_0003.npy", np.zeros((n, 2), np.float32))
+    (copy / fedquad / "embeddings" / ".umap_round_0003.pending").unlink()
+    at.run()
+    assert not at.exception and not at.info
+    assert "round 3 (UMAP)" in at.get("plotly_chart")[1].proto.spec

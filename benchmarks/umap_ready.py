@@ -1,0 +1,141 @@
+"""How soon a UMAP picture is on disk.
+
+(a) A fresh process's time to its first UMAP of a digits-sized snapshot (397 x 64), from
+    process start (``app.umap_fit.compute_umap``): with umap's own numba decorators (compiles every time), with numba's on-disk
+    cache (``app.umap_fit.enable_numba_cache``; the first process fills it), and with the
+    projection worker already warm (snapshot written -> layout on disk).
+(b) The "Collapse in one minute" preset (FedAvg + FedQuad on digits, 50 clients, 30 rounds, a
+    snapshot every 3 rounds), launched as the Launch page does, with the worker serving the
+    store: for each run, the time from its end to its final round's picture and to its last
+    picture on disk (goal: at most 5 s).
+
+    .venv/bin/python benchmarks/umap_ready.py [--skip-cold] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from app import projection, projection_worker  # noqa: E402
+from app.presets import PRESETS  # noqa: E402
+from fedquad_core.config import RunConfig  # noqa: E402
+from fedquad_core.launcher import launch, reap  # noqa: E402
+from fedquad_core.store import ACTIVE, RunStore  # noqa: E402
+
+CHILD = """
+import sys, numpy as np
+from app import umap_fit
+if sys.argv[2] == "cache":
+    umap_fit.enable_numba_cache()
+with np.load(sys.argv[1]) as d:
+    umap_fit.compute_umap(d["embeddings"])
+"""
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+
+
+def fake_snapshot(path: Path, n: int = 397, d: int = 64) -> Path:
+    rng = np.random.default_rng(0)
+    y = np.arange(n) % 10
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, embeddings=(rng.normal(size=(n, d)) + 3.0 * y[:, None]).astype(np.float32), labels=y)
+    return path
+
+
+def fresh_process(npz: Path, mode: str, cache_dir: Path) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", CHILD, str(npz), mode], cwd=ROOT, check=True,
+                   env={**ENV, "NUMBA_CACHE_DIR": str(cache_dir)})
+    return time.perf_counter() - t0
+
+
+def cold_starts(tmp: Path) -> None:
+    npz = fake_snapshot(tmp / "snap" / "embeddings" / "round_0001.npz")
+    print("(a) fresh process -> first UMAP of 397 x 64 points, seconds from process start")
+    for mode, label in (("plain", "umap's own decorators (compiles each time)"), ("cache", "numba on-disk cache")):
+        cache = tmp / f"numba-{mode}"
+        first, second = fresh_process(npz, mode, cache), fresh_process(npz, mode, cache)
+        print(f"  {label:45s} first process {first:6.1f}   next process {second:6.1f}")
+
+
+def worker_latency(root: Path) -> None:
+    run = root / "latency-probe"
+    times = []
+    for r in range(1, 4):
+        t0 = time.perf_counter()
+        fake_snapshot(run / "embeddings" / f"round_{r:04d}.npz")
+        while not projection.umap_ready(run, r):
+            time.sleep(0.01)
+        times.append(time.perf_counter() - t0)
+    print(f"  {'warm projection worker':45s} snapshot written -> layout on disk: "
+          + ", ".join(f"{t:.2f}" for t in times))
+    shutil.rmtree(run)
+
+
+def preset_run(root: Path) -> None:
+    preset = PRESETS["Collapse in one minute"]
+    base, store = RunConfig(**preset["config"]), RunStore(root)
+    t0 = time.time()
+    ids = [launch(dataclasses.replace(base, method=m, name=m), root, extra={"group": "preset"})
+           for m in preset["methods"]]
+    while any(store.read_status(r)["state"] in ACTIVE for r in ids):
+        time.sleep(0.2)
+        reap()
+    deadline = time.time() + 300
+    while time.time() < deadline and not all(projection.umap_ready(store.path(r), q)
+                                              for r in ids for q in store.snapshot_rounds(r)):
+        time.sleep(0.1)
+    print(f"(b) {len(ids)} preset runs, worker serving the store; seconds relative to each run's end")
+    print("| method | run time | snapshots | pictures before the end | final round's picture | last picture |")
+    print("|---|---|---|---|---|---|")
+    for r in ids:
+        status, path, rounds = store.read_status(r), store.path(r), store.snapshot_rounds(r)
+        ended = status["ended"]
+        done = {q: projection.snapshot_files(path, q)[1].stat().st_mtime for q in rounds
+                if projection.umap_ready(path, q)}
+        final = done.get(rounds[-1])
+        final_s = "missing" if final is None else f"{final - ended:+.1f}"
+        last_s = "missing" if len(done) < len(rounds) else f"{max(done.values()) - ended:+.1f}"
+        print(f"| {store.read_config(r)['method']} | {ended - status['started']:.1f} | {len(rounds)} | "
+              f"{sum(t <= ended for t in done.values())} | {final_s} | {last_s} |")
+    print(f"(wall time from launch to the last picture: {time.time() - t0:.1f} s; "
+          f"load average {os.getloadavg()[0]:.1f} at the end)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--skip-cold", action="store_true", help="skip (a)'s fresh-process timings")
+    ap.add_argument("--keep", help="use this folder (kept) instead of a temporary one")
+    args = ap.parse_args()
+    tmp = Path(args.keep or tempfile.mkdtemp(prefix="fedquad-umap-ready-"))
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
+    if not args.skip_cold:
+        cold_starts(tmp)
+    root = tmp / "runs"
+    t0 = time.perf_counter()
+    projection_worker.ensure_worker(root, parent=os.getpid(), idle_s=600)
+    while "warm-up" not in (root / projection_worker.LOG_NAME).read_text():
+        time.sleep(0.05)
+    print(f"  {'projection worker start (its cache as found)':45s} ready after {time.perf_counter() - t0:6.1f}")
+    try:
+        worker_latency(root)
+        preset_run(root)
+    finally:
+        projection_worker.stop_worker(root)
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
