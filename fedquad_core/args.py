@@ -53,7 +53,7 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
                    help=f"L2-normalise embeddings before tuple losses (default {d.normalize_embeddings})")
     g.add_argument("--device", choices=DEVICES, help="auto = cuda when available (default auto)")
     g.add_argument("--workers", type=_workers, help="parallel client worker processes on CPU, or 'auto' = one per core "
-                                                   "(default: auto for `run`, 0 = in-process for sweep runs and "
+                                                   "(default: auto for `run`, 0 = in-process for sweep and study runs and "
                                                    "dashboard runs, which already run side by side)")
     g.add_argument("--client-exec", choices=CLIENT_EXECS, help="how a round's clients train: auto (default) = vmap on "
                    "CUDA, parallel workers when --workers > 0, else sequential")

@@ -95,13 +95,17 @@ def _cores() -> int:
 
 
 def _init_worker() -> None:
-    """Pool processes ignore Ctrl-C: the driver cancels their runs after the current round."""
+    """Pool processes ignore Ctrl-C: the driver cancels their runs after the current round (a
+    cancel that comes before the run has installed its handler is seen in its cancel file)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def _run_one(payload: tuple[dict, str, str, int | None]) -> str:
-    config, root, run_id, threads = payload
+def _run_one(payload: tuple[dict, str, str, int | None, str]) -> str | None:
+    config, root, run_id, threads, stop = payload
+    if os.path.exists(stop):  # the study was interrupted before this point started
+        return None
     from .runner import execute
 
     return execute(RunConfig.from_dict(config), RunStore(root), run_id=run_id, progress=False, threads=threads)
@@ -109,33 +113,48 @@ def _run_one(payload: tuple[dict, str, str, int | None]) -> str:
 
 def run_in_pool(todo: dict[str, RunConfig], runs: RunStore, *, jobs: int, threads: int | None, on_done: Done,
                 progress: bool = True) -> None:
-    """Train each config in a pool of ``jobs`` spawned processes; ``on_done`` as each ends."""
+    """Train each config in a pool of ``jobs`` spawned processes; ``on_done`` as each ends.
+    On Ctrl-C: points not started are dropped, running ones cancelled after their current
+    round (state 'cancelled'), and KeyboardInterrupt is raised once they have stopped."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
 
     from tqdm import tqdm
 
     ids = {key: new_run_id(cfg.method) for key, cfg in todo.items()}
+    stop = runs.root / f".study-stop-{os.urandom(4).hex()}"
     pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, len(todo))), mp_context=get_context("spawn"),
                                initializer=_init_worker)
-    futures = {pool.submit(_run_one, (cfg.to_dict(), str(runs.root), ids[key], threads)): key
+    futures = {pool.submit(_run_one, (cfg.to_dict(), str(runs.root), ids[key], threads, str(stop))): key
                for key, cfg in todo.items()}
+    reported: set[str] = set()
+
+    def report(fut) -> None:
+        key = futures[fut]
+        if key in reported or fut.cancelled() or not runs.exists(ids[key]):
+            return
+        reported.add(key)
+        exc = fut.exception()
+        on_done(key, ids[key], f"{type(exc).__name__}: {exc}" if exc else None)  # the folder holds the error
+
     try:
         for fut in tqdm(as_completed(futures), total=len(futures), desc="study", unit="run", disable=not progress):
-            key = futures[fut]
-            try:
-                fut.result()
-                error = None
-            except Exception as exc:  # the run's folder says failed, with its error
-                error = f"{type(exc).__name__}: {exc}"
-            if runs.exists(ids[key]):
-                on_done(key, ids[key], error)
+            report(fut)
     except KeyboardInterrupt:
+        stop.touch()
         for fut in futures:
             fut.cancel()
-        for run_id in ids.values():
-            if runs.exists(run_id) and runs.read_status(run_id).get("state") in ACTIVE:
-                runs.request_cancel(run_id)  # stops after its current round, state 'cancelled'
-        pool.shutdown(wait=True, cancel_futures=True)
+        asked: set[str] = set()
+        while not all(f.done() for f in futures):
+            for run_id in set(ids.values()) - asked:
+                if runs.exists(run_id) and runs.read_status(run_id).get("state") in ACTIVE:
+                    runs.request_cancel(run_id)  # stops after its current round, state 'cancelled'
+                    asked.add(run_id)
+            time.sleep(0.3)
+        for fut in futures:
+            if fut.done() and not fut.cancelled():
+                report(fut)
         raise
-    pool.shutdown(wait=True)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        stop.unlink(missing_ok=True)

@@ -1,0 +1,229 @@
+"""Regenerate the recorded studies shipped in ``assets/recorded/`` (a run-store root the app
+opens read-only), with the exact settings below:
+
+    .venv/bin/python scripts/record_studies.py                     # all three, into assets/recorded
+    .venv/bin/python scripts/record_studies.py --only digits-alpha
+    .venv/bin/python scripts/record_studies.py --quick --out /tmp/recorded   # tiny version (tests, dev)
+
+Each study runs with ``run_study`` into a scratch run store (``--scratch``, kept: rerunning the
+script resumes and reuses its finished runs), then its runs are copied into ``--out`` compacted:
+no model.pt and no log.txt; embedding snapshots as float16 with at most ``--points`` test points
+(a fixed class-stratified subset, the same in every round of a run); every snapshot round kept
+for seed 0 of digits-alpha (so the app can animate the collapse), only the final snapshot for
+the other runs; and the UMAP layout of every stored snapshot computed here, in this one process
+(numba compiles once), as ``embeddings/umap_round_NNNN.npy`` (app/projection.py's cache file).
+Everything in ``--out`` must weigh at most ``--budget-mb`` (30 MB): the script fails otherwise.
+
+Settings: the digits studies use the dashboard preset "Collapse in one minute" (app/presets.py:
+digits, MLP, 50 clients, min_size 5, 2 local epochs, 30 rounds, lr 0.1, a snapshot every 3
+rounds). fmnist-methods uses the Fashion-MNIST preset's setting (CNN, 50 clients, 2 local epochs)
+with the engine's default learning rate for the data set; its rounds, training subset and seeds
+are options (defaults sized for about 25 minutes on 2 cores, measured from a short run).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from app.presets import PRESETS  # noqa: E402  (plain data, no streamlit)
+from fedquad_core.config import RunConfig  # noqa: E402
+from fedquad_core.errors import USER_ERRORS  # noqa: E402
+from fedquad_core.geometry import stratified_subset  # noqa: E402
+from fedquad_core.methods import METHODS  # noqa: E402
+from fedquad_core.study import StudySpec, StudyStore, check_grid, run_study  # noqa: E402
+
+NAMES = ("digits-alpha", "digits-margins", "fmnist-methods")
+KEPT_FILES = ("config.json", "status.json", "metrics.jsonl", "partition.json")
+MARGINS = [0.0, 0.25, 0.5, 1.0, 2.0]
+
+
+def _preset(name: str, drop: tuple[str, ...]) -> dict:
+    return {k: v for k, v in PRESETS[name]["config"].items() if k not in drop}
+
+
+def smallest_alpha(base: RunConfig, candidates: list[float], seeds: list[int]) -> float:
+    """The smallest candidate alpha whose partitions can be drawn for every seed."""
+    for alpha in candidates:
+        try:
+            check_grid([dataclasses.replace(base, alpha=alpha, seed=s) for s in seeds])
+            return alpha
+        except USER_ERRORS:
+            continue
+    raise SystemExit(f"record_studies: none of the alphas {candidates} partitions {base.num_clients} clients")
+
+
+def specs(args) -> list[StudySpec]:
+    quick = args.quick
+    digits = RunConfig(**{**_preset("Collapse in one minute", ("alpha", "seed")),
+                          **({"rounds": 2, "snapshot_every": 1} if quick else {})})
+    seeds = [0] if quick else [0, 1, 2]
+    low = smallest_alpha(digits, [0.05, 0.06, 0.07, 0.08, 0.09], seeds) if not quick else 0.1
+    alphas = [0.1, None] if quick else [low, 0.1, 0.2, 0.3, 0.5, 1.0, 10.0, None]
+    fm = _preset("Fashion-MNIST in a few minutes", ("alpha", "seed", "lr", "rounds", "train_subset"))
+    fm.update(rounds=args.fmnist_rounds, train_subset=args.fmnist_subset)
+    if quick:
+        fm.update(rounds=2, train_subset=600, num_clients=10, snapshot_every=1)
+    return [
+        StudySpec("digits-alpha", digits, {"alpha": alphas, "method": ["fedavg", "fedquad"], "seed": seeds},
+                  title="Collapse across alpha (digits)",
+                  description="FedAvg and FedQuad on digits, 50 clients, from strong label skew to IID, 3 seeds."),
+        StudySpec("digits-margins", dataclasses.replace(digits, alpha=0.1),
+                  {"method": ["fedavg", "fedquad"], "m1": [0.0, 1.0] if quick else MARGINS,
+                   "m2": [0.5] if quick else MARGINS, "seed": seeds},
+                  title="FedQuad's margins m1 x m2 (digits, alpha 0.1)",
+                  description="FedQuad's two margins at strong skew (m1 = m2 = 0 is no quadruplet margin); "
+                              "FedAvg is the reference."),
+        StudySpec("fmnist-methods", RunConfig(**fm),
+                  {"alpha": [0.3, None] if quick else [0.1, 0.3, 1.0, None],
+                   "method": ["fedavg", "fedquad"] if quick else list(METHODS),
+                   "seed": [0] if quick else args.fmnist_seeds},
+                  title="Seven methods across alpha (Fashion-MNIST subset)",
+                  description=f"The seven methods on a {fm['train_subset']}-image Fashion-MNIST subset, "
+                              f"{fm['num_clients']} clients, {fm['rounds']} rounds."),
+    ]
+
+
+# ---- compaction ---------------------------------------------------------------------------------
+def compact_snapshot(src: Path, dst: Path, max_points: int) -> np.ndarray:
+    with np.load(src, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    keep = stratified_subset(arrays["labels"], max_points, seed=0)
+    for key in ("embeddings", "labels", "indices"):
+        arrays[key] = arrays[key][keep]
+    arrays["embeddings"] = arrays["embeddings"].astype(np.float16)
+    for key, value in arrays.items():
+        if value.dtype == np.float64:
+            arrays[key] = value.astype(np.float32)
+    with open(dst, "wb") as f:
+        np.savez_compressed(f, **arrays)
+    return arrays["embeddings"].astype(np.float32)
+
+
+def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int) -> dict[int, np.ndarray]:
+    """Copy one run folder compacted; return the stored embeddings per kept round. Rounds an
+    earlier copy of the same run kept (another study animates it) are kept too."""
+    rounds = sorted(int(p.stem.split("_")[1]) for p in (src / "embeddings").glob("round_*.npz"))
+    kept = set(rounds if all_rounds else rounds[-1:])
+    if _same_run(src, dst):
+        kept |= {int(p.stem.split("_")[1]) for p in (dst / "embeddings").glob("round_*.npz")} & set(rounds)
+    shutil.rmtree(dst, ignore_errors=True)
+    (dst / "embeddings").mkdir(parents=True)
+    for name in KEPT_FILES:
+        if (src / name).exists():
+            shutil.copy2(src / name, dst / name)
+    out = {r: compact_snapshot(src / "embeddings" / f"round_{r:04d}.npz", dst / "embeddings" / f"round_{r:04d}.npz",
+                               max_points) for r in sorted(kept)}
+    status = json.loads((dst / "status.json").read_text())
+    status["recorded"] = {"snapshot_rounds": "all" if kept == set(rounds) else "final", "max_points": max_points,
+                          "embeddings": "float16", "weights": "not kept"}
+    (dst / "status.json").write_text(json.dumps(status, indent=2, sort_keys=True))
+    return out
+
+
+def _same_run(src: Path, dst: Path) -> bool:
+    try:
+        return json.loads((dst / "status.json").read_text()).get("key") == json.loads(
+            (src / "status.json").read_text()).get("key")
+    except (OSError, ValueError):
+        return False
+
+
+def store_umaps(layouts: list[tuple[Path, int, np.ndarray]]) -> float:
+    """UMAP of every stored snapshot, in this process (numba compiles once)."""
+    from app.projection import NUMBA_CACHE, compute_umap
+
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(NUMBA_CACHE))
+    t0 = time.perf_counter()
+    for run_dir, r, z in layouts:
+        np.save(run_dir / "embeddings" / f"umap_round_{r:04d}.npy", compute_umap(z).astype(np.float32))
+    return time.perf_counter() - t0
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
+
+
+def record(spec: StudySpec, args, out: StudyStore) -> tuple[int, list[str]]:
+    t0 = time.perf_counter()
+    scratch = StudyStore(args.scratch)
+    study = run_study(spec, scratch, jobs=args.jobs)
+    t_train = time.perf_counter() - t0
+    problems, layouts = [], []
+    run_ids = list(dict.fromkeys(p["run_id"] for p in study["points"] if p["run_id"]))
+    for p in study["points"]:
+        state = scratch.runs.read_status(p["run_id"])["state"] if p["run_id"] and scratch.runs.exists(p["run_id"]) else "missing"
+        if state not in ("finished", "diverged"):
+            problems.append(f"{spec.name} {p['coords']}: {state}")
+    animated = {p["run_id"] for p in study["points"] if spec.name == "digits-alpha" and p["coords"].get("seed") == 0}
+    for run_id in run_ids:
+        if not scratch.runs.exists(run_id):
+            continue
+        stored = compact_run(scratch.runs.path(run_id), out.root / run_id, all_rounds=run_id in animated,
+                             max_points=args.points)
+        layouts += [(out.root / run_id, r, z) for r, z in stored.items()]
+    t_umap = store_umaps(layouts)
+    out.write(study)
+    size = sum(folder_bytes(out.root / r) for r in run_ids if (out.root / r).exists())
+    print(f"{spec.name}: {len(study['points'])} points, {len(run_ids)} runs; training {t_train:.0f} s, "
+          f"UMAP of {len(layouts)} snapshots {t_umap:.0f} s; {size / 1e6:.2f} MB", flush=True)
+    return size, problems
+
+
+def drop_unreferenced(out: StudyStore) -> None:
+    used = {p["run_id"] for name in out.names() for p in out.read(name)["points"] if p["run_id"]}
+    for run_id in out.runs.run_ids():
+        if run_id not in used:
+            shutil.rmtree(out.runs.path(run_id))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", action="append", choices=NAMES, help="record only this study (repeatable)")
+    p.add_argument("--quick", action="store_true", help="tiny version for tests and development (2 rounds, 1 seed)")
+    p.add_argument("--out", default=str(REPO / "assets" / "recorded"), help="recorded root (default assets/recorded)")
+    p.add_argument("--scratch", default="/tmp/fedquad-record", help="full run store the studies train into")
+    p.add_argument("--jobs", type=int, help="runs at a time (default one per core)")
+    p.add_argument("--points", type=int, default=500, help="test points kept per snapshot (default 500)")
+    p.add_argument("--fmnist-rounds", type=int, default=20, help="rounds of fmnist-methods (default 20)")
+    p.add_argument("--fmnist-subset", type=int, default=6000, help="training subset of fmnist-methods (default 6000)")
+    p.add_argument("--fmnist-seeds", type=lambda t: [int(s) for s in t.split(",")], default=[0],
+                   help="seeds of fmnist-methods, comma list (default 0)")
+    p.add_argument("--budget-mb", type=float, default=30.0, help="size limit of everything in --out (default 30)")
+    args = p.parse_args(argv)
+    out = StudyStore(args.out)
+    out.root.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    problems: list[str] = []
+    for spec in specs(args):
+        if args.only and spec.name not in args.only:
+            continue
+        problems += record(spec, args, out)[1]
+    drop_unreferenced(out)
+    total = folder_bytes(out.root)
+    print(f"recorded root {out.root}: {total / 1e6:.2f} MB of {args.budget_mb:g} MB; "
+          f"{(time.perf_counter() - t0) / 60:.1f} min in all", flush=True)
+    if problems:
+        print("record_studies: points not finished:\n  " + "\n  ".join(problems), file=sys.stderr)
+    if total > args.budget_mb * 1e6:
+        print(f"record_studies: OVER BUDGET: {total / 1e6:.2f} MB > {args.budget_mb:g} MB: lower --points, "
+              "keep fewer snapshot rounds or fewer seeds", file=sys.stderr)
+        return 1
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
