@@ -30,16 +30,17 @@ def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bo
     names = _names(max(n_names, len(classes)), class_names)
     colors = class_colors(len(names), talk)
     trace_cls = go.Scattergl if len(xy) > 5000 else go.Scatter
-    fig = go.Figure()
+    traces = []
     for c in classes:
         sel = labels == c
         idx = int(c) if np.issubdtype(classes.dtype, np.integer) and 0 <= c < len(names) else None
         name = names[idx] if idx is not None else str(c)
-        fig.add_trace(trace_cls(
+        traces.append(trace_cls(
             x=xy[sel, 0], y=xy[sel, 1], mode="markers", name=name,
             marker=dict(size=5, opacity=0.8, color=colors[idx] if idx is not None else None),
             hovertemplate=f"{name}<extra></extra>",
         ))
+    fig = go.Figure(data=traces)
     axis = dict(showticklabels=False, showgrid=False, zeroline=False, ticks="", title_text=None, showline=False)
     fig.update_xaxes(**axis)
     fig.update_yaxes(scaleanchor="x", scaleratio=1, **axis)

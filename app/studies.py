@@ -179,7 +179,7 @@ def class_names(ref: StudyRef, run_id: str, n: int) -> list[str]:
 # ---- computing a study's points in the background --------------------------------------------
 def _files(root: Path, name: str) -> tuple[Path, Path, Path]:
     folder = Path(root) / ".studies"
-    return folder / f"{name}.base.json", folder / f"{name}.pid", folder / f"{name}.log"
+    return folder / f"{name}.study.json", folder / f"{name}.pid", folder / f"{name}.log"
 
 
 def running(ref: StudyRef) -> bool:
@@ -208,16 +208,18 @@ def grid_args(axes: dict) -> list[str]:
     return out
 
 
-def launch(name: str, base: dict, axes: dict, *, jobs: int | None = None) -> int:
-    """Start ``python -m fedquad_core study run NAME`` over the grid in the user's store, detached
-    (it outlives the dashboard, like a run); return its pid. Finished points are reused by the
-    engine, so this also computes a study's missing points."""
+def launch(name: str, spec: dict | None = None, *, jobs: int | None = None) -> int:
+    """Start ``python -m fedquad_core study run NAME`` in the user's store, detached (it outlives
+    the dashboard, like a run); return its pid. ``spec`` ({"title", "base", "axes"}) starts a new
+    study; without it the stored study resumes: its missing points are trained, finished ones
+    reused (the engine never trains a run twice)."""
     root = service.runs_dir()
-    base_file, pid_file, log_file = _files(root, name)
-    base_file.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(base_file, {k: v for k, v in base.items() if k not in axes})
-    cmd = [sys.executable, "-m", "fedquad_core", "study", "run", name, "--runs-dir", str(root),
-           "--config", str(base_file), *grid_args(axes)]
+    spec_file, pid_file, log_file = _files(root, name)
+    spec_file.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "fedquad_core", "study", "run", name, "--runs-dir", str(root), "--quiet"]
+    if spec is not None:
+        atomic_write_json(spec_file, spec)
+        cmd += ["--file", str(spec_file)]
     if jobs:
         cmd += ["--jobs", str(jobs)]
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), "PYTHONUNBUFFERED": "1"}
@@ -234,31 +236,22 @@ def launch(name: str, base: dict, axes: dict, *, jobs: int | None = None) -> int
 def compute_missing(ref: StudyRef) -> int:
     """Start the background process that computes a user study's missing points; return its pid."""
     if ref.source != "mine":
-        raise StoreError(f"study {ref.name} is recorded (read-only): copy its settings to a study of your own")
-    study = read_study(ref)
-    return launch(ref.name, study["base"], study["axes"])
+        raise StoreError(f"study {ref.name} is recorded (read-only): compute it as a study of your own")
+    return launch(ref.name)
 
 
 def check_study(name: str, base: dict, axes: dict) -> str | None:
-    """The engine's one up-front check of the whole grid, as a one-line message, or None."""
-    eng = _engine()
-    from fedquad_core.store import check_run_id
+    """The engine's one up-front check of the whole grid (``check_grid``, through
+    ``service.check_configs``), as a one-line message, or None."""
+    from fedquad_core.errors import USER_ERRORS
+    from fedquad_core.study import StudySpec, check_name, expand, parse_axes
 
     try:
-        check_run_id(name)
-        if not axes or any(not v for v in axes.values()):
-            return "mark at least one setting as a sweep, with at least one value each"
-        cfg = service.RunConfig.from_dict(base)
-        spec = eng.StudySpec(name, cfg, axes)
-        eng.check_grid([p.config for p in eng.expand(spec)])
-    except (service.ConfigError, service.DataError, service.PartitionError, StoreError, ValueError, TypeError) as e:
+        check_name(name)
+        if service.runs_dir().joinpath("studies", f"{name}.json").exists():
+            return f"a study named {name!r} exists already: choose another name"
+        spec = StudySpec(name, service.RunConfig.from_dict(base), parse_axes(axes))
+        configs = [p.config for p in expand(spec)]
+    except (*USER_ERRORS, ValueError, TypeError) as e:
         return str(e)
-    except Exception as e:  # noqa: BLE001 - the engine's user errors (UserError) as one line
-        if type(e).__name__ == "UserError":
-            return str(e)
-        raise
-    return None
-
-
-def study_json(ref: StudyRef) -> str:
-    return json.dumps(read_study(ref), indent=2)
+    return service.check_configs(configs)

@@ -31,8 +31,9 @@ AXIS_TITLES = {"alpha": "Dirichlet α (log scale)", "m1": "margin m1", "m2": "ma
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
 PAIR = ("fedavg", "fedquad")
 IID = "IID"
+UNSET = object()  # "no slider position to mark" (None is a value: IID)
 OVERLAP_FILL = "rgba(120,120,120,0.16)"
-MISSING_FILL = "rgba(160,160,160,0.35)"
+MISSING_FILL = "rgba(200,200,200,0.25)"
 
 
 # ---- the slider axis ---------------------------------------------------------------------------
@@ -82,21 +83,26 @@ def _key(value) -> str:
 def aggregate(points: pd.DataFrame, by: list[str], metrics: list[str]) -> pd.DataFrame:
     """Mean, std (ddof 1; 0 for one seed) and n over the finished rows of each group ``by``:
     columns ``by`` + ``{m}_mean``, ``{m}_std``, ``{m}_n`` + ``n_points`` (rows in the grid) and
-    ``n_done`` (finished ones). Groups with nothing finished are kept, with NaN means (missing)."""
-    keys = points[by].apply(lambda col: col.map(_key))
+    ``n_done`` (finished ones). Groups with nothing finished are kept, with NaN means (missing).
+    (Plain Python over the records: a study has hundreds of points, where pandas' per-group
+    overhead cost ~100 ms.)"""
+    groups: dict[tuple, list[dict]] = {}
+    for rec in points.to_dict("records"):
+        groups.setdefault(tuple(_key(rec[c]) for c in by), []).append(rec)
     out = []
-    for _, idx in keys.groupby(by, sort=False).groups.items():
-        part = points.loc[idx]
-        done = part[part["state"] == "finished"]
-        row = {c: part[c].iloc[0] for c in by}
-        row.update(n_points=len(part), n_done=len(done))
+    for recs in groups.values():
+        done = [r for r in recs if r["state"] == "finished"]
+        row = {c: recs[0][c] for c in by}
+        row.update(n_points=len(recs), n_done=len(done))
         for m in metrics:
-            v = pd.to_numeric(done[m], errors="coerce").dropna() if m in done else pd.Series(dtype=float)
-            row[f"{m}_mean"] = float(v.mean()) if len(v) else float("nan")
-            row[f"{m}_std"] = float(v.std(ddof=1)) if len(v) > 1 else 0.0
-            row[f"{m}_n"] = int(len(v))
+            v = [float(r[m]) for r in done if isinstance(r.get(m), (int, float)) and math.isfinite(r[m])]
+            mean = sum(v) / len(v) if v else float("nan")
+            row[f"{m}_mean"] = mean
+            row[f"{m}_std"] = math.sqrt(sum((x - mean) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else 0.0
+            row[f"{m}_n"] = len(v)
         out.append(row)
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=[*by, "n_points", "n_done",
+                                      *(f"{m}_{k}" for m in metrics for k in ("mean", "std", "n"))])
 
 
 def select(points: pd.DataFrame, fixed: dict) -> pd.DataFrame:
@@ -131,31 +137,29 @@ def _hex_rgba(color: str, alpha: float) -> str:
 def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: bool = False) -> go.Figure:
     """Per method: the mean over seeds of ``y`` against round (thick), a ± 1 std band, and each
     seed's own curve thin. ``metrics`` needs ``method``, ``seed``, ``round`` and ``y``."""
-    fig = go.Figure()
+    traces = []
     rows = metrics.dropna(subset=[y]) if y in metrics else metrics.iloc[0:0]
     for method, part in rows.groupby("method", sort=False):
         color = method_color(method, talk)
         for seed, run in part.groupby("seed", sort=True):
             run = run.sort_values("round")
-            fig.add_trace(go.Scatter(x=run["round"].to_numpy(), y=run[y].to_numpy(dtype=float), mode="lines",
+            traces.append(go.Scatter(x=run["round"].to_numpy(), y=run[y].to_numpy(dtype=float), mode="lines",
                                      line=dict(color=color, width=0.8), opacity=0.45, showlegend=False,
                                      legendgroup=method, name=f"{method} seed {seed}", meta=["seed", str(method)],
                                      hovertemplate=f"{method} seed {seed}<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
         stats = part.groupby("round")[y].agg(["mean", "std", "count"]).reset_index().sort_values("round")
         sd = stats["std"].fillna(0.0).to_numpy()
         x, m = stats["round"].to_numpy(), stats["mean"].to_numpy(dtype=float)
-        fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
+        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
                                  fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
                                  showlegend=False, legendgroup=method, meta=["band", str(method)]))
         n = int(part["seed"].nunique())
-        fig.add_trace(go.Scatter(x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
+        traces.append(go.Scatter(x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
                                  line=dict(color=color, width=2.5), legendgroup=method, meta=["mean", str(method)],
                                  hovertemplate=f"{_label(method)} mean<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
-    fig.update_layout(title=title or None, hovermode="closest")
-    fig.update_xaxes(title_text="round")
-    fig.update_yaxes(title_text=METRIC_TITLES.get(y, y))
-    if y == "test_accuracy":
-        fig.update_yaxes(tickformat=".0%")
+    yaxis = dict(title_text=METRIC_TITLES.get(y, y), **({"tickformat": ".0%"} if y == "test_accuracy" else {}))
+    fig = go.Figure(data=traces, layout=dict(title=title or None, hovermode="closest", xaxis=dict(title_text="round"),
+                                             yaxis=yaxis))
     return apply_theme(fig, talk)
 
 
@@ -166,24 +170,24 @@ def _label(method: str) -> str:
     return cls.label if cls else str(method)
 
 
-def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=None, all_values=None,
+def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNSET, all_values=None,
                     pair=PAIR, title: str = "", talk: bool = False) -> go.Figure:
     """``metric`` against ``x_axis``: one line per method (mean over seeds) with a ± 1 std band.
 
     ``resp`` is ``aggregate(points, ["method", x_axis], ...)`` for the other axes fixed. Grey
-    columns mark where ``pair``'s bands overlap (within seed noise); hatched grey columns mark grid
-    values with nothing computed yet (``all_values``: every value of the axis); a dotted line marks
-    the slider's ``current`` value."""
+    columns mark where ``pair``'s bands overlap (within seed noise); dashed columns labelled "not
+    computed" mark grid values with nothing computed yet (``all_values``: every value of the axis); a dotted line marks
+    the slider's ``current`` value (None is a value: IID; leave it out for no mark)."""
     values = ordered_values(x_axis, all_values if all_values is not None else resp[x_axis].tolist())
     xs, xaxis = axis_positions(x_axis, values)
     pos = {_key(v): x for v, x in zip(values, xs)}
-    fig = go.Figure()
-    for v in band_overlaps(resp, x_axis, metric, pair) if all(m in set(resp["method"]) for m in pair) else []:
-        _column(fig, pos[_key(v)], xs, xaxis, OVERLAP_FILL, "")
+    shapes = [_column(pos[_key(v)], xs, xaxis, OVERLAP_FILL, None)
+              for v in (band_overlaps(resp, x_axis, metric, pair) if all(m in set(resp["method"]) for m in pair) else [])]
     done = {_key(v) for v in resp.loc[resp[f"{metric}_n"] > 0, x_axis]} if len(resp) else set()
-    for v in values:
-        if _key(v) not in done:
-            _column(fig, pos[_key(v)], xs, xaxis, MISSING_FILL, "/")
+    shapes += [_column(pos[_key(v)], xs, xaxis, MISSING_FILL, "not computed") for v in values if _key(v) not in done]
+    shapes.append(dict(type="line", name="current", xref="x", yref="paper", x0=xs[0], x1=xs[0], y0=0, y1=1,
+                       visible=False, line=dict(color="#333333", width=1.5, dash="dot")))
+    traces = []
     for method, part in resp.groupby("method", sort=False):
         part = part[part[f"{metric}_n"] > 0].copy()
         part["_x"] = part[x_axis].map(lambda v: pos.get(_key(v)))
@@ -192,35 +196,49 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=Non
             continue
         color, x = method_color(method, talk), part["_x"].to_numpy(dtype=float)
         m, sd = part[f"{metric}_mean"].to_numpy(dtype=float), part[f"{metric}_std"].to_numpy(dtype=float)
-        fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
+        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself",
                                  fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
                                  showlegend=False, legendgroup=method, meta=["band", str(method)]))
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=x, y=m, mode="lines+markers", name=_label(method), line=dict(color=color, width=2.5),
             marker=dict(size=7), legendgroup=method, meta=["mean", str(method)],
             customdata=np.c_[sd, part[f"{metric}_n"].to_numpy()], text=[value_label(x_axis, v) for v in part[x_axis]],
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
-    if current is not None and _key(current) in pos:
-        fig.add_vline(x=pos[_key(current)], line=dict(color="#333333", width=1.5, dash="dot"))
-    fig.update_layout(title=title or None, hovermode="closest")
-    fig.update_xaxes(title_text=AXIS_TITLES.get(x_axis, x_axis), **xaxis)
-    fig.update_yaxes(title_text=METRIC_TITLES.get(metric, metric))
-    if metric in ("final_acc", "best_acc"):
-        fig.update_yaxes(tickformat=".0%")
-    return apply_theme(fig, talk)
+    yaxis = dict(title_text=METRIC_TITLES.get(metric, metric), **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") else {}))
+    fig = go.Figure(data=traces, layout=dict(title=title or None, hovermode="closest", shapes=shapes, yaxis=yaxis,
+                                             xaxis=dict(title_text=AXIS_TITLES.get(x_axis, x_axis), **xaxis)))
+    fig = apply_theme(fig, talk)
+    set_current(fig, x_axis, values, current)
+    return fig
 
 
-def _column(fig: go.Figure, x: float, xs: list[float], xaxis: dict, fill: str, pattern: str) -> None:
-    """A full-height rectangle around position ``x``, half-way to its neighbours."""
+def set_current(fig: go.Figure, x_axis: str, values, current=UNSET) -> go.Figure:
+    """Move the dotted slider mark of a ``response_figure`` to ``current`` (UNSET hides it): cheap,
+    so a page can keep the figure and only move the mark when the slider moves along its axis."""
+    values = ordered_values(x_axis, values)
+    xs, _ = axis_positions(x_axis, values)
+    pos = {_key(v): x for v, x in zip(values, xs)}
+    mark = next(sh for sh in fig.layout.shapes if sh.name == "current")
+    show = current is not UNSET and _key(current) in pos
+    x = pos[_key(current)] if show else xs[0]
+    mark.update(x0=x, x1=x, visible=show)
+    return fig
+
+
+def _column(x: float, xs: list[float], xaxis: dict, fill: str, label: str | None) -> dict:
+    """A full-height rectangle around position ``x``, half-way to its neighbours; with ``label``,
+    a dashed border and the label written along it."""
     log = xaxis.get("type") == "log"
     t = [math.log10(v) for v in xs] if log else list(xs)
     i = xs.index(x)
     lo = t[i] - ((t[i] - t[i - 1]) / 2 if i > 0 else (t[1] - t[0]) / 2 if len(t) > 1 else 0.5)
     hi = t[i] + ((t[i + 1] - t[i]) / 2 if i + 1 < len(t) else (t[-1] - t[-2]) / 2 if len(t) > 1 else 0.5)
     lo, hi = (10 ** lo, 10 ** hi) if log else (lo, hi)
-    fig.add_vrect(x0=lo, x1=hi, fillcolor=fill, line_width=0, layer="below",
-                  **({"fillpattern": dict(shape=pattern, fgcolor="#999999", bgcolor="rgba(0,0,0,0)")} if pattern else {}))
+    extra = dict(line=dict(color="#888888", width=1, dash="dash"),
+                 label=dict(text=label, textangle=-90, textposition="middle center",
+                            font=dict(color="#666666", size=12))) if label else dict(line=dict(width=0))
+    return dict(type="rect", xref="x", yref="paper", x0=lo, x1=hi, y0=0, y1=1, fillcolor=fill, layer="below", **extra)
 
 
 def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *, method: str = "fedquad",
@@ -258,15 +276,21 @@ def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *
                       ticktext=[f"{ticks[0]:.3g}", f"{ref_name} {centre:.3g}", f"{ticks[2]:.3g}"], thickness=14),
         hovertemplate=f"{x_axis} %{{x}}, {y_axis} %{{y}}<br>{_label(method)} %{{z:.4g}} ± %{{customdata:.2g}}"
                       f"<br>{ref_name} {ref:.4g}<extra></extra>", name=_label(method)))
-    if current is not None:
-        fig.add_trace(go.Scatter(x=[value_label(x_axis, current[0])], y=[value_label(y_axis, current[1])],
-                                 mode="markers", marker=dict(symbol="square-open", size=26, color="#111111",
-                                                             line=dict(width=3)),
-                                 name="slider position", showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="slider position", showlegend=False, hoverinfo="skip",
+                             marker=dict(symbol="square-open", size=26, color="#111111", line=dict(width=3))))
     fig.update_xaxes(title_text=AXIS_TITLES.get(x_axis, x_axis), type="category", showgrid=False)
     fig.update_yaxes(title_text=AXIS_TITLES.get(y_axis, y_axis), type="category", showgrid=False)
     fig.update_layout(title=title or None)
-    return apply_theme(fig, talk)
+    apply_theme(fig, talk)
+    return set_cell(fig, x_axis, y_axis, current)
+
+
+def set_cell(fig: go.Figure, x_axis: str, y_axis: str, current: tuple | None) -> go.Figure:
+    """Move the open square of a ``margins_heatmap`` to the grid cell ``current`` (None hides it)."""
+    mark = next(t for t in fig.data if t.name == "slider position")
+    mark.update(x=[value_label(x_axis, current[0])] if current else [],
+                y=[value_label(y_axis, current[1])] if current else [])
+    return fig
 
 
 def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", title: str = "",
@@ -299,5 +323,6 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
 
 
 __all__ = ["value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",
-           "band_curves_figure", "response_figure", "margins_heatmap", "spectra_across_figure",
+           "band_curves_figure", "response_figure", "set_current", "margins_heatmap", "set_cell",
+           "spectra_across_figure",
            "METRIC_TITLES", "PAIR"]

@@ -3,6 +3,9 @@
     # against a running app (bash scripts/start.sh)
     .venv/bin/python scripts/screenshots.py --url http://127.0.0.1:8501
 
+    # Explore on the recorded studies (assets/recorded, or FEDQUAD_RECORDED_DIR=... for another root)
+    .venv/bin/python scripts/screenshots.py --start --runs-dir /tmp/shot-runs --pages explore
+
     # start the app itself on a free port against a run store, launch the "Collapse in one minute"
     # preset from the Launch page first (skipped when the store already has runs), then shoot
     .venv/bin/python scripts/screenshots.py --start --runs-dir /tmp/demo-runs --launch-preset "Collapse in one minute"
@@ -29,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 # (file stem, url path, page title, has figures)
-PAGES = [("partitions", "", "Partitions", True), ("launch", "launch", "Launch", False),
-         ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
+PAGES = [("explore", "explore", "Explore", True),
+         ("partitions", "", "Partitions", True),  # the default page without recorded studies
+         ("launch", "launch", "Launch", False), ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
          ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False),
          ("lesson-step3", "lesson?step=3", "Lesson", True), ("lesson-step5", "lesson?step=5", "Lesson", True)]
 # idle: no "Running..." status widget and no element left faded ("stale") by a rerun in flight

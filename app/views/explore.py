@@ -36,6 +36,17 @@ def snapshot_of(source: str, run_id: str, project: bool, version: int) -> dict |
     return studies.final_snapshot(studies.StudyRef(source, "", ""), run_id, project=project)
 
 
+def memo(key: tuple, build):
+    """This session's figure for ``key`` (built once): a slider move along a response plot's axis
+    only moves its mark, so the figure is kept and the mark moved (``set_current`` / ``set_cell``)."""
+    cache = st.session_state.setdefault("_x_figs", {})
+    if key not in cache:
+        if len(cache) >= 48:
+            cache.clear()
+        cache[key] = build()
+    return cache[key]
+
+
 ids = [r.id for r in refs]
 labels = {r.id: r.label for r in refs}
 state.init("x_study", ids[0], str, ids)
@@ -172,12 +183,14 @@ def at_position(points: pd.DataFrame) -> None:
 
 
 def response(resp: pd.DataFrame, metric: str, title: str, key: str) -> None:
-    fig = sf.response_figure(resp, resp_axis, metric, current=pos.get(resp_axis), all_values=values[resp_axis],
-                             title=title, talk=talk)
+    fixed = tuple((a, sf._key(v)) for a, v in pos.items() if a != resp_axis)
+    fig = memo((ref.id, studies.version(ref), key, resp_axis, fixed, talk), lambda: sf.response_figure(
+        resp, resp_axis, metric, all_values=values[resp_axis], title=title, talk=talk))
+    sf.set_current(fig, resp_axis, values[resp_axis], pos.get(resp_axis, sf.UNSET))
     cols = ["method", resp_axis, f"{metric}_mean", f"{metric}_std", f"{metric}_n"]
     note = overlap_note(resp, resp_axis, metric)
     if (resp[f"{metric}_n"] == 0).any() or len(set(resp[resp_axis].map(sf._key))) < len(values[resp_axis]):
-        note += " Hatched: not computed yet."
+        note += " Dashed columns: not computed yet."
     show_figure(fig, key, resp[cols], f"{ref.name}_{metric}_vs_{resp_axis}", note=note.strip() or None)
 
 
@@ -210,8 +223,10 @@ def heatmap(points: pd.DataFrame) -> None:
     metric = st.session_state.x_hm or "final_ratio"
     fixed = {a: v for a, v in pos.items() if a not in (xa, ya)}
     resp = sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric])
-    fig = sf.margins_heatmap(resp, xa, ya, metric, current=(pos[xa], pos[ya]), all_x=values[xa], all_y=values[ya],
-                             title=f"FedQuad's {opts[metric]} (mean over seeds)", talk=talk)
+    fig = memo((ref.id, studies.version(ref), "heat", metric, tuple(fixed.items()), talk), lambda: sf.margins_heatmap(
+        resp, xa, ya, metric, all_x=values[xa], all_y=values[ya], title=f"FedQuad's {opts[metric]} (mean over seeds)",
+        talk=talk))
+    sf.set_cell(fig, xa, ya, (pos[xa], pos[ya]))
     show_figure(fig, "x_heat", resp, f"{ref.name}_heatmap_{metric}",
                 note="Colour bar centred at FedAvg's value (its tick): blue = better than FedAvg, red = worse. "
                      "Blank cells: not computed. The open square is the slider position.")
@@ -220,6 +235,11 @@ def heatmap(points: pd.DataFrame) -> None:
 def across_alpha(points: pd.DataFrame) -> None:
     st.subheader("The collapse across α in one figure")
     fixed = {a: v for a, v in pos.items() if a != "alpha"}
+    key = (ref.id, studies.version(ref), "across", tuple((a, sf._key(v)) for a, v in fixed.items()), talk)
+    if key in st.session_state.get("_x_figs", {}):
+        fig, data = st.session_state["_x_figs"][key]
+        show_figure(fig, "x_spectra", data, f"{ref.name}_spectra_across_alpha", note=ACROSS_NOTE)
+        return
     sel = sf.select(points, fixed)
     spectra: dict[str, dict] = {}
     for alpha in values["alpha"]:
@@ -235,9 +255,12 @@ def across_alpha(points: pd.DataFrame) -> None:
                                    "normalised by the largest (lowest seed)")
     data = pd.DataFrame([{"method": m, "alpha": sf.value_label("alpha", a), "component": i + 1, "singular_value": v}
                          for m, per in ordered.items() for a, s in per.items() for i, v in enumerate(s)])
-    show_figure(fig, "x_spectra", data, f"{ref.name}_spectra_across_alpha",
-                note="Under stronger skew (dark) more singular values fall towards zero: the embedding uses "
-                     "fewer directions (FedDecorr, Shi et al. ICLR 2023, Fig. 1).")
+    memo(key, lambda: (fig, data))
+    show_figure(fig, "x_spectra", data, f"{ref.name}_spectra_across_alpha", note=ACROSS_NOTE)
+
+
+ACROSS_NOTE = ("Under stronger skew (dark) more singular values fall towards zero: the embedding uses fewer "
+               "directions (FedDecorr, Shi et al. ICLR 2023, Fig. 1).")
 
 
 def body() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import presets, service, state
+from app.sweep_form import sweep_form
 
 ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0]
 FIELDS = ("dataset", "model", "num_clients", "alpha", "participation", "local_epochs", "rounds", "lr", "batch_size",
@@ -125,8 +126,11 @@ if st.button("Start", type="primary", disabled=bool(problem) or not chosen, key=
         st.success(f"Started {len(ids)} run(s) in group {group}.")
         st.page_link("views/live.py", label="Watch them on the Live page", icon=":material/monitoring:")
 
+if not problem:
+    sweep_form(chosen, common, params)
+
 table = service.runs_table()
-active = table[table["state"].isin(service.ACTIVE)]["run_id"].tolist()
+active = table[(table["state"].isin(service.ACTIVE)) & (table["source"] == "mine")]["run_id"].tolist()
 
 
 @st.fragment(run_every=1.0 if active else None)

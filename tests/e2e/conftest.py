@@ -71,15 +71,48 @@ def _stop_runs(runs_dir: Path) -> None:
 
 @pytest.fixture
 def app_server(tmp_path):
-    """Start the dashboard on a free port against an empty run store; yield (url, runs dir)."""
+    """Start the dashboard on a free port against an empty run store (and no recorded studies);
+    yield (url, runs dir)."""
+    (tmp_path / "recorded-empty").mkdir()
+    yield from _serve(tmp_path, tmp_path / "recorded-empty")
+
+
+@pytest.fixture
+def explore_server(tmp_path):
+    """The dashboard with a small synthetic recorded study ("toy-alpha": alpha 0.1, 1, IID x
+    FedAvg/FedQuad x 2 seeds) beside an empty run store; yield (url, runs dir)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "app"))
+    from study_helpers import write_study
+
+    recorded = tmp_path / "recorded"
+    write_study(recorded, "toy-alpha", {"alpha": [0.1, 1.0, None], "method": ["fedavg", "fedquad"], "seed": [0, 1]},
+                points=100, dim=16, rounds=10, title="Toy alpha study")
+    yield from _serve(tmp_path, recorded)
+
+
+@pytest.fixture
+def lesson_server(tmp_path):
+    """The dashboard with the Lesson's synthetic recorded study ("digits-alpha": alpha 0.1, 1, IID x
+    FedAvg/FedQuad x 2 seeds, tests/app/lesson_helpers.py) beside an empty run store."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "app"))
+    from lesson_helpers import write_root
+
+    yield from _serve(tmp_path, write_root(tmp_path / "recorded"))
+
+
+def _serve(tmp_path, recorded):
     streamlit = ROOT / ".venv" / "bin" / "streamlit"
     if not streamlit.exists():
         pytest.fail(f"{streamlit} is missing: run `bash scripts/setup.sh`")
     runs = tmp_path / "runs"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "FEDQUAD_RUNS_DIR": str(runs), "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE",
-           "PYTHONUNBUFFERED": "1", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env = {**os.environ, "FEDQUAD_RUNS_DIR": str(runs), "FEDQUAD_RECORDED_DIR": str(recorded), "OMP_NUM_THREADS": "1",
+           "OMP_WAIT_POLICY": "PASSIVE", "PYTHONUNBUFFERED": "1", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     log = tmp_path / "streamlit.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(

@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 import time
 
-import pytest
-
 from fedquad_core.store import RunStore
 
 ROUNDS = 20  # ~0.5 s per round on 2 busy cores: long enough to watch the curve grow, short enough
@@ -139,27 +137,10 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     assert time.monotonic() - t0 < 240, f"the browser test took {time.monotonic() - t0:.0f} s"
 
 
-def _lesson_root(tmp_path):
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
-    from lesson_helpers import write_root
-
-    return write_root(tmp_path / "recorded")
-
-
-@pytest.fixture
-def lesson_recorded(monkeypatch, tmp_path):
-    root = _lesson_root(tmp_path)
-    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(root))
-    return root
-
-
-def test_lesson_in_browser(lesson_recorded, tmp_path, app_server, page):
+def test_lesson_in_browser(lesson_server, page, tmp_path):
     """Lesson: ?step=1, Next through all seven steps (the URL follows), Back once; two figures
     added to "My deck" and the deck downloaded as a 2-page PDF."""
-    url, _ = app_server  # started with FEDQUAD_RECORDED_DIR below (set before the server starts)
+    url, _ = lesson_server
     page.goto(f"{url}/lesson?step=1")
     page.locator("h2", has_text="1 ·").wait_for(timeout=90_000)
     wait_idle(page, 90_000)
@@ -190,3 +171,35 @@ def test_lesson_in_browser(lesson_recorded, tmp_path, app_server, page):
     reader = PdfReader(path)
     assert path.name == "my-deck.pdf" and len(reader.pages) == 2
     assert "FedQuad" in reader.pages[1].extract_text()
+
+
+def test_explore_in_browser(explore_server, page, tmp_path):
+    """A fresh clone with recorded studies opens on Explore; the alpha slider swaps the curves to
+    the stored runs of the new position; one figure downloads (HTML: needs no image export)."""
+    url, _ = explore_server
+    t0 = time.monotonic()
+    page.goto(url)
+    page.locator("h1", has_text="Explore").wait_for(timeout=90_000)
+    acc = ".st-key-x_acc"
+    page.locator(f"{acc} .js-plotly-plot").wait_for(timeout=90_000)
+    wait_idle(page, 90_000)
+    before = plot_data(page, acc)
+    slider = page.locator('.st-key-x_alpha input[type="range"]')
+    slider.focus()
+    slider.press("ArrowRight")  # 0.1 -> 1
+    title = lambda: page.locator(f"{acc} .js-plotly-plot").first.evaluate(  # noqa: E731
+        "g => (g.layout && g.layout.title && g.layout.title.text) || ''")
+    poll(lambda: "alpha = 1" in title(), 30, 0.5, f"the curves' title to follow the slider (url {page.url})")
+    wait_idle(page)
+    poll(lambda: plot_data(page, acc) != before, 30, 0.5, "the accuracy curves to change after the alpha move")
+    assert "x_alpha=1" in page.url, page.url  # the link carries the slider position
+    menu = page.locator(".st-key-dl_x_acc button").first
+    menu.click()
+    button = page.locator(".st-key-dl_x_acc-html button")
+    button.wait_for(timeout=30_000)
+    with page.expect_download(timeout=60_000) as info:
+        button.click()
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    assert path.suffix == ".html" and "plotly" in path.read_text(errors="replace")[:200_000]
+    assert time.monotonic() - t0 < 60, f"the Explore browser test took {time.monotonic() - t0:.0f} s"

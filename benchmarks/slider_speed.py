@@ -1,0 +1,136 @@
+"""Server-side time of one Explore slider move on a 100-run study (goal: under 300 ms).
+
+Builds a synthetic study store in a temporary folder (written directly, no training): alpha
+{0.05, 0.1, 0.3, 1, IID} x m1 {0, 0.5, 1, 2, 4} x {FedAvg, FedQuad} x seeds {0, 1} = 100 runs, each
+with 30 metric rows, a final snapshot of 400 x 64 float16 embeddings (digits-like) and a stored
+UMAP layout. Then it moves the sliders through positions never visited before and times:
+
+1. ``apptest``: the whole page re-run by Streamlit's AppTest after a slider move (the script, the
+   store reads, the frames, every figure built and serialised), i.e. what the server does;
+2. ``functions``: the page's data and figure functions alone, with no cache at all (the cold
+   path of a position: read the runs, aggregate, build every figure, as on a first visit).
+
+The moves go one slider at a time (as a user drags), every position new; in the page a move
+along alpha only moves the response plots' and heatmap's marks (kept figures), a move of m1
+rebuilds them. Wall and CPU time are printed: on a shared machine wall time includes waiting.
+
+Prints the median and max over moves of each. Usage:
+    PYTHONPATH=. .venv/bin/python benchmarks/slider_speed.py [--moves 12]
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "app")]
+
+AXES = {"alpha": [0.05, 0.1, 0.3, 1.0, None], "m1": [0.0, 0.5, 1.0, 2.0, 4.0], "method": ["fedavg", "fedquad"],
+        "seed": [0, 1]}
+
+
+def build(root: Path) -> None:
+    from study_helpers import write_study
+
+    write_study(root, "bench", AXES, points=400, dim=64, rounds=30, umap=True, title="Slider benchmark")
+
+
+def positions(n: int) -> list[dict]:
+    """``n`` distinct (alpha, m1) positions in the order a user dragging one slider at a time visits
+    them: alpha through its grid, then m1 one step, alpha back again, ... (every position new)."""
+    out = []
+    for i, m1 in enumerate(AXES["m1"]):
+        alphas = AXES["alpha"] if i % 2 == 0 else AXES["alpha"][::-1]
+        out += [{"alpha": a, "m1": m1} for a in alphas]
+    return out[:n]
+
+
+def time_functions(moves: list[dict]) -> list[tuple[float, float]]:
+    """The page's work for a position, no caches: runs read, frames aggregated, figures built."""
+    from app import studies
+    from app import study_figures as sf
+    from app.figures import embedding_scatter, spectrum_figure
+
+    ref = studies.StudyRef("recorded", "bench", "bench")
+    points = studies.points_frame(ref)  # once per study (cached by the page until a point changes)
+    out = []
+    for pos in moves:
+        t0, c0 = time.perf_counter(), time.process_time()
+        at = sf.select(points, pos)
+        metrics = studies.run_metrics(ref, at)
+        for y in ("test_accuracy", "ratio"):
+            sf.band_curves_figure(metrics, y)
+        resp = sf.aggregate(sf.select(points, {"m1": pos["m1"]}), ["method", "alpha"], list(studies.METRICS))
+        for m in ("final_acc", "final_ratio", "effective_rank"):
+            sf.response_figure(resp, "alpha", m, current=pos["alpha"], all_values=AXES["alpha"])
+        spectra = {}
+        for method, run_id in studies.first_seed_runs(at).items():
+            snap = studies.final_snapshot(ref, run_id)
+            embedding_scatter(snap["xy"], snap["labels"])
+            spectra[method] = snap["singular_values"]
+        spectrum_figure(spectra)
+        heat = sf.aggregate(points, ["method", "alpha", "m1"], ["final_ratio"])
+        sf.margins_heatmap(heat, "alpha", "m1", "final_ratio", current=(pos["alpha"], pos["m1"]))
+        across = {}
+        for alpha in AXES["alpha"]:
+            for method, run_id in studies.first_seed_runs(sf.select(points, {"alpha": alpha, "m1": pos["m1"]})).items():
+                across.setdefault(method, {})[alpha] = studies.final_snapshot(ref, run_id, project=False)["singular_values"]
+        sf.spectra_across_figure(across)
+        out.append((time.perf_counter() - t0, time.process_time() - c0))
+    return out
+
+
+def time_apptest(moves: list[dict]) -> list[tuple[float, float]]:
+    from streamlit.testing.v1 import AppTest
+
+    from app.study_figures import value_label
+
+    at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=120)
+    at.run()
+    assert [t.value for t in at.title] == ["Explore"], [t.value for t in at.title]
+    out = []
+    for pos in moves:
+        at.select_slider(key="x_alpha").set_value(value_label("alpha", pos["alpha"]))
+        at.select_slider(key="x_m1").set_value(value_label("m1", pos["m1"]))
+        t0, c0 = time.perf_counter(), time.process_time()
+        at.run()
+        out.append((time.perf_counter() - t0, time.process_time() - c0))
+        assert not at.exception, at.exception
+        assert len(at.get("plotly_chart")) >= 9, len(at.get("plotly_chart"))
+    return out
+
+
+def summary(name: str, times: list[tuple[float, float]]) -> str:
+    wall, cpu = ([1000 * t[i] for t in times] for i in (0, 1))
+    return (f"{name:10s} wall median {statistics.median(wall):6.0f} ms, max {max(wall):6.0f} ms | CPU median "
+            f"{statistics.median(cpu):6.0f} ms, max {max(cpu):6.0f} ms   ({len(times)} moves)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=20, help="slider moves to time (each to a new position, at most 24)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="slider-speed-") as tmp:
+        root = Path(tmp) / "recorded"
+        t0 = time.perf_counter()
+        build(root)
+        size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+        print(f"built a 100-run study in {time.perf_counter() - t0:.1f} s ({size / 1e6:.1f} MB on disk)")
+        os.environ["FEDQUAD_RECORDED_DIR"] = str(root)
+        os.environ["FEDQUAD_RUNS_DIR"] = str(Path(tmp) / "runs")
+        moves = positions(args.moves + 1)
+        time_functions(moves[:1])  # imports and first-call costs out of the way
+        print(summary("functions", time_functions(moves[1:])))
+        print(summary("apptest", time_apptest(moves)[1:]))  # the first run is the page's first draw
+        print("goal: under 300 ms per move. CPU = this process's CPU time (the machine may be shared: wall "
+              "time then includes waiting for a core)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,230 @@
+"""The Explore page on a synthetic recorded study: sliders swap in the matching runs' numbers, missing
+points show as missing, recorded runs stay read-only, and the view lives in the link."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import MAIN, trace_values
+from fedquad_core.store import RunStore
+
+EXPLORE = "views/explore.py"
+
+
+def open_explore(params: dict | None = None) -> AppTest:
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.run()
+    if [t.value for t in at.title] != ["Explore"]:  # no recorded study: the app opens elsewhere
+        at.switch_page(EXPLORE).run()
+    return at
+
+
+def chart(at: AppTest, key: str) -> dict:
+    """The plotly spec of the chart whose widget key is ``key``."""
+    for el in at.get("plotly_chart"):
+        if el.proto.id.endswith(f"-{key}") or f"-{key}-" in el.proto.id or el.key == key:
+            return json.loads(el.proto.spec)
+    raise AssertionError(f"no chart {key!r}: {[el.key for el in at.get('plotly_chart')]}")
+
+
+def seed_trace(spec: dict, method: str, seed: int) -> list:
+    trace = next(t for t in spec["data"] if t.get("name") == f"{method} seed {seed}")
+    return trace_values(trace)
+
+
+def run_acc(root, run_id) -> list:
+    return [r["test_accuracy"] for r in RunStore(root).read_metrics(run_id)]
+
+
+def test_explore_opens_first_on_a_fresh_clone_with_recorded_studies(recorded_root):
+    at = open_explore()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Explore"]
+    assert at.selectbox(key="x_study").value == "recorded:toy-alpha"
+    assert at.select_slider(key="x_alpha").options == ["0.1", "1", "IID"]  # grid order, IID last
+
+
+def test_moving_the_slider_swaps_in_the_matching_runs(recorded_root):
+    root, _ = recorded_root
+    at = open_explore()
+    assert at.select_slider(key="x_alpha").value == "0.1"
+    acc = chart(at, "x_acc")
+    assert seed_trace(acc, "fedavg", 0) == pytest.approx(run_acc(root, "toy-alpha-alpha0.1-methodfedavg-seed0"))
+    at.select_slider(key="x_alpha").set_value("IID").run()
+    assert not at.exception, at.exception
+    acc = chart(at, "x_acc")
+    for method in ("fedavg", "fedquad"):
+        for seed in (0, 1):
+            assert seed_trace(acc, method, seed) == pytest.approx(
+                run_acc(root, f"toy-alpha-alphaiid-method{method}-seed{seed}"))
+    mean = next(t for t in acc["data"] if t.get("meta") == ["mean", "fedquad"])
+    expected = np.mean([run_acc(root, f"toy-alpha-alphaiid-methodfedquad-seed{s}") for s in (0, 1)], axis=0)
+    assert trace_values(mean) == pytest.approx(expected.tolist())
+    # the response plots mark the slider position (a dotted vertical line at IID's position)
+    resp = chart(at, "x_acc_resp")
+    lines = [s for s in resp["layout"].get("shapes", []) if s.get("type") == "line"]
+    assert len(lines) == 1 and lines[0]["x0"] == pytest.approx(4.0)  # IID drawn at 4 x the largest alpha (1)
+
+
+def test_a_missing_point_shows_as_missing(recorded_root):
+    at = open_explore({"x_alpha": "1"})
+    assert not at.exception, at.exception
+    assert any("1 of 4 runs are missing" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert any("11 / 12" in m.value for m in at.markdown)
+    acc = chart(at, "x_acc")
+    assert not any(t.get("name") == "fedquad seed 1" for t in acc["data"])
+    assert "x_compute" not in [b.key for b in at.button]  # recorded: no compute button
+    assert any("recorded studies are read-only" in c.value for c in at.caption)
+
+
+def test_a_fully_missing_grid_value_is_marked_in_the_response(recorded_root, monkeypatch, tmp_path):
+    root, _ = recorded_root
+    copy = tmp_path / "rec2"
+    shutil.copytree(root, copy)
+    path = copy / "studies" / "toy-alpha.json"
+    study = json.loads(path.read_text())
+    for p in study["points"]:
+        if p["coords"]["alpha"] is None:
+            p["run_id"] = None
+    path.write_text(json.dumps(study))
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(copy))
+    at = open_explore()
+    resp = chart(at, "x_acc_resp")
+    marked = [s for s in resp["layout"]["shapes"] if s.get("label", {}).get("text") == "not computed"]
+    assert len(marked) == 1 and marked[0]["x0"] > 1.0  # the IID column only (IID sits at 4)
+    assert any("Dashed columns: not computed yet." in c.value for c in at.caption)
+    assert not any(t.get("name") == "fedavg seed 0" for t in chart(at, "x_acc")["data"]) or \
+        at.select_slider(key="x_alpha").value != "IID"
+
+
+def test_recorded_runs_cannot_be_deleted(recorded_root):
+    from app import service
+
+    run_id = "toy-alpha-alpha0.1-methodfedavg-seed0"
+    table = service.runs_table()
+    assert set(table["source"]) == {"recorded"} and run_id in set(table["run_id"])
+    with pytest.raises(service.StoreError, match="recorded run"):
+        service.delete(run_id)
+    with pytest.raises(service.StoreError, match="recorded run"):
+        service.cancel(run_id)
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.query_params["r_run"] = run_id
+    at.run()
+    at.switch_page("views/runs.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="r_run").value == run_id
+    assert "r_delete" not in [b.key for b in at.button]
+    assert (recorded_root[0] / run_id / "config.json").exists()
+
+
+def test_user_runs_come_first_and_recorded_reads_are_routed(recorded_root, run_store):
+    from app import service
+
+    root, ids = run_store  # the user's store with two real runs, beside the recorded root
+    table = service.runs_table()
+    assert set(table[table["source"] == "mine"]["run_id"]) == set(ids)
+    assert (table["source"] == "recorded").sum() == 11 + 24  # toy-alpha (one point not recorded) + toy-margins
+    rec = "toy-alpha-alphaiid-methodfedquad-seed0"
+    assert service.read_config(rec)["alpha"] is None and service.snapshot_rounds(rec) == [6]
+    assert service.source_of(ids[0]) == "mine" and service.is_recorded(rec)
+    assert sorted(service.latest_group()) == sorted(ids)  # Live opens on the user's newest group
+
+
+def test_the_study_and_slider_positions_round_trip_through_the_link(recorded_root):
+    at = open_explore({"x_study": "recorded:toy-margins", "x_m1": "1", "x_m2": "0"})
+    assert not at.exception, at.exception
+    assert at.select_slider(key="x_m1").value == "1" and at.select_slider(key="x_m2").value == "0"
+    assert at.query_params["x_study"] in ("recorded:toy-margins", ["recorded:toy-margins"])
+    heat = chart(at, "x_heat")
+    marker = next(t for t in heat["data"] if t["type"] == "scatter")
+    assert marker["x"] == ["1"] and marker["y"] == ["0"]
+    assert any("FedAvg" in t for t in heat["data"][0]["colorbar"]["ticktext"])
+    at.select_slider(key="x_m2").set_value("0.5").run()
+    assert at.query_params["x_m2"] in ("0.5", ["0.5"]) and "x_alpha" not in at.query_params
+    # out-of-range values in a link fall back to the defaults
+    bad = open_explore({"x_study": "recorded:nope", "x_alpha": "7"})
+    assert bad.selectbox(key="x_study").value == "recorded:toy-alpha"
+    assert bad.select_slider(key="x_alpha").value == "0.1"
+
+
+def test_compute_missing_points_of_a_user_study(recorded_root, monkeypatch, tmp_path):
+    """A user's study with a missing point offers one button, which starts the engine in the background."""
+    from app import studies
+
+    root, _ = recorded_root
+    mine = tmp_path / "runs"
+    shutil.copytree(root, mine)
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(tmp_path / "recorded-empty"))
+    started = []
+    monkeypatch.setattr(studies, "launch", lambda name, spec=None, **kw: started.append((name, spec)) or 0)
+    at = open_explore({"x_alpha": "1"})
+    assert at.selectbox(key="x_study").value == "mine:toy-alpha"
+    button = at.button(key="x_compute")
+    assert button.label == "Compute 1 missing point"
+    button.click().run()
+    assert started == [("toy-alpha", None)]  # the stored study resumes with its own grid
+
+
+def test_grid_args_for_the_study_command_line():
+    from app.studies import grid_args
+
+    assert grid_args({"alpha": [0.05, 1.0, None], "method": ["fedavg"], "seed": [0, 1]}) == [
+        "--grid", "alpha=0.05,1.0,iid", "--grid", "method=fedavg", "--grid", "seed=0,1"]
+
+
+@pytest.mark.parametrize("talk", [False, True])
+def test_explore_renders_in_talk_and_presenter_mode(recorded_root, talk):
+    at = open_explore({"talk": "1" if talk else "0", "presenter": "1", "x_study": "recorded:toy-margins"})
+    assert not at.exception, at.exception
+    assert len(at.get("plotly_chart")) >= 6
+
+
+def test_a_study_started_on_the_launch_page_runs_in_the_background(empty_store):
+    """Launch form + one swept setting -> a named study trained by the engine in its own process,
+    then shown on Explore with every point computed."""
+    import time
+
+    from app import studies
+
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    for k, v in {"l_methods": ["fedavg"], "l_num_clients": "6", "l_rounds": "2", "l_snapshot_every": "2",
+                 "l_alpha": "0.5", "l_sweep": "1", "l_ax1": "alpha"}.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("views/launch.py").run()
+    at.text_input(key="l_ax1_v").set_value("0.5, iid")
+    at.text_input(key="l_seeds").set_value("0")
+    at.text_input(key="l_study").set_value("tiny")
+    at.button(key="l_study_start").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("Study tiny started" in s.value for s in at.success)
+    ref = studies.StudyRef("mine", "tiny", "tiny")
+    deadline = time.monotonic() + 150
+    while studies.running(ref) and time.monotonic() < deadline:
+        time.sleep(1.0)
+    assert not studies.running(ref), studies.log_tail(ref, 20)
+    points = studies.points_frame(ref)
+    assert studies.progress(points) == (2, 2), studies.log_tail(ref, 20)
+    assert points["alpha"].tolist() == [0.5, None]
+    at.switch_page(EXPLORE).run()
+    assert at.selectbox(key="x_study").value == "mine:tiny"
+    assert any("2 / 2" in m.value for m in at.markdown)
+    assert len(chart(at, "x_acc")["data"]) >= 3  # the seed, its band, the mean
+
+
+def test_a_bad_sweep_stops_before_anything_starts(empty_store):
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.query_params["l_sweep"] = "1"
+    at.run()
+    at.switch_page("views/launch.py").run()
+    at.text_input(key="l_ax1_v").set_value("0.5, lots")
+    at.button(key="l_study_start").click().run()
+    assert any("Not started" in e.value and "alpha" in e.value for e in at.error), [e.value for e in at.error]
+    assert not (empty_store / ".studies").exists()

@@ -1,0 +1,69 @@
+"""``apply_theme`` sets the layout in one assignment (for speed): it must give exactly the figure the
+update-call version gave. The reference below is that version, kept verbatim."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from plotly.subplots import make_subplots
+
+from app import theme
+
+
+def reference_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
+    def place(font, title, base_top):
+        if fig.layout.height is None:
+            fig.layout.height = theme.DEFAULT_HEIGHT[talk]
+        lines = theme._wrap_title(fig, title)
+        title_h = int(title * 1.9 + (lines - 1) * title * 1.25) if lines else 0
+        rows = theme._legend_rows(fig, font)
+        top = max(base_top, title_h + rows * theme.LEGEND_ROW[talk] + 14)
+        fig.update_layout(
+            title=dict(x=0.0, xanchor="left", xref="paper", y=1.0, yanchor="top", yref="container",
+                       pad=dict(t=8 + int(max(0, lines - 1) * title * 1.25)), font=dict(size=title)),
+            legend=dict(orientation="h", xref="paper", x=0.0, xanchor="left", yref="container",
+                        y=1.0 - title_h / fig.layout.height, yanchor="top", font=dict(size=font),
+                        title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),
+            margin=dict(t=top))
+
+    if not talk:
+        fig.layout.template = theme._TEMPLATES[False]
+        fig.update_layout(font=dict(size=14, color=theme.TEXT), title_font_color=theme.TEXT, margin=dict(l=64, r=20, b=56))
+        place(13, 17, 24)
+        axis = dict(tickfont=dict(size=13, color=theme.TEXT), title_font=dict(size=14, color=theme.TEXT),
+                    gridcolor=theme.GRID, linecolor="#9AA0A6", zerolinecolor=theme.GRID)
+        fig.update_xaxes(**axis)
+        fig.update_yaxes(**axis)
+        return fig
+    fig.layout.template = theme._TEMPLATES[True]
+    fig.update_layout(font=dict(size=20, color="#000000"), margin=dict(l=80, r=30, b=70))
+    place(18, 24, 30)
+    fig.update_xaxes(linewidth=2, ticks="outside", tickwidth=2)
+    fig.update_yaxes(linewidth=2, ticks="outside", tickwidth=2)
+    theme._thicken(fig)
+    return fig
+
+
+def figures() -> list[go.Figure]:
+    x = np.arange(10.0)
+    lines = go.Figure([go.Scatter(x=x, y=x * i, name=f"a rather long series name {i}", mode="lines+markers")
+                       for i in range(6)], layout=dict(title="A long title that has to wrap onto a second line here",
+                                                       yaxis=dict(type="log", title_text="y"), xaxis_title="round"))
+    heat = go.Figure(go.Heatmap(z=np.eye(3), colorbar=dict(title="z")), layout=dict(height=430, title="heat"))
+    sub = make_subplots(rows=1, cols=3, shared_yaxes=True, subplot_titles=["a", "b", "c"])
+    for c in (1, 2, 3):
+        sub.add_trace(go.Scatter(x=x, y=x + c, name=f"s{c}", showlegend=c == 1), row=1, col=c)
+    sub.update_yaxes(type="log")
+    one = go.Figure(go.Scatter(x=x, y=x, mode="markers", marker=dict(size=5)), layout=dict(width=300, margin=dict(l=5)))
+    return [lines, heat, sub, one, go.Figure()]
+
+
+@pytest.mark.parametrize("talk", [False, True])
+@pytest.mark.parametrize("index", range(5))
+def test_one_assignment_gives_the_same_figure(index, talk):
+    fig = figures()[index]
+    expected = reference_theme(copy.deepcopy(fig), talk).to_plotly_json()
+    got = theme.apply_theme(copy.deepcopy(fig), talk).to_plotly_json()
+    assert got == expected
