@@ -133,7 +133,8 @@ def step_price(data: LessonData, talk: bool) -> StepContent:
     lt3 = int(((counts > 0).sum(axis=1) < 3).sum())
     done = acc_table[(acc_table["method"] == "fedquad") & (acc_table["final_acc_n"] > 0)]["alpha"].tolist()
     overlap = [alpha_label(a) for a in sf.band_overlaps(acc_table, "alpha", "final_acc")]
-    sentences = text.price_sentences(cost, lt3, len(counts), overlap, [alpha_label(a) for a in done], skew)
+    n_seeds = int(acc_table.loc[acc_table["final_acc_n"] > 0, "final_acc_n"].min())
+    sentences = text.price_sentences(cost, lt3, len(counts), overlap, [alpha_label(a) for a in done], skew, n_seeds)
     items = [FigureItem("accuracy_vs_samples", cost_fig, df[["label", "round", "samples_total", "elapsed",
                                                              "test_accuracy"]]), acc_item]
     return StepContent("7 · The price and the limits", sentences, items)

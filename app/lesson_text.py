@@ -59,7 +59,7 @@ def collapse_sentences(ratio_iid, ratio_skew, alpha, round_iid, round_skew, alph
         "press play to watch the rounds.",
         f"At the last snapshot the intra/inter class distance ratio is {ratio_skew:.2f} with {alpha_label(alpha)} "
         f"(round {round_skew}) against {ratio_iid:.2f} with {alpha_label(alpha_iid)} (round {round_iid}): "
-        f"{factor:.1f}× {'more' if factor >= 1 else 'less'} spread relative to separation"
+        f"spread relative to separation is {factor:.1f}× the {alpha_label(alpha_iid)} value"
         + (" — that is collapse." if factor >= COLLAPSE_FACTOR else
            " — a mild effect in this data." if factor > 1 else " — no collapse in this data."),
     ]
@@ -101,18 +101,21 @@ def holds_sentences(fedavg: dict, fedquad: dict, alpha) -> list[str]:
 
 
 def price_sentences(cost: dict, lt3: int, n_clients: int, overlap_at: list[str], all_x: list[str],
-                    alpha) -> list[str]:
+                    alpha, n_seeds: int = 2) -> list[str]:
     """Step 7: compute at the same rounds, the clients FedQuad cannot serve fully, and the seed spread.
 
     ``cost[method] = (samples processed, wall seconds)``; ``overlap_at``: alpha labels where the two
     methods' mean ± std accuracy bands overlap (``study_figures.band_overlaps``, also marked grey
-    on the figure)."""
+    on the figure); ``n_seeds``: the fewest seeds behind a band."""
     (sa, ta), (sq, tq) = cost["fedavg"], cost["fedquad"]
     out = [f"At {alpha_label(alpha)} FedQuad processed {sq:,.0f} samples in {_secs(tq)}, FedAvg {sa:,.0f} in "
            f"{_secs(ta)}: {sq / sa:.2f}× the samples and {tq / ta:.2f}× the time for the same rounds.",
            f"{lt3} of {n_clients} clients {'holds' if lt3 == 1 else 'hold'} fewer than 3 classes: there FedQuad cannot form a full quadruplet "
            "(2 classes: the second term drops out; 1 class: cross-entropy alone)."]
-    if overlap_at:
+    if n_seeds < 2:
+        out.append("Seed spread: only one seed per point here, so there is no spread to compare; "
+                   "run more seeds before trusting a difference.")
+    elif overlap_at:
         where = "every α shown" if len(overlap_at) == len(all_x) else ", ".join(overlap_at)
         out.append(f"Seed spread: the accuracy bands (mean ± std over seeds) overlap at {where} (grey columns); "
                    "there the difference between the methods is within seed noise.")

@@ -62,6 +62,8 @@ def test_price_sentences_by_hand():
     s = lesson_text.price_sentences({"fedavg": (100, 2.0), "fedquad": (150, 5.0)}, 3, 10, ["α=0.1", "IID"],
                                     ["α=0.1", "IID"], 0.1)
     assert "overlap at every α shown" in s[2]
+    s = lesson_text.price_sentences({"fedavg": (100, 2.0), "fedquad": (150, 5.0)}, 3, 10, [], ["IID"], 0.1, n_seeds=1)
+    assert "only one seed" in s[2]
     s = lesson_text.price_sentences({"fedavg": (100, 2.0), "fedquad": (100, 2.0)}, 0, 10, [], ["IID"], 0.1)
     assert "do not overlap" in s[2]
 
