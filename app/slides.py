@@ -54,7 +54,12 @@ class Renderer:
     def get(self, i: int, j: int, fmt: str) -> bytes:
         key = (i, j, fmt)
         if key not in self._cache:
-            fig = go.Figure(self.slides[i].figures[j].fig)
+            src = self.slides[i].figures[j].fig
+            fig = go.Figure(data=src.data, layout=src.layout)  # a still: no animation frames,
+            fig.layout.updatemenus, fig.layout.sliders = None, None  # no play button or round slider
+            if src.frames:  # the axes were fixed to hold every frame: fit the one shown
+                fig.update_xaxes(autorange=True, range=None)
+                fig.update_yaxes(autorange=True, range=None)
             n = len(self.slides[i].figures)
             if fig.layout.width is None:  # as wide as the figure's share of a 16:9 slide
                 height = fig.layout.height or FIG_SIZE[1]

@@ -101,3 +101,12 @@ def test_talk_mode_figures_go_into_the_export(tmp_path):
     slides.export_all([slides.from_step(lesson.build_step(2, d, talk=True))], ("pdf",),
                       render=lambda fig, fmt: seen.append(fig.layout.font.size) or fake_render(fig, fmt))
     assert seen and all(size == 20 for size in seen)  # app.theme's talk font
+
+
+def test_animated_figures_export_as_stills(steps):
+    """Step 3's embeddings are animated on the page; the slides get the last frame without the
+    play button and round slider."""
+    seen = []
+    slides.export_all([steps[2]], ("pdf",), render=lambda fig, fmt: seen.append(fig) or fake_render(fig, fmt))
+    assert steps[2].figures[0].fig.frames and steps[2].figures[0].fig.layout.sliders  # on the page
+    assert seen and all(not f.frames and not f.layout.sliders and not f.layout.updatemenus for f in seen)
