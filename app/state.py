@@ -9,11 +9,15 @@ Global settings (talk, presenter) are kept in session_state across pages as well
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import streamlit as st
 
 _LIST = "list"
+
+
+_BAD = object()  # a URL value that does not parse
 
 
 def _parse(raw: Any, default: Any, cast: Callable | str) -> Any:
@@ -25,31 +29,61 @@ def _parse(raw: Any, default: Any, cast: Callable | str) -> Any:
         if raw in ("none", "None") and default is None:
             return None
         return cast(raw)
-    except (TypeError, ValueError):
-        return default
+    except (TypeError, ValueError, OverflowError):
+        return _BAD
+
+
+def _lookup(key: str, default: Any, cast: Callable | str, item: Callable | None = None) -> tuple[Any, Any]:
+    """(value, the raw URL value or None when it came from session_state or the default); the
+    value is ``_BAD`` (or, for lists, holds ``_BAD`` items) where the URL's text does not parse."""
+    if key in st.session_state:
+        return st.session_state[key], None
+    if cast == _LIST:
+        raw = st.query_params.get_all(key)
+        if not raw:
+            return default, None
+        return ([_parse(x, None, item) for x in raw] if item else list(raw)), raw
+    raw = st.query_params.get(key)
+    return (default, None) if raw is None else (_parse(raw, default, cast), raw)
 
 
 def value(key: str, default: Any, cast: Callable | str = str) -> Any:
     """The setting: session_state first, then the URL, then the default."""
-    if key in st.session_state:
-        return st.session_state[key]
+    v, _ = _lookup(key, default, cast)
+    return default if v is _BAD else v
+
+
+def _fits(v: Any, cast: Callable | str, options: list | None, lo: Any, hi: Any) -> bool:
+    if v is _BAD or (options is not None and v not in options):
+        return False
+    if cast in (int, float) and v is not None:
+        if not math.isfinite(v) or (lo is not None and v < lo) or (hi is not None and v > hi):
+            return False
+    return True
+
+
+def init(key: str, default: Any, cast: Callable | str = str, options: list | None = None, *,
+         lo: Any = None, hi: Any = None, item: Callable | None = None) -> Any:
+    """Seed session_state from the URL before the widget with this key is drawn. A URL value
+    that does not parse, is not among ``options`` or lies outside [lo, hi] (the widget's own
+    bounds) gives way to the default with a small notice, where the widget would raise on it.
+    ``item`` casts the items of a list setting (e.g. float for a list of alphas)."""
+    v, raw = _lookup(key, default, cast, item)
     if cast == _LIST:
-        raw = st.query_params.get_all(key)
-        return raw if raw else default
-    raw = st.query_params.get(key)
-    return default if raw is None else _parse(raw, default, cast)
-
-
-def init(key: str, default: Any, cast: Callable | str = str, options: list | None = None) -> Any:
-    """Seed session_state from the URL before the widget with this key is drawn."""
-    v = value(key, default, cast)
-    if options is not None:
-        if cast == _LIST:
-            v = [x for x in v if x in options]
-        elif v not in options:
-            v = default
+        kept = [x for x in v if x is not _BAD and (options is None or x in options)]
+        bad, v = len(kept) != len(v), kept
+    else:
+        bad = not _fits(v, cast, options, lo, hi)
+        v = default if bad else v
+    if bad and raw is not None:
+        st.toast(f"Link setting {key}={_show(raw)} is not valid here: using {_show(v) or 'none'} instead.",
+                 icon=":material/link_off:")
     st.session_state[key] = v
     return v
+
+
+def _show(v: Any) -> str:
+    return ", ".join(map(str, v)) if isinstance(v, list) else str(v)
 
 
 def publish(*keys: str) -> None:

@@ -29,7 +29,7 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
     g = p.add_argument_group("data and partition")
     g.add_argument("--config", help="JSON file with RunConfig keys; flags given on the command line override it")
     g.add_argument("--dataset", choices=DATASET_NAMES, help=f"data set (default {d.dataset}: bundled, no download)")
-    g.add_argument("--data-dir", help="folder with downloaded data (CIFAR, Tiny-ImageNet, Fashion-MNIST)")
+    g.add_argument("--data-dir", help="folder with downloaded data (CIFAR, Tiny-ImageNet, Fashion-MNIST); must exist unless --download")
     g.add_argument("--download", action="store_true", default=None, help="download missing data (needs internet)")
     g.add_argument("--train-subset", type=int, help="use a class-stratified subset of this many training samples")
     if not sweep:
@@ -67,12 +67,36 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
                        help=f"{f.metadata.get('help', '')} [{_owners(name)}]")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line (what is wrong, where the help is) instead of the full usage."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def int_in(lo: int, hi: int):
+    """argparse type: an integer in lo..hi."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}")
+        return value
+    parse.__name__ = f"integer in {lo}..{hi}"
+    return parse
+
+
 def _workers(text: str) -> int:
     if text.strip().lower() == "auto":
         from .parallel import default_workers
 
         return default_workers()
-    return int(text)
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither an integer nor 'auto'") from None
 
 
 def config_from_args(args: argparse.Namespace, *, defaults: dict[str, Any] | None = None, **fixed: Any) -> RunConfig:
@@ -94,9 +118,11 @@ def config_from_args(args: argparse.Namespace, *, defaults: dict[str, Any] | Non
     if getattr(args, "iid", None):
         base["alpha"] = None
     base.update(fixed)
-    method_params = dict(base.get("method_params") or {})
-    for key, value in vars(args).items():
-        if key.startswith("mp_") and value is not None:
-            method_params[key[3:]] = value
+    method_params = base.get("method_params")
+    if method_params is None or isinstance(method_params, dict):  # anything else: validate says so
+        method_params = dict(method_params or {})
+        for key, value in vars(args).items():
+            if key.startswith("mp_") and value is not None:
+                method_params[key[3:]] = value
     base["method_params"] = method_params
     return RunConfig.from_dict(base)

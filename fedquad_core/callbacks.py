@@ -53,7 +53,8 @@ class StoreCallback(Callback):
     def on_start(self, info):
         self.writer.save_partition(info["partition"])
         self.writer.set_status("running", started=time.time(), total_rounds=info["rounds"], round=0,
-                               device=info["device"], num_train=info["num_train"])
+                               device=info["device"], num_train=info["num_train"],
+                               data_source=info.get("data_source"))
 
     def on_round(self, row):
         self.writer.append_metrics(row)

@@ -12,12 +12,12 @@ import argparse
 import sys
 from typing import Sequence
 
-from .args import add_run_options
+from .args import OneLineParser, add_run_options, int_in
 from .errors import USER_ERRORS
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fedquad", description="FedQuad Lab: federated runs of FedQuad and its baselines, "
+    parser = OneLineParser(prog="fedquad", description="FedQuad Lab: federated runs of FedQuad and its baselines, "
                                      "with the geometry of the embedding space recorded every few rounds.")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--runs-dir", default="runs", help="run store root (default ./runs)")
@@ -28,8 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(p)
     p.add_argument("--name", help="label shown in lists and the dashboard")
     p.add_argument("--run-id", help="run folder name (default: time-method-random); an existing queued run is started")
-    p.add_argument("--threads", type=int, help="torch threads for this process (default 1; see README)")
-    p.add_argument("--slots", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--threads", type=int_in(1, 1024), help="torch threads for this process (default 1; see README)")
+    p.add_argument("--slots", type=int_in(1, 1024), help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     sub.add_parser("list", help="list the runs in the store")
     p = sub.add_parser("show", help="config, status and metrics of one run")

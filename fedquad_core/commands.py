@@ -8,11 +8,13 @@ import math
 import sys
 from typing import Any
 
-from .store import RunStore
+from .store import RunStore, process_identity
 
 
 def dispatch(args: argparse.Namespace) -> int:
     store = RunStore(args.runs_dir)
+    if args.command in ("run", "sweep"):  # they write into it
+        _check_runs_dir(args.runs_dir, store)
     return {"run": cmd_run, "list": cmd_list, "show": cmd_show, "compare": cmd_compare, "cancel": cmd_cancel,
             "delete": cmd_delete, "sweep": _sweep, "study": _study}[args.command](args, store)
 
@@ -31,8 +33,8 @@ def _sweep(args, store):
 
 def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     from .args import config_from_args
+    from .config import RunConfig, validate
     from .errors import UserError
-    from .config import RunConfig
     from .launcher import acquire_slot
     from .runner import execute, prepare
 
@@ -42,14 +44,16 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
         cfg = RunConfig.from_dict(store.read_config(args.run_id))
         writer = store.writer(args.run_id)
-        writer.set_status("queued", pid=__import__("os").getpid())
+        writer.set_status("queued", **process_identity(__import__("os").getpid()))
         slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
         if slot is None:
             writer.set_status("cancelled", round=0)
             return 0
         prep = None
     else:
-        cfg = config_from_args(args, name=args.name)
+        cfg = validate(config_from_args(args))  # --name like any flag (a config file's name kept)  # before anything reads a setting
+        if args.run_id and store.path(args.run_id).exists():  # the run-id rules, before any work
+            raise UserError(f"{store.path(args.run_id)} exists and is not a run: choose another --run-id")
         if args.workers is None and "workers" not in _config_file_keys(args):
             from .runner import auto_workers
 
@@ -67,6 +71,13 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     if slot is not None:
         slot.close()
     return 0 if status["state"] in ("finished", "cancelled") else 1
+
+
+def _check_runs_dir(text: str, store: RunStore) -> None:
+    from .errors import UserError
+
+    if not str(text).strip() or "\0" in str(text) or store.root.exists() and not store.root.is_dir():
+        raise UserError(f"--runs-dir {str(text)!r} is not a folder: pass a folder for the run store")
 
 
 def _config_file_keys(args: argparse.Namespace) -> set[str]:

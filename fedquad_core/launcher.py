@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from .config import RunConfig
-from .store import RunStore
+from .store import RunStore, process_identity
 
 _children: list[subprocess.Popen] = []
 
@@ -51,7 +51,7 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
     finally:
         log.close()
     _children.append(proc)
-    writer.set_status("queued", pid=proc.pid)
+    writer.set_status("queued", **process_identity(proc.pid))
     return writer.run_id
 
 

@@ -11,11 +11,12 @@ package importable (``pip install -e .`` or the same image); Ray is an optional 
 from __future__ import annotations
 
 import sys
+from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from .config import RunConfig
 from .errors import UserError
-from .store import RunStore, atomic_write
+from .store import RunStore, StoreError, atomic_write
 
 
 def _run_task(cfg_dict: dict[str, Any], threads: int | None) -> tuple[str, dict[str, bytes], str | None]:
@@ -39,11 +40,44 @@ def _run_task(cfg_dict: dict[str, Any], threads: int | None) -> tuple[str, dict[
         return run_id, files, error
 
 
-def _write_run(store: RunStore, run_id: str, files: dict[str, bytes]) -> None:
-    folder = store.root / run_id
+def _checked_files(folder: Path, files: Any) -> list[tuple[Path, bytes]]:
+    """Each (path, bytes) a task sent back, refused (StoreError) unless it is a plain relative
+    path inside the run folder: no absolute path, no '..', no empty or '.' parts."""
+    if not isinstance(files, dict):
+        raise StoreError(f"a Ray task returned {type(files).__name__} instead of a dict of run files")
+    out = []
     for rel, blob in files.items():
-        path = folder / rel
+        parts = PurePosixPath(rel).parts if isinstance(rel, str) else ()
+        if (not parts or rel.startswith("/") or "\\" in rel or "\0" in rel
+                or any(p in ("", ".", "..") for p in parts) or not isinstance(blob, bytes)):
+            raise StoreError(f"a Ray task returned the file path {rel!r}: only plain paths inside the run folder are written")
+        out.append((folder.joinpath(*parts), blob))
+    return out
+
+
+def _no_links(folder: Path, path: Path) -> None:
+    """Refuse to write through a symlink anywhere from the run folder down to ``path``."""
+    p = path
+    while True:
+        if p.is_symlink():
+            raise StoreError(f"refusing to write {path}: {p} is a symbolic link")
+        if p == folder:
+            return
+        p = p.parent
+
+
+def _write_run(store: RunStore, run_id: str, files: dict[str, bytes]) -> None:
+    """Write a run a Ray task sent back into ``store``, under the store's run-id rules; the run
+    folder must be new (a task cannot overwrite a run already in the store)."""
+    folder = store.path(run_id)  # check_run_id + stays inside the store
+    if folder.exists() or folder.is_symlink():
+        raise StoreError(f"a Ray task returned run id {run_id!r}, which is already in {store.root}")
+    checked = _checked_files(folder, files)
+    folder.mkdir(parents=True)
+    for path, blob in checked:
+        _no_links(folder, path.parent)
         path.parent.mkdir(parents=True, exist_ok=True)
+        _no_links(folder, path)
         atomic_write(path, lambda f, blob=blob: f.write(blob))
 
 
@@ -64,7 +98,7 @@ def check_reachable(address: str) -> None:
 
 def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads: int | None = None,
                on_done: Callable[[int, str, str | None], None] | None = None) -> list[str]:
-    """Run every config as a Ray task; return the run ids in the order of ``configs``.
+    """Run every config as a Ray task; return the stored run ids in the order of ``configs``.
     ``on_done(i, run_id, error)`` is called as the i-th run's folder lands in ``store``."""
     try:
         import ray
@@ -84,12 +118,16 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
     refs = [task.remote(cfg.to_dict(), threads) for cfg in configs]
     print(f"ray: {len(refs)} tasks sent to {address} ({'1 GPU' if gpus else 'CPU only'} each)", file=sys.stderr)
     run_ids = []
-    for cfg, ref in zip(configs, refs):
+    for i, (cfg, ref) in enumerate(zip(configs, refs)):
         run_id, files, error = ray.get(ref)
-        _write_run(store, run_id, files)
+        try:
+            _write_run(store, run_id, files)
+        except StoreError as exc:  # a task's answer is not trusted: skip it, keep the others
+            print(f"ray: {cfg.name or 'a run'} not stored: {exc}", file=sys.stderr)
+            continue
         if error:
             print(f"ray: {cfg.name or run_id} failed: {error}", file=sys.stderr)
         if on_done:
-            on_done(len(run_ids), run_id, error)
+            on_done(i, run_id, error)
         run_ids.append(run_id)
     return run_ids

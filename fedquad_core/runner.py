@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -14,14 +15,14 @@ import torch
 from .callbacks import Callback, Callbacks, ProgressCallback, SignalStop, StoreCallback
 from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client
 from .config import ConfigError, RunConfig, validate
-from .data import Dataset, DataError, check_data, load_dataset
+from .data import Dataset, DataError, check_data, data_source, load_dataset
 from .devices import resolve_device
 from .geometry import stratified_subset
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
 from .rounds import Diverged, EvalData, LoopSettings, run_rounds
-from .store import RunStore
+from .store import RunStore, process_identity
 
 USER_ERRORS = (ConfigError, DataError, ValueError)
 PARALLEL_MIN_SAMPLES = 10_000  # per round; below it parallel workers do not pay for themselves
@@ -39,6 +40,7 @@ class Prepared:
     dataset: Dataset
     parts: list[np.ndarray]
     counts: np.ndarray
+    source: str | None = None  # where the data set's files were read from
 
 
 def prepare(cfg: RunConfig) -> Prepared:
@@ -52,7 +54,9 @@ def prepare(cfg: RunConfig) -> Prepared:
     validate(cfg, num_train_samples=len(ds.y_train))
     labels = ds.y_train.numpy()
     parts = partition(labels, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
-    return Prepared(cfg, ds, parts, class_counts(parts, labels, ds.num_classes))
+    source = data_source(cfg.dataset, data_dir=cfg.data_dir)
+    print(f"fedquad: {cfg.dataset} read from {source}", file=sys.stderr)
+    return Prepared(cfg, ds, parts, class_counts(parts, labels, ds.num_classes), source)
 
 
 class SequentialRunner:
@@ -137,7 +141,7 @@ def train(prep: Prepared, callback: Callback, *, device: torch.device) -> tuple[
     test = EvalData(x_test, y_test, ds.prepare, snap)
     runner = make_runner(cfg, prep, model, device)
     callback.on_start({"partition": partition_info(prep), "rounds": cfg.rounds, "device": str(device),
-                       "num_train": int(len(ds.y_train)), "method": cfg.method})
+                       "num_train": int(len(ds.y_train)), "method": cfg.method, "data_source": prep.source})
     try:
         return run_rounds(model, prep.parts, runner, test,
                           LoopSettings(cfg.rounds, cfg.participation, cfg.seed, cfg.snapshot_every), callback)
@@ -156,7 +160,7 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
         writer = store.writer(run_id)
     else:
         writer = store.create(cfg.resolved().to_dict(), run_id)
-    writer.set_status("queued", pid=os.getpid(), **_identity(cfg))
+    writer.set_status("queued", **process_identity(os.getpid()), **_identity(cfg))
     stop_flag = {"stop": False}
     _install_stop_signals(stop_flag)
     callbacks: list[Callback] = [StoreCallback(writer), SignalStop(stop_flag)]

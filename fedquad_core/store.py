@@ -84,20 +84,63 @@ def new_run_id(method: str, *, now: float | None = None) -> str:
     return f"{stamp}-{method}-{os.urandom(3).hex()}"
 
 
+def _proc_stat(pid: int) -> list[str] | None:
+    """Fields 3.. of /proc/<pid>/stat (after the command name), or None when there is no such process."""
+    try:
+        with open(f"/proc/{int(pid)}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def process_start(pid: int | None) -> int | None:
+    """When process ``pid`` started (field 22 of /proc/<pid>/stat, clock ticks since boot): with
+    the pid it names one process, where a pid alone is reused by the system."""
+    fields = _proc_stat(pid) if pid else None
+    return int(fields[19]) if fields and len(fields) > 19 else None
+
+
+def process_identity(pid: int) -> dict[str, Any]:
+    """What a run stores in status.json to be recognised later: its pid and that pid's start time."""
+    return {"pid": pid, "pid_start": process_start(pid)}
+
+
 def pid_alive(pid: int | None) -> bool:
-    if not pid:
+    if not pid or not isinstance(pid, int) or isinstance(pid, bool) or pid < 0:
         return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
-    try:  # a zombie child still answers kill(0): look at its state
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (PermissionError, OverflowError, ValueError) as exc:
+        return isinstance(exc, PermissionError)
+    fields = _proc_stat(pid)  # a zombie child still answers kill(0): look at its state
+    return fields is None or fields[0] != "Z"
+
+
+def _cmdline_mentions_fedquad(pid: int) -> bool:
+    try:
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as f:
+            return b"fedquad" in f.read()
     except OSError:
+        return False
+
+
+def run_process_alive(status: dict[str, Any], *, signal_ok: bool = False) -> bool:
+    """Whether the process a status names is still that run's process: its pid exists and its
+    start time is the one the run recorded (``pid_start``). A pid reused by an unrelated process
+    does not count. Old status files without ``pid_start``: the run counts as alive while a process
+    with that pid whose command line mentions fedquad exists, but ``signal_ok=True`` (about to send
+    a signal) is refused for them, since such a process is not known to be the run. Without /proc
+    (not Linux) only the pid can be checked, as before."""
+    pid = status.get("pid")
+    if not pid_alive(pid):
+        return False
+    if not os.path.isdir("/proc/self"):  # no /proc (e.g. macOS): the pid is all there is to go on
         return True
+    if "pid_start" not in status or status["pid_start"] is None:
+        return not signal_ok and _cmdline_mentions_fedquad(pid)
+    return process_start(pid) == status["pid_start"]
 
 
 @dataclass(frozen=True)
@@ -164,7 +207,7 @@ class RunStore:
     def read_status(self, run_id: str) -> dict[str, Any]:
         """The status, with runs whose process died without saying so reported as failed."""
         status = _read_json(self._require(run_id) / "status.json", {"state": "queued"})
-        if status.get("state") in ACTIVE and status.get("pid") and not pid_alive(status["pid"]):
+        if status.get("state") in ACTIVE and status.get("pid") and not run_process_alive(status):
             status = {**status, "state": "failed", "error": status.get("error") or "the run's process ended unexpectedly (see log.txt)"}
         return status
 
@@ -203,10 +246,10 @@ class RunStore:
         path = self._require(run_id)
         (path / "cancel").touch()
         status = _read_json(path / "status.json", {})
-        if status.get("state") == "queued" and not pid_alive(status.get("pid")):
+        if status.get("state") == "queued" and not run_process_alive(status):
             RunWriter(path).set_status("cancelled", ended=time.time())
-        elif status.get("state") in ACTIVE and pid_alive(status.get("pid")):
-            try:
+        elif status.get("state") in ACTIVE and run_process_alive(status, signal_ok=True):
+            try:  # the run also sees the cancel file after its current round
                 os.kill(status["pid"], signal.SIGUSR1)
             except OSError:
                 pass

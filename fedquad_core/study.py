@@ -146,7 +146,8 @@ def expand(spec: StudySpec) -> list[Point]:
     params = _param_fields()
     methods = spec.axes.get("method", [spec.base.method])
     for axis in spec.axes:
-        if axis in params and not any(axis in {f.name for f in dataclasses.fields(METHODS[m].Params)} for m in methods):
+        if axis in params and not any(axis in {f.name for f in dataclasses.fields(METHODS[m].Params)}
+                                      for m in methods if m in METHODS):
             raise UserError(f"no method of this study has the parameter {axis!r} ({', '.join(methods)}): "
                             f"drop --grid {axis}=..., or add a method that has it")
     points = []

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
-from .args import add_run_options, config_from_args
+from .args import add_run_options, config_from_args, int_in
 from .errors import UserError
 from .store import RunStore
 
@@ -40,8 +39,8 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
                                   "\"axes\": {key: [values]}}; flags and --grid override it")
     r.add_argument("--title", help="title shown in the dashboard")
     r.add_argument("--description", help="one or two sentences shown in the dashboard")
-    r.add_argument("--jobs", type=int, help="runs at a time, each in its own process with one thread (default: one per core)")
-    r.add_argument("--threads", type=int, help="torch threads per run (default 1)")
+    r.add_argument("--jobs", type=int_in(1, 1024), help="runs at a time, each in its own process with one thread (default: one per core)")
+    r.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
     r.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     add_run_options(r)

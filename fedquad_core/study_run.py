@@ -5,6 +5,7 @@ file as it finishes. A failed point is reported and the study goes on; Ctrl-C ca
 running points after their current round, and running the study again resumes it."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -33,9 +34,10 @@ def _study_dict(spec, points, previous: dict | None, index: dict[str, str]) -> d
 
 def prepare_study(spec, store) -> tuple[StudyStore, dict[str, Any], dict[str, RunConfig]]:
     """Every check, then the study file written: (studies, study dict, key -> config to train)."""
-    from .study import check_grid, expand, keyed
+    from .study import check_grid, expand, keyed, parse_axes
 
     studies = store if isinstance(store, StudyStore) else StudyStore(store.root)
+    spec = dataclasses.replace(spec, axes=parse_axes(spec.axes))  # a spec built in code is checked too
     points = expand(spec)
     previous = studies.read(spec.name) if studies.exists(spec.name) else None
     if previous is not None:

@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from .args import add_run_options, config_from_args
+from .args import add_run_options, config_from_args, int_in
 from .methods import METHODS
 from .store import RunStore
 
@@ -44,8 +44,8 @@ def add_sweep_parser(sub) -> None:
     p.add_argument("--out", help="also write the table as Markdown to this file")
     p.add_argument("--name", help="study name of this sweep (default sweep-<time>); rerun a name to resume it")
     p.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
-    p.add_argument("--threads", type=int, help="torch threads per run (default 1)")
-    p.add_argument("--jobs", type=int, help="runs at a time on this machine, each in its own process with one thread "
+    p.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
+    p.add_argument("--jobs", type=int_in(1, 1024), help="runs at a time on this machine, each in its own process with one thread "
                    "(default: one per core)")
     add_run_options(p, sweep=True)
 

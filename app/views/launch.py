@@ -14,6 +14,10 @@ CASTS = {"dataset": str, "model": str, "num_clients": int, "alpha": float, "part
          "local_epochs": int, "rounds": int, "lr": float, "batch_size": int, "snapshot_every": int,
          "seed": int, "train_subset": int, "device": str, "min_size": int}
 MODELS = ["auto", "mlp", "cnn", "resnet18"]
+BOUNDS = {"train_subset": (0, 1_000_000), "num_clients": (1, 10_000), "participation": (0.01, 1.0),
+          "rounds": (1, 10_000), "local_epochs": (1, 100), "lr": (0.0001, 1.0), "batch_size": (1, 4096),
+          "snapshot_every": (1, 1000), "seed": (0, 1_000_000), "min_size": (0, 10_000)}  # the widgets' ranges
+OPTIONS = {"dataset": list(service.DATASET_NAMES), "model": MODELS, "device": list(service.DEVICES), "alpha": ALPHAS}
 
 
 def apply_preset() -> None:
@@ -40,15 +44,17 @@ def param_label(spec) -> str:
 
 def param_widget(method: str, spec) -> None:
     key = f"l_{method}_{spec.name}"
-    state.init(key, spec.default, int if spec.integer else float)
+    kind = int if spec.integer else float
+    lo, hi = kind(spec.min or 0), kind(spec.max or 4 * spec.default)
+    options = service.log_options(spec.min, spec.max) if spec.log else None
+    state.init(key, spec.default, kind, options, lo=lo, hi=hi)
     label = param_label(spec)
     if spec.log:
-        st.select_slider(label, service.log_options(spec.min, spec.max), key=key, help=spec.help)
+        st.select_slider(label, options, key=key, help=spec.help)
     elif spec.integer:
-        st.slider(label, int(spec.min or 0), int(spec.max or 4 * spec.default), step=1, key=key, help=spec.help)
+        st.slider(label, lo, hi, step=1, key=key, help=spec.help)
     else:
-        st.slider(label, float(spec.min or 0.0), float(spec.max or 4 * spec.default),
-                  step=float(spec.step or 0.01), key=key, help=spec.help)
+        st.slider(label, lo, hi, step=float(spec.step or 0.01), key=key, help=spec.help)
     state.publish(key)
 
 
@@ -60,9 +66,10 @@ methods_all = service.method_names()
 state.init("l_preset", presets.CUSTOM, str, [presets.CUSTOM, *presets.PRESETS])
 state.init("l_methods", ["fedavg", "fedquad"], state.LIST, methods_all)
 for k, d in DEFAULTS.items():
-    state.init(f"l_{k}", 0 if (k == "train_subset" and d is None) else d, CASTS[k])
+    lo, hi = BOUNDS.get(k, (None, None))
+    state.init(f"l_{k}", 0 if (k == "train_subset" and d is None) else d, CASTS[k], OPTIONS.get(k), lo=lo, hi=hi)
 state.init("l_iid", False, bool)
-if st.session_state.l_alpha not in ALPHAS:
+if st.session_state.l_alpha not in ALPHAS:  # an engine default outside the slider's steps
     st.session_state.l_alpha = 0.3
 KEYS = ["l_preset", "l_methods", "l_iid", *(f"l_{k}" for k in DEFAULTS)]
 
@@ -74,22 +81,22 @@ st.multiselect("Methods", methods_all, key="l_methods", format_func=service.meth
 c = st.columns(4)
 c[0].selectbox("Dataset", service.DATASET_NAMES, key="l_dataset")
 c[1].selectbox("Model", MODELS, key="l_model")
-c[2].number_input("Train subset (0 = all)", 0, 1_000_000, step=1000, key="l_train_subset")
+c[2].number_input("Train subset (0 = all)", *BOUNDS["train_subset"], step=1000, key="l_train_subset")
 c[3].selectbox("Device", service.DEVICES, key="l_device")
 c = st.columns(4)
-c[0].number_input("Clients", 1, 10_000, key="l_num_clients")
+c[0].number_input("Clients", *BOUNDS["num_clients"], key="l_num_clients")
 c[1].select_slider("Dirichlet α", ALPHAS, key="l_alpha", disabled=st.session_state.l_iid)
 c[2].checkbox("IID split", key="l_iid")
-c[3].slider("Participation (fraction per round)", 0.01, 1.0, step=0.01, key="l_participation")
+c[3].slider("Participation (fraction per round)", *BOUNDS["participation"], step=0.01, key="l_participation")
 c = st.columns(4)
-c[0].number_input("Rounds", 1, 10_000, key="l_rounds")
-c[1].number_input("Local epochs", 1, 100, key="l_local_epochs")
-c[2].number_input("Learning rate", 0.0001, 1.0, step=0.001, format="%.4f", key="l_lr")
-c[3].number_input("Batch size", 1, 4096, key="l_batch_size")
+c[0].number_input("Rounds", *BOUNDS["rounds"], key="l_rounds")
+c[1].number_input("Local epochs", *BOUNDS["local_epochs"], key="l_local_epochs")
+c[2].number_input("Learning rate", *BOUNDS["lr"], step=0.001, format="%.4f", key="l_lr")
+c[3].number_input("Batch size", *BOUNDS["batch_size"], key="l_batch_size")
 c = st.columns(4)
-c[0].number_input("Snapshot every k rounds", 1, 1000, key="l_snapshot_every")
-c[1].number_input("Seed", 0, 1_000_000, key="l_seed")
-c[2].number_input("Min samples per client", 0, 10_000, key="l_min_size")
+c[0].number_input("Snapshot every k rounds", *BOUNDS["snapshot_every"], key="l_snapshot_every")
+c[1].number_input("Seed", *BOUNDS["seed"], key="l_seed")
+c[2].number_input("Min samples per client", *BOUNDS["min_size"], key="l_min_size")
 
 chosen = st.session_state.l_methods
 params: dict[str, dict] = {}

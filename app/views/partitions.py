@@ -17,18 +17,18 @@ st.caption("Small α: each client sees few classes (strong skew). Large α: clos
            "of two other classes) there and falls back to a triplet term (2 classes) or plain CE (1 class).")
 
 state.init("p_ds", "digits", str, list(service.DATASET_NAMES))
-state.init("p_clients", 50, int)
+state.init("p_clients", 50, int, lo=1, hi=1000)
 state.init("p_alpha", 0.3, float, ALPHAS)
 state.init("p_iid", False, bool)
-state.init("p_seed", 0, int)
-state.init("p_min", 10, int)
-st.session_state.p_cmp = [a for a in map(float, state.value("p_cmp", [], state.LIST)) if a in ALPHAS]
+state.init("p_seed", 0, int, lo=0, hi=10_000)
+state.init("p_min", 10, int, lo=0, hi=1000)
+state.init("p_cmp", [], state.LIST, ALPHAS, item=float)
 KEYS = ("p_ds", "p_clients", "p_alpha", "p_iid", "p_seed", "p_min", "p_cmp")
 
 if not state.presenter():
     c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
     c1.selectbox("Dataset", service.DATASET_NAMES, key="p_ds")
-    c2.number_input("Clients", 1, 1000, key="p_clients")
+    c2.number_input("Clients", 1, 1000, key="p_clients")  # the bounds given to state.init above
     c3.number_input("Seed", 0, 10_000, key="p_seed")
     c4.number_input("Min samples per client", 0, 1000, key="p_min")
     c5, c6 = st.columns([4, 1])

@@ -17,7 +17,7 @@ from .base import DataError, Dataset, Source
 from .subset import stratified_subset
 
 __all__ = ["DATASETS", "DataError", "Dataset", "load_dataset", "check_data", "data_summary",
-           "get_source"]
+           "get_source", "data_source"]
 
 _SOURCES: dict[str, Source] = {s.name: s for s in (
     digits.SOURCE, fashion_mnist.SOURCE, cifar.CIFAR10, cifar.CIFAR100, tiny_imagenet.SOURCE)}
@@ -61,6 +61,11 @@ def load_dataset(name: str, *, data_dir: str | None = None, download: bool = Fal
         input_shape=source.input_shape, mean=source.mean, std=source.std,
         augment_default=source.augment_default,
     )
+
+
+def data_source(name: str, *, data_dir: str | None = None) -> str | None:
+    """Where the files ``load_dataset(name, data_dir=...)`` reads are (one line), or None."""
+    return get_source(name).found(data_dir)
 
 
 def data_summary(name: str, *, data_dir: str | None = None) -> dict:

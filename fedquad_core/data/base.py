@@ -67,6 +67,8 @@ class Source:
     load: Callable[[str | None, bool], RawSplits]
     check: Callable[[str | None, bool], None]
     locations: Callable[[str | None], list[str]]
+    #: where the files that ``load`` reads are (one line), or None when they are not there
+    found: Callable[[str | None], str | None] = lambda data_dir: None
 
 
 @dataclass(frozen=True, eq=False)

@@ -7,8 +7,10 @@
 - ``cifar-100-python/``: ``train``, ``test`` (``b'data'``, ``b'fine_labels'``), ``meta``
   (``b'fine_label_names'``).
 
-The pickles are parsed directly (no torchvision Dataset object). Only load files you trust:
-pickle can execute code, exactly as with torchvision's own CIFAR loader.
+The pickles are parsed directly (no torchvision Dataset object) with a restricted unpickler
+(``safe_unpickle``): it builds dicts, lists, str, bytes, numbers and numpy arrays, and refuses
+every other global a pickle names (``os.system``, ``builtins.open`` ...) before calling it, so a
+crafted batch file cannot run code.
 """
 from __future__ import annotations
 
@@ -41,10 +43,39 @@ def _find_dir(name: str, data_dir: str | None) -> Path | None:
     return None
 
 
+# The only globals the official batches (Python 2 pickles of dicts of numpy arrays, lists and
+# byte strings) and pickles of the same dicts written by Python 3 / numpy 1.x-2.x name.
+_SAFE_GLOBALS = frozenset({
+    ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer"),  # protocol 5
+    ("numpy", "ndarray"), ("numpy", "dtype"),
+    ("_codecs", "encode"),  # bytes in protocol-2 pickles written by Python 3
+})
+
+
+class UnsafePickle(pickle.UnpicklingError):
+    """The pickle names a global outside ``_SAFE_GLOBALS``."""
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str):
+        if (module, name) not in _SAFE_GLOBALS:
+            raise UnsafePickle(f"{module}.{name}")
+        return super().find_class(module, name)
+
+
+def safe_unpickle(f) -> object:
+    """``pickle.load(f, encoding="bytes")`` that can only build plain data and numpy arrays."""
+    return _SafeUnpickler(f, encoding="bytes").load()
+
+
 def _unpickle(path: Path, name: str) -> dict:
     try:
         with open(path, "rb") as f:
-            obj = pickle.load(f, encoding="bytes")
+            obj = safe_unpickle(f)
+    except UnsafePickle as err:
+        raise DataError(f"refused {name} file {path}: it asks to call {err}, which a CIFAR batch never "
+                        f"does (pickles can run code); delete {path.parent} and fetch it again with --download") from None
     except Exception as err:  # truncated / not a pickle: many exception types
         raise DataError(f"corrupt {name} file {path} ({type(err).__name__}): delete "
                         f"{path.parent} and fetch it again with --download") from None
@@ -109,7 +140,8 @@ def make_source(name: str, mean: tuple[float, ...], std: tuple[float, ...]) -> S
 
     return Source(name=name, num_classes=num_classes, input_shape=(3, 32, 32), mean=mean,
                   std=std, augment_default=True, train_size=50000, test_size=10000,
-                  how_to_get=how, load=load, check=check, locations=locations)
+                  how_to_get=how, load=load, check=check, locations=locations,
+                  found=lambda data_dir=None: None if _find_dir(name, data_dir) is None else str(_find_dir(name, data_dir)))
 
 
 CIFAR10 = make_source("cifar10", (0.4914, 0.4822, 0.4465), (0.2470, 0.2435, 0.2616))

@@ -51,5 +51,5 @@ SOURCE = Source(
     name="digits", num_classes=10, input_shape=(64,), mean=MEAN, std=STD,
     augment_default=False, train_size=TRAIN_SIZE, test_size=TEST_SIZE,
     how_to_get="bundled with scikit-learn, nothing to install",
-    load=load, check=check, locations=locations,
+    load=load, check=check, locations=locations, found=lambda data_dir: locations()[0],
 )

@@ -98,4 +98,5 @@ SOURCE = Source(
     name="fashion-mnist", num_classes=10, input_shape=(1, 28, 28), mean=(0.2860,),
     std=(0.3530,), augment_default=False, train_size=60000, test_size=10000,
     how_to_get=HOW_TO_GET, load=load, check=check, locations=locations,
+    found=lambda data_dir: None if find_files(data_dir) is None else str(find_files(data_dir)["x_train"].parent),
 )

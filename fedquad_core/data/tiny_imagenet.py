@@ -96,4 +96,5 @@ SOURCE = Source(
     mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225), augment_default=True,
     train_size=100000, test_size=10000, how_to_get=HOW_TO_GET,
     load=load, check=check, locations=locations,
+    found=lambda data_dir: None if _find_dir(data_dir) is None else str(_find_dir(data_dir)),
 )

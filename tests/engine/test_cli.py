@@ -8,34 +8,7 @@ import pytest
 
 from fedquad_core.cli import main
 
-BAD_INPUTS = [
-    (["--alpha", "0"], "alpha"),
-    (["--alpha", "-1"], "alpha"),
-    (["--clients", "0"], "--clients"),
-    (["--clients", "5000"], "lower --clients"),
-    (["--participation", "0"], "--participation"),
-    (["--participation", "1.5"], "--participation"),
-    (["--method", "fedquad", "--m1", "-1"], "--m1"),
-    (["--method", "fedquad", "--beta", "-0.5"], "--beta"),
-    (["--method", "fedavg", "--m1", "1"], "no parameter 'm1'"),
-    (["--rounds", "0"], "--rounds"),
-    (["--lr", "0"], "--lr"),
-    (["--dataset", "cifar10", "--data-dir", "{tmp}/nothing"], "--download"),
-    (["--clients", "50", "--alpha", "0.1", "--min-size", "10"], "raise alpha"),
-]
-
-
-@pytest.mark.parametrize("argv,hint", BAD_INPUTS)
-def test_bad_input_exits_2_with_one_line_and_no_run(argv, hint, tmp_path, capsys):
-    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    runs = tmp_path / "runs"
-    code = main(["run", "--runs-dir", str(runs), "--rounds", "1", *argv] if "--rounds" not in argv
-                else ["run", "--runs-dir", str(runs), *argv])
-    err = capsys.readouterr().err.strip()
-    assert code == 2
-    assert len(err.splitlines()) == 1 and err.startswith("fedquad: error:"), err
-    assert hint in err
-    assert not runs.exists() or not any(runs.iterdir())
+# The bad inputs of `fedquad run` are listed in tests/bad_inputs.py (tests/engine/test_bad_inputs.py).
 
 
 @pytest.mark.parametrize("argv", [["--method", "nope"], ["--dataset", "mnist"]])

@@ -4,7 +4,7 @@ import os
 import numpy as np
 import pytest
 
-from fedquad_core.store import RunNotFound, RunStore, StoreError, atomic_write_json
+from fedquad_core.store import RunNotFound, RunStore, StoreError, atomic_write_json, process_identity
 
 
 @pytest.mark.parametrize("bad", ["../x", "a/b", "..", "", ".hidden", "x" * 200, "/abs"])
@@ -41,7 +41,7 @@ def test_create_list_snapshot_and_delete(tmp_path):
     assert store.snapshot_rounds("r2") == [5]
     assert store.read_snapshot("r2", 5)["labels"].tolist() == [0, 1, 2]
     assert [r.run_id for r in store.list_runs()] == ["r2"]
-    w.set_status("running", pid=os.getpid())
+    w.set_status("running", **process_identity(os.getpid()))
     with pytest.raises(StoreError):
         store.delete("r2")
     w.set_status("finished")

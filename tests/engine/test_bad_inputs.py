@@ -1,0 +1,81 @@
+"""Every bad input to `fedquad run` (flags and config files, from tests/bad_inputs.py): exit code 2,
+exactly one line on stderr, no traceback, and nothing written to the run store."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bad_inputs import CLI, CONFIG, SWEEP
+from fedquad_core.cli import build_parser, main
+
+BASE = ["--rounds", "1", "--clients", "6", "--snapshot-points", "100", "--no-progress"]
+TINY = {"rounds": 1, "num_clients": 6, "snapshot_points": 100}  # under a config file's own keys
+
+
+def _tree(path):
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+
+
+def _run(argv, tmp_path, capsys, base=BASE, command="run"):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "not-a-run").mkdir()  # a stray folder in the store, not a run
+    before = _tree(tmp_path)
+    try:
+        code = main([command, "--runs-dir", str(runs), *base, *argv])
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith(("fedquad: error:", f"fedquad {command}: error:")), err
+    assert _tree(tmp_path) == before, "a bad input wrote something"
+    return err
+
+
+@pytest.mark.parametrize("argv,fragment", CLI, ids=[" ".join(a)[:40] for a, _ in CLI])
+def test_bad_flag(argv, fragment, tmp_path, capsys):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert fragment in _run(argv, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("content,fragment", CONFIG, ids=[str(c)[:40] for c, _ in CONFIG])
+def test_bad_config_file(content, fragment, tmp_path, capsys):
+    path = tmp_path / "cfg.json"
+    path.write_text(content if isinstance(content, str) else json.dumps({**TINY, **content}))
+    assert fragment in _run(["--config", str(path)], tmp_path, capsys, base=["--no-progress"])
+
+
+@pytest.mark.parametrize("argv,fragment", SWEEP, ids=[" ".join(a)[:40] for a, _ in SWEEP])
+def test_bad_sweep_flag(argv, fragment, tmp_path, capsys):
+    base = ["--methods", "fedavg", "--rounds", "1", "--clients", "6", "--snapshot-points", "100"]
+    assert fragment in _run(argv, tmp_path, capsys, base=base, command="sweep")
+
+
+def test_every_run_flag_has_a_bad_input():
+    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    flags = {a.option_strings[0] for a in sub.choices["run"]._actions if a.option_strings != ["-h", "--help"]}
+    covered = {arg.split("=")[0] for argv, _ in CLI for arg in argv if arg.startswith("--")}
+    assert flags - covered == set(), "give these flags a bad value in tests/bad_inputs.py"
+
+
+@pytest.mark.parametrize("argv", [["--participation", "nan"], ["--model", "cnn"], ["--method", "nope"]])
+def test_bad_input_in_a_real_process(argv, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(tmp_path), *argv],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_stale_data_dir_variable_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("FEDQUAD_DATA_DIR", str(tmp_path / "gone"))
+    assert "$FEDQUAD_DATA_DIR=" in _run([], tmp_path, capsys)
+
+
+def test_data_source_is_printed_and_stored(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert main(["run", "--runs-dir", str(runs), *BASE, "--run-id", "r"]) == 0
+    assert "fedquad: digits read from bundled with scikit-learn" in capsys.readouterr().err
+    status = json.loads((runs / "r" / "status.json").read_text())
+    assert status["data_source"].startswith("bundled with scikit-learn") and status["pid_start"] > 0
