@@ -135,7 +135,7 @@ def _series_styles(labels, colors, methods, talk: bool) -> dict[str, tuple[str, 
 
 
 def spectrum_figure(series: dict[str, np.ndarray], *, methods: dict[str, str] | None = None,
-                    colors: dict[str, str] | None = None, talk: bool = False) -> go.Figure:
+                    colors: dict[str, str] | None = None, title: str = "", talk: bool = False) -> go.Figure:
     """Singular values of the embedding covariance, sorted descending, on a log y axis.
 
     ``methods`` maps a series label to its run's method, which gives the line colour (as on every
@@ -154,6 +154,8 @@ def spectrum_figure(series: dict[str, np.ndarray], *, methods: dict[str, str] | 
         ))
     fig.update_xaxes(title_text="component (sorted)")
     fig.update_yaxes(title_text="singular value", type="log", exponentformat="power")
+    if title:
+        fig.update_layout(title=title)
     return apply_theme(fig, talk)
 
 

@@ -64,12 +64,23 @@ def axis_positions(axis: str, values) -> tuple[list[float], dict]:
     if axis == "alpha" and nums and min(nums) > 0:
         iid_x = max(nums) * 4.0
         xs = [float(v) if v is not None else iid_x for v in values]
-        return xs, dict(type="log", tickvals=xs, ticktext=labels)
+        return xs, dict(type="log", tickvals=xs, ticktext=_thin_labels(np.log10(xs), labels, 0.25), tickangle=0)
     if len(nums) == len(values):
         xs = [float(v) for v in values]
         return xs, dict(type="linear", tickvals=xs, ticktext=labels)
     xs = [float(i) for i in range(len(values))]
     return xs, dict(type="linear", tickvals=xs, ticktext=labels)
+
+
+def _thin_labels(ts, labels: list[str], gap: float) -> list[str]:
+    """Blank the tick labels that would crowd the previous shown one (``gap`` in axis units); the
+    first and the last (IID) always show."""
+    out, last = [], None
+    for i, (t, lab) in enumerate(zip(ts, labels)):
+        keep = last is None or t - last >= gap or i == len(labels) - 1
+        out.append(lab if keep else "")
+        last = t if keep else last
+    return out
 
 
 def _key(value) -> str:

@@ -124,6 +124,7 @@ def main() -> None:
         print(f"built a 100-run study in {time.perf_counter() - t0:.1f} s ({size / 1e6:.1f} MB on disk)")
         os.environ["FEDQUAD_RECORDED_DIR"] = str(root)
         os.environ["FEDQUAD_RUNS_DIR"] = str(Path(tmp) / "runs")
+        os.environ["FEDQUAD_PROJECTION_WORKER"] = "0"  # no UMAP worker competing for the cores
         moves = positions(args.moves + 1)
         time_functions(moves[:1])  # imports and first-call costs out of the way
         print(summary("functions", time_functions(moves[1:])))

@@ -33,7 +33,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 # (file stem, url path, page title, has figures)
 PAGES = [("explore", "explore", "Explore", True),
-         ("partitions", "", "Partitions", True),  # the default page without recorded studies
+         ("partitions", "partitions", "Partitions", True),
          ("launch", "launch", "Launch", False), ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
          ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False),
          ("lesson-step3", "lesson?step=3", "Lesson", True), ("lesson-step5", "lesson?step=5", "Lesson", True)]
@@ -117,8 +117,15 @@ def settle(page, figures: bool, timeout_ms: int = 120_000) -> None:
 
 
 def open_page(page, base: str, path: str, title: str, query: str) -> None:
-    page.goto(f"{base}/{path}{query.replace('?', '&') if '?' in path else query}")
-    page.locator("h1", has_text=title).first.wait_for(timeout=120_000)
+    """Open a page by its path; the app's default page (Explore when recorded studies exist, else
+    Partitions) has none, so a "Page not found" answer is retried at the root."""
+    query = query.replace("?", "&") if "?" in path else query  # lesson?step=3 already has a query
+    page.goto(f"{base}/{path}{query}")
+    heading, missing = page.locator("h1", has_text=title).first, page.get_by_text("Page not found")
+    heading.or_(missing).first.wait_for(timeout=120_000)
+    if not heading.is_visible():
+        page.goto(f"{base}/{query.replace('&', '?', 1)}")
+        heading.wait_for(timeout=120_000)
 
 
 def choose_preset(page, preset: str) -> None:

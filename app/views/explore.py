@@ -172,8 +172,8 @@ def at_position(points: pd.DataFrame) -> None:
             if snap and snap["singular_values"] is not None:
                 spectra[sf._label(method)] = snap["singular_values"]
         if spectra:
-            fig = spectrum_figure(spectra, methods={sf._label(m): m for m in studies.first_seed_runs(at)}, talk=talk)
-            fig.update_layout(title=f"Singular-value spectrum at {tag} (lowest seed)")
+            fig = spectrum_figure(spectra, methods={sf._label(m): m for m in studies.first_seed_runs(at)}, talk=talk,
+                                  title=f"Singular-value spectrum at {tag} (lowest seed)")
             data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
                                  for k, s in spectra.items() for i, v in enumerate(s)])
             show_figure(fig, "x_spec", data, f"{ref.name}_spectrum_{tag}")

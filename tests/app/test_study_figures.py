@@ -1,0 +1,85 @@
+"""The study figures' pure parts against hand-computed numbers: seed aggregation, band overlap,
+the alpha axis (log, IID last), the heatmap's reference-centred colour scale, the moving marks."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from app import study_figures as sf
+
+
+def points() -> pd.DataFrame:
+    rows = []
+    acc = {("fedavg", 0.1): [0.60, 0.64], ("fedquad", 0.1): [0.70, 0.72],   # apart: 0.62±0.028 vs 0.71±0.014
+           ("fedavg", None): [0.90, 0.94], ("fedquad", None): [0.91, 0.93]}  # overlap
+    for (method, alpha), vals in acc.items():
+        for seed, v in enumerate(vals):
+            rows.append({"alpha": alpha, "method": method, "seed": seed, "state": "finished", "final_acc": v,
+                         "final_ratio": 1 - v, "run_id": f"{method}-{alpha}-{seed}"})
+    rows.append({"alpha": 1.0, "method": "fedavg", "seed": 0, "state": "missing", "final_acc": None,
+                 "final_ratio": None, "run_id": None})
+    return pd.DataFrame(rows)
+
+
+def test_aggregate_mean_std_over_seeds_by_hand():
+    resp = sf.aggregate(points(), ["method", "alpha"], ["final_acc"])
+    row = resp[(resp["method"] == "fedavg") & (resp["alpha"] == 0.1)].iloc[0]
+    assert row["final_acc_mean"] == pytest.approx(0.62)
+    assert row["final_acc_std"] == pytest.approx(math.sqrt(2 * 0.02 ** 2 / 1))  # ddof 1
+    assert row["final_acc_n"] == 2 and row["n_done"] == 2
+    missing = resp[resp["alpha"].map(lambda a: a == 1.0)].iloc[0]
+    assert missing["final_acc_n"] == 0 and math.isnan(missing["final_acc_mean"]) and missing["n_points"] == 1
+    iid = resp[resp["alpha"].isna() & (resp["method"] == "fedquad")].iloc[0]
+    assert iid["final_acc_mean"] == pytest.approx(0.92)
+
+
+def test_band_overlap_only_where_the_intervals_meet():
+    resp = sf.aggregate(points(), ["method", "alpha"], ["final_acc"])
+    over = sf.band_overlaps(resp, "alpha", "final_acc")
+    assert len(over) == 1 and (over[0] is None or (isinstance(over[0], float) and math.isnan(over[0])))
+
+
+def test_alpha_axis_is_log_with_iid_last():
+    xs, axis = sf.axis_positions("alpha", [None, 1.0, 0.05, 0.1])
+    assert xs == [0.05, 0.1, 1.0, 4.0] and axis["type"] == "log"
+    assert axis["ticktext"][-1] == "IID" and axis["ticktext"][0] == "0.05"
+    assert sf.ordered_values("alpha", [1.0, None, 0.1]) == [0.1, 1.0, None]
+    xs, axis = sf.axis_positions("m1", [0.0, 1.0, 0.5])
+    assert xs == [0.0, 0.5, 1.0] and axis["type"] == "linear"
+
+
+def test_response_figure_marks_missing_overlap_and_the_slider():
+    resp = sf.aggregate(points(), ["method", "alpha"], ["final_acc"])
+    fig = sf.response_figure(resp, "alpha", "final_acc", current=0.1, all_values=[0.1, 1.0, None])
+    shapes = fig.layout.shapes
+    assert [s.label.text for s in shapes if s.label and s.label.text] == ["not computed"]  # alpha 1
+    mark = next(s for s in shapes if s.name == "current")
+    assert mark.visible and mark.x0 == pytest.approx(0.1)
+    sf.set_current(fig, "alpha", [0.1, 1.0, None], None)  # IID
+    assert mark.x0 == pytest.approx(4.0)
+    grey = [s for s in shapes if s.fillcolor == sf.OVERLAP_FILL]
+    assert len(grey) == 1 and grey[0].x0 > 1.0  # the IID column
+    means = {t.meta[1]: list(t.y) for t in fig.data if t.meta and t.meta[0] == "mean"}
+    assert means["fedavg"] == pytest.approx([0.62, 0.92])
+
+
+def test_heatmap_centred_at_the_reference():
+    rows = []
+    for m1 in (0.0, 1.0):
+        for m2 in (0.0, 1.0):
+            rows.append({"method": "fedquad", "m1": m1, "m2": m2, "final_ratio_mean": 0.5 + 0.1 * m1 - 0.05 * m2,
+                         "final_ratio_std": 0.01, "final_ratio_n": 2})
+            rows.append({"method": "fedavg", "m1": m1, "m2": m2, "final_ratio_mean": 0.6, "final_ratio_std": 0.01,
+                         "final_ratio_n": 2})
+    fig = sf.margins_heatmap(pd.DataFrame(rows), "m1", "m2", "final_ratio", current=(1.0, 0.0))
+    heat = fig.data[0]
+    assert np.allclose(np.array(heat.z, dtype=float), [[0.5, 0.6], [0.45, 0.55]])
+    assert (heat.zmin + heat.zmax) / 2 == pytest.approx(0.6)  # FedAvg's value is the middle
+    assert heat.colorbar.ticktext[1].startswith("FedAvg")
+    mark = fig.data[-1]
+    assert list(mark.x) == ["1"] and list(mark.y) == ["0"]
+    sf.set_cell(fig, "m1", "m2", (0.0, 1.0))
+    assert list(mark.x) == ["0"] and list(mark.y) == ["1"]
