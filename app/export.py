@@ -106,7 +106,7 @@ def _csv_payload(data):
     return _csv_bytes(data)  # small: made now, so a click survives the page re-running meanwhile
 
 
-def render_downloads(fig, data, name: str, key: str) -> None:
+def render_downloads(fig, data, name: str, key: str, caption: str | None = None) -> None:
     """One compact "Download" menu for one figure (PNG, SVG, PDF, HTML, CSV inside), to be placed
     directly under its chart.
 
@@ -115,19 +115,27 @@ def render_downloads(fig, data, name: str, key: str) -> None:
     as it is when the button is clicked (the Live page uses this, so its menus need not be redrawn
     on every refresh). Figure files are made only when clicked (Streamlit's deferred ``data``);
     the CSV of a DataFrame is small and made at once. The menu's key is ``key`` and each button's
-    ``{key}-{fmt}``.
+    ``{key}-{fmt}``. Beside the menu, "Add to my deck" (key ``deck-{key}``, hidden in presenter
+    mode) appends the figure, its data and ``caption`` to the deck of ``app.deck``.
     """
     import streamlit as st
 
+    from app import deck, state
+
     ok, why = export_available()
     formats = (list(IMAGE_FORMATS) if ok else []) + ["html"] + (["csv"] if data is not None else [])
-    with st.popover("Download", icon=":material/download:", key=key, help=f"Download {name} as a file"):
+    row = st.container(horizontal=True, gap="small")
+    with row.popover("Download", icon=":material/download:", key=key, help=f"Download {name} as a file"):
         for fmt in formats:
             payload = _csv_payload(data) if fmt == "csv" else _figure_payload(fig, fmt)
             st.download_button(f"{fmt.upper()} — {FORMAT_HELP[fmt]}", data=payload, file_name=f"{name}.{fmt}",
                                mime=MIME[fmt], key=f"{key}-{fmt}", on_click="ignore", width="stretch")
         if not ok:
             st.caption(f"PNG/SVG/PDF export is off: {why}. The chart toolbar's camera icon saves a PNG.")
+    if not state.presenter():
+        row.button("Add to my deck", icon=":material/playlist_add:", key=f"deck-{key}", on_click=deck.add,
+                   args=(fig, data, name, caption), help="Collect this figure for slides (listed and exported "
+                                                         "on the Lesson page; kept while this tab is open)")
 
 
 def show_figure(fig: go.Figure, key: str, data, name: str, *, note: str | None = None, fig_fn=None,
@@ -137,7 +145,7 @@ def show_figure(fig: go.Figure, key: str, data, name: str, *, note: str | None =
     import streamlit as st
 
     st.plotly_chart(fig, key=key, theme=None)
-    render_downloads(fig_fn or fig, data_fn or data, name, key=f"dl_{key}")
+    render_downloads(fig_fn or fig, data_fn or data, name, key=f"dl_{key}", caption=note)
     if note:  # under the menu, so the menus of two charts side by side stay level
         st.caption(note)
 

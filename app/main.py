@@ -23,6 +23,7 @@ PAGES = [
     ("views/embeddings.py", "Embeddings", ":material/scatter_plot:"),
     ("views/geometry.py", "Geometry", ":material/insights:"),
     ("views/runs.py", "Runs", ":material/folder_open:"),
+    ("views/lesson.py", "Lesson", ":material/school:"),
 ]
 
 TALK_CSS = """<style>

@@ -12,7 +12,8 @@
 
 Each page is opened fresh, then the script waits until Streamlit is idle (no "Running..."
 status), every plotly figure has drawn, and (Embeddings, --projection UMAP) the background UMAP
-has finished. The shot is the whole page: the viewport grows to the page's height, capped by
+has finished. The Lesson steps (lesson-step3, lesson-step5) read the recorded studies
+(``$FEDQUAD_RECORDED_DIR``, default assets/recorded). The shot is the whole page: the viewport grows to the page's height, capped by
 --max-height. Needs chromium (`apt-get install chromium`) and the playwright Python package.
 """
 from __future__ import annotations
@@ -34,7 +35,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 PAGES = [("explore", "explore", "Explore", True),
          ("partitions", "partitions", "Partitions", True),
          ("launch", "launch", "Launch", False), ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
-         ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False)]
+         ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False),
+         ("lesson-step3", "lesson?step=3", "Lesson", True), ("lesson-step5", "lesson?step=5", "Lesson", True)]
 # idle: no "Running..." status widget and no element left faded ("stale") by a rerun in flight
 IDLE_JS = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
            " && !document.querySelector('[data-stale=\"true\"]')")
@@ -117,12 +119,13 @@ def settle(page, figures: bool, timeout_ms: int = 120_000) -> None:
 def open_page(page, base: str, path: str, title: str, query: str) -> None:
     """Open a page by its path; the app's default page (Explore when recorded studies exist, else
     Partitions) has none, so a "Page not found" answer is retried at the root."""
+    query = query.replace("?", "&") if "?" in path else query  # lesson?step=3 already has a query
     page.goto(f"{base}/{path}{query}")
     heading, missing = page.locator("h1", has_text=title).first, page.get_by_text("Page not found")
     heading.or_(missing).first.wait_for(timeout=120_000)
     page.wait_for_timeout(1500)  # the dialog may come just after the default page's heading
     if missing.count() and missing.first.is_visible():
-        page.goto(f"{base}/{query}")
+        page.goto(f"{base}/{query.replace('&', '?', 1)}")
     heading.wait_for(timeout=120_000)
 
 

@@ -137,6 +137,42 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     assert time.monotonic() - t0 < 240, f"the browser test took {time.monotonic() - t0:.0f} s"
 
 
+def test_lesson_in_browser(lesson_server, page, tmp_path):
+    """Lesson: ?step=1, Next through all seven steps (the URL follows), Back once; two figures
+    added to "My deck" and the deck downloaded as a 2-page PDF."""
+    url, _ = lesson_server
+    page.goto(f"{url}/lesson?step=1")
+    page.locator("h2", has_text="1 ·").wait_for(timeout=90_000)
+    wait_idle(page, 90_000)
+    for i in range(2, 8):
+        page.locator(".st-key-l_next button").first.click()
+        page.locator("h2", has_text=f"{i} ·").wait_for(timeout=60_000)
+        wait_idle(page)
+        assert f"step={i}" in page.url, page.url
+        assert page.locator(".js-plotly-plot").count() >= 1
+    page.locator(".st-key-l_back button").first.click()
+    page.locator("h2", has_text="6 ·").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert "step=6" in page.url
+
+    for key in ("deck-dl_l6_0", "deck-dl_l6_1"):
+        page.locator(f".st-key-{key} button").first.click()
+        wait_idle(page)
+    page.get_by_text("My deck (2 figures)").wait_for(timeout=30_000)
+    page.locator(".st-key-deck_export_build button").first.click()
+    button = page.locator(".st-key-deck_export_dl_pdf button").first
+    button.wait_for(timeout=120_000)
+    with page.expect_download(timeout=60_000) as info:
+        button.click()
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    assert path.name == "my-deck.pdf" and len(reader.pages) == 2
+    assert "FedQuad" in reader.pages[1].extract_text()
+
+
 def test_explore_in_browser(explore_server, page, tmp_path):
     """A fresh clone with recorded studies opens on Explore; the alpha slider swaps the curves to
     the stored runs of the new position; one figure downloads (HTML: needs no image export)."""

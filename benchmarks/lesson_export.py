@@ -1,0 +1,59 @@
+"""Time one full export of the lesson (seven steps -> PDF deck + PowerPoint + figures zip) and say
+where the time goes (building the steps, rendering figures through kaleido, writing the files).
+
+    PYTHONPATH=. OMP_NUM_THREADS=1 .venv/bin/python benchmarks/lesson_export.py [--root DIR] [--talk]
+
+``--root`` a run-store root holding ``studies/digits-alpha.json`` (default: the recorded
+``assets/recorded`` if it has it, else a synthetic study written to a temporary folder).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "app")]
+
+import plotly.graph_objects as go  # noqa: E402
+
+from app import export, lesson, slides  # noqa: E402
+from app.lesson_data import LESSON_STUDY, LessonData, read_studies, recorded_dir  # noqa: E402
+
+
+def study_root(arg: str | None) -> tuple[Path, str]:
+    for cand in ([Path(arg)] if arg else [recorded_dir()]):
+        if any(s.get("name") == LESSON_STUDY for s in read_studies(cand)):
+            return cand, "given" if arg else "recorded"
+    from lesson_helpers import write_root
+
+    return write_root(Path(tempfile.mkdtemp(prefix="lesson-bench-")) / "rec"), "synthetic"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root")
+    ap.add_argument("--talk", action="store_true")
+    args = ap.parse_args()
+    root, kind = study_root(args.root)
+    data = LessonData(root, next(s for s in read_studies(root) if s.get("name") == LESSON_STUDY))
+    export.figure_bytes(go.Figure(), "svg")  # start kaleido's browser first (~3 s, paid once per process)
+    t0 = time.perf_counter()
+    steps = [slides.from_step(lesson.build_step(i, data, args.talk)) for i in range(1, len(lesson.STEPS) + 1)]
+    t1 = time.perf_counter()
+    renderer = slides.Renderer(steps)
+    sizes = {}
+    for fmt in ("pdf", "pptx", "zip"):
+        sizes[fmt] = len(slides.EXPORTS[fmt][0](steps, renderer))
+    t2 = time.perf_counter()
+    n = sum(len(s.figures) for s in steps)
+    print(f"study: {kind} ({root}); talk={args.talk}")
+    print(f"steps built: {len(steps)} in {t1 - t0:.1f} s; {n} figures, {renderer.renders} renders")
+    print(f"render + write PDF/PPTX/zip: {t2 - t1:.1f} s; total {t2 - t0:.1f} s")
+    print("sizes: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sizes.items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""The Lesson page headless: every step renders from a recorded root, Back/Next and ?step= agree,
+"Use my runs" swaps the data, a missing study says what to run, and "Add to my deck" collects."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import MAIN, trace_values
+from lesson_helpers import write_root
+
+N_STEPS = 7
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory):
+    base = tmp_path_factory.mktemp("lesson")
+    recorded = write_root(base / "recorded")
+    mine = write_root(base / "runs", name="my-alpha", alphas=(0.1, None), acc_scale=0.5, prefix="mine")
+    return recorded, mine
+
+
+@pytest.fixture
+def env(monkeypatch, roots):
+    recorded, mine = roots
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(recorded))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(mine))
+    return recorded, mine
+
+
+def lesson_app(step: int | None = None, **params) -> AppTest:
+    at = AppTest.from_file(MAIN, default_timeout=120)
+    at.switch_page("views/lesson.py")
+    if step is not None:
+        at.query_params["step"] = str(step)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def charts(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("step", range(1, N_STEPS + 1))
+def test_every_step_renders_from_the_recorded_root(env, step):
+    at = lesson_app(step)
+    assert not at.exception, at.exception
+    assert at.header[0].value.startswith(f"{step} ·")
+    assert not at.warning, [w.value for w in at.warning]
+    assert len(charts(at)) >= 1
+    assert at.query_params["step"] == [str(step)] or at.query_params["step"] == str(step)
+
+
+def test_next_back_and_the_url_agree(env):
+    at = lesson_app(3)
+    assert at.header[0].value.startswith("3 ·")
+    at.button(key="l_next").click().run()
+    assert at.header[0].value.startswith("4 ·") and str(at.query_params["step"]).strip("[]'") == "4"
+    at.button(key="l_back").click().run()
+    at.button(key="l_back").click().run()
+    assert at.header[0].value.startswith("2 ·") and str(at.query_params["step"]).strip("[]'") == "2"
+    at = lesson_app(1)
+    assert at.button(key="l_back").disabled and not at.button(key="l_next").disabled
+
+
+def test_use_my_runs_changes_the_figures_data(env):
+    at = lesson_app(2)
+    recorded = [trace_values(t) for t in charts(at)[0]["data"]]
+    text_recorded = " ".join(m.value for m in at.markdown)
+    at.toggle(key="l_mine").set_value(True).run()
+    assert not at.exception, at.exception
+    mine = [trace_values(t) for t in charts(at)[0]["data"]]
+    assert mine != recorded
+    assert " ".join(m.value for m in at.markdown) != text_recorded
+    assert at.selectbox(key="l_study").value == "my-alpha"
+
+
+def test_missing_recorded_study_says_what_to_run(monkeypatch, tmp_path):
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(tmp_path / "nothing"))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(tmp_path / "runs"))
+    at = lesson_app(3)
+    assert not at.exception, at.exception
+    assert any("record_studies.py" in w.value for w in at.warning)
+    at = lesson_app(5)  # the quadruplet picture needs no study
+    assert not at.exception and len(charts(at)) == 2
+
+
+def test_quadruplet_sliders_redraw_the_terms(env):
+    at = lesson_app(5)
+    before = [m.value for m in at.metric]
+    at.slider(key="q_m1").set_value(3.0).run()
+    after = [m.value for m in at.metric]
+    assert after[0] != before[0] and after[3] != before[3]  # term 1 of FedQuad and of Chen's form
+    at.slider(key="q_n1_x").set_value(-2.5).run()  # n1 moved far out: FedQuad's term 1 drops
+    assert float(at.metric[0].value) < float(after[0])
+    at.selectbox(key="q_preset").set_value("Separated (loss zero)").run()
+    from app.quadruplet_figure import PRESETS, quadruplet
+
+    assert at.slider(key="q_n1_x").value == -1.5  # the preset put the points back
+    assert float(at.metric[2].value) == pytest.approx(quadruplet(PRESETS["Separated (loss zero)"], 3.0, 0.5).loss,
+                                                      abs=1e-3)
+    at.toggle(key="q_chen").set_value(False).run()
+    assert len(charts(at)) == 1
+
+
+def test_add_to_my_deck_from_another_page(env, tmp_path):
+    at = lesson_app(1)
+    at.button(key="deck-dl_l1_0").click().run()
+    at.button(key="deck-dl_l1_1").click().run()
+    deck = at.session_state["my_deck"]
+    assert [d["name"] for d in deck] == ["partition_IID", "partition_α=0.1"]
+    at.button(key="deck_down_0").click().run()
+    assert [d["name"] for d in at.session_state["my_deck"]] == ["partition_α=0.1", "partition_IID"]
+    at.button(key="deck_rm_1").click().run()
+    assert len(at.session_state["my_deck"]) == 1
+
+
+def test_the_pictures_term_values_equal_the_engine_losses(env):
+    """What step 5 displays (metric tiles, FedQuad then Chen) equals fedquad_core.losses on the
+    preset's points at the sliders' margins."""
+    import torch
+
+    from app.quadruplet_figure import PRESETS, POINTS
+    from fedquad_core.losses import chen_quadruplet_loss, fedquad_loss
+
+    at = lesson_app(5)
+    at.slider(key="q_m1").set_value(2.0).run()
+    at.slider(key="q_m2").set_value(1.5).run()
+    at.selectbox(key="q_preset").set_value("Collapsed (all close)").run()
+    shown = [float(m.value) for m in at.metric]  # term1, term2, loss for FedQuad, then for Chen
+    t = [torch.tensor([PRESETS["Collapsed (all close)"][k]], dtype=torch.float64) for k in POINTS]
+    assert shown[2] == pytest.approx(fedquad_loss(*t, 2.0, 1.5).item(), abs=1e-3)
+    assert shown[5] == pytest.approx(chen_quadruplet_loss(*t, 2.0, 1.5).item(), abs=1e-3)
+    assert shown[0] + shown[1] == pytest.approx(shown[2], abs=2e-3)
+
+
+@pytest.mark.parametrize("step", [3, 5])
+def test_talk_and_presenter_mode(env, step):
+    """Presenter mode hides the controls (source switch, sliders, export) but keeps Back / Next;
+    talk mode draws the talk look (large fonts)."""
+    at = lesson_app(step, talk="1", presenter="1")
+    assert not at.exception, at.exception
+    keys = {w.key for w in at.toggle} | {w.key for w in at.slider}
+    assert "l_mine" not in keys and "q_m1" not in keys
+    assert at.button(key="l_next") and at.button(key="l_back")
+    assert not [b for b in at.button if str(b.key).startswith(("deck-", "l_export"))]
+    assert all(c["layout"]["font"]["size"] == 20 for c in charts(at))
+
+
+def test_deck_collects_from_another_page(env):
+    at = AppTest.from_file(MAIN, default_timeout=120).run()  # the default page: Explore / Partitions
+    at.switch_page("views/partitions.py").run()
+    assert not at.exception, at.exception
+    at.button(key="deck-dl_heat_main").click().run()
+    assert [d["name"] for d in at.session_state["my_deck"]][0].startswith("partition_")
+    at.switch_page("views/lesson.py").run()
+    assert any(e.label.startswith("My deck (1 figure)") for e in at.expander)
+    assert at.button(key="deck_rm_0")
+
+
+def test_export_two_steps_from_the_page(env):
+    """The page's export: two chosen steps, PDF + PowerPoint, rendered through kaleido."""
+    import io
+
+    from pptx import Presentation
+    from pypdf import PdfReader
+
+    at = lesson_app(1)
+    at.multiselect(key="l_export_steps").set_value(["1 · Label skew", "5 · FedQuad's idea"]).run()
+    next(b for b in at.get("button_group") if b.key == "l_export_formats").set_value(["pdf", "pptx"]).run()
+    at.button(key="l_export_build").click().run()
+    assert not at.exception, at.exception
+    files = at.session_state["l_export_files"]
+    assert set(files) == {"pdf", "pptx"}
+    assert len(PdfReader(io.BytesIO(files["pdf"])).pages) == 2
+    assert [s.shapes.title.text for s in Presentation(io.BytesIO(files["pptx"])).slides] == \
+        ["1 · Label skew", "5 · FedQuad's idea"]
