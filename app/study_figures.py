@@ -13,6 +13,8 @@ presentation look of ``app.theme``. The tables they take:
 """
 from __future__ import annotations
 
+import functools
+import json
 import math
 
 import numpy as np
@@ -21,7 +23,7 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from app.theme import apply_theme, method_color
+from app.theme import apply_theme, method_color, themed_figure
 
 METRIC_TITLES = {"final_acc": "final test accuracy", "best_acc": "best test accuracy",
                  "final_ratio": "final intra / inter ratio", "final_ratio_l2": "final intra / inter (L2)",
@@ -128,7 +130,8 @@ def select(points: pd.DataFrame, fixed: dict) -> pd.DataFrame:
 def band_overlaps(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> list:
     """The x values where the two methods' mean ± std intervals intersect (their difference there is
     within seed noise). Points where either method is missing are left out."""
-    by = {m: {_key(r[x_axis]): r for _, r in resp[resp["method"] == m].iterrows()} for m in pair}
+    rows = resp.to_dict("records")  # (plain records: iterrows cost ~1 ms a call on every slider move)
+    by = {m: {_key(r[x_axis]): r for r in rows if r["method"] == m} for m in pair}
     out = []
     for k, ra in by[pair[0]].items():
         rb = by[pair[1]].get(k)
@@ -155,24 +158,32 @@ def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: 
         color = method_color(method, talk)
         for seed, run in part.groupby("seed", sort=True):
             run = run.sort_values("round")
-            traces.append(go.Scatter(x=run["round"].to_numpy(), y=run[y].to_numpy(dtype=float), mode="lines",
-                                     line=dict(color=color, width=0.8), opacity=0.45, showlegend=False,
-                                     legendgroup=method, name=f"{method} seed {seed}", meta=["seed", str(method)],
-                                     hovertemplate=f"{method} seed {seed}<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
+            traces.append(dict(type="scatter", x=run["round"].to_numpy(), y=run[y].to_numpy(dtype=float), mode="lines",
+                               line=dict(color=color, width=0.8), opacity=0.45, showlegend=False,
+                               legendgroup=method, name=f"{method} seed {seed}", meta=["seed", str(method)],
+                               hovertemplate=f"{method} seed {seed}<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
         stats = part.groupby("round")[y].agg(["mean", "std", "count"]).reset_index().sort_values("round")
         sd = stats["std"].fillna(0.0).to_numpy()
         x, m = stats["round"].to_numpy(), stats["mean"].to_numpy(dtype=float)
-        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself", mode="lines",
-                                 fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
-                                 showlegend=False, legendgroup=method, meta=["band", str(method)]))
+        traces.append(_band(x, m, sd, color, method))
         n = int(part["seed"].nunique())
-        traces.append(go.Scatter(x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
-                                 line=dict(color=color, width=2.5), legendgroup=method, meta=["mean", str(method)],
-                                 hovertemplate=f"{_label(method)} mean<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
-    yaxis = dict(title_text=METRIC_TITLES.get(y, y), **({"tickformat": ".0%"} if y == "test_accuracy" else {}))
-    fig = go.Figure(data=traces, layout=dict(title=title or None, hovermode="closest", xaxis=dict(title_text="round"),
-                                             yaxis=yaxis))
-    return apply_theme(fig, talk)
+        traces.append(dict(type="scatter", x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
+                           line=dict(color=color, width=2.5), legendgroup=method, meta=["mean", str(method)],
+                           hovertemplate=f"{_label(method)} mean<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
+    yaxis = dict(title=dict(text=METRIC_TITLES.get(y, y)), **({"tickformat": ".0%"} if y == "test_accuracy" else {}))
+    return themed_figure(traces, dict(_title(title), hovermode="closest", xaxis=dict(title=dict(text="round")),
+                                      yaxis=yaxis), talk)
+
+
+def _band(x, m, sd, color: str, method) -> dict:
+    """The ± 1 std band around the mean ``m`` (a closed filled outline), in the method's colour."""
+    return dict(type="scatter", x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself", mode="lines",
+                fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip", showlegend=False,
+                legendgroup=method, meta=["band", str(method)])
+
+
+def _title(title: str) -> dict:
+    return {"title": {"text": title}} if title else {}
 
 
 def _label(method: str) -> str:
@@ -208,19 +219,17 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
             continue
         color, x = method_color(method, talk), part["_x"].to_numpy(dtype=float)
         m, sd = part[f"{metric}_mean"].to_numpy(dtype=float), part[f"{metric}_std"].to_numpy(dtype=float)
-        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[m + sd, (m - sd)[::-1]], fill="toself", mode="lines",
-                                 fillcolor=_hex_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
-                                 showlegend=False, legendgroup=method, meta=["band", str(method)]))
-        traces.append(go.Scatter(
-            x=x, y=m, mode="lines+markers", name=_label(method), line=dict(color=color, width=2.5),
+        traces.append(_band(x, m, sd, color, method))
+        traces.append(dict(
+            type="scatter", x=x, y=m, mode="lines+markers", name=_label(method), line=dict(color=color, width=2.5),
             marker=dict(size=7), legendgroup=method, meta=["mean", str(method)],
             customdata=np.c_[sd, part[f"{metric}_n"].to_numpy()], text=[value_label(x_axis, v) for v in part[x_axis]],
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
-    yaxis = dict(title_text=METRIC_TITLES.get(metric, metric), **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") else {}))
-    fig = go.Figure(data=traces, layout=dict(title=title or None, hovermode="closest", shapes=shapes, yaxis=yaxis,
-                                             xaxis=dict(title_text=AXIS_TITLES.get(x_axis, x_axis), **xaxis)))
-    fig = apply_theme(fig, talk)
+    yaxis = dict(title=dict(text=METRIC_TITLES.get(metric, metric)),
+                 **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") else {}))
+    fig = themed_figure(traces, dict(_title(title), hovermode="closest", shapes=shapes, yaxis=yaxis,
+                                     xaxis=dict(title=dict(text=AXIS_TITLES.get(x_axis, x_axis)), **xaxis)), talk)
     set_current(fig, x_axis, values, current)
     return fig
 
@@ -311,27 +320,42 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
     the global model's final embeddings, one line per ``axis`` value, coloured from strong skew
     (dark) to IID (light). ``spectra[method][value] = singular values``."""
     methods = list(spectra)
-    fig = make_subplots(rows=1, cols=max(1, len(methods)), shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=[_label(m) for m in methods])
+    layout = _subplots_layout(tuple(_label(m) for m in methods))
     values = ordered_values(axis, [v for per in spectra.values() for v in per])
     colors = pc.sample_colorscale("Viridis", [0.92 * i / max(1, len(values) - 1) for i in range(len(values))])
     color_of = {_key(v): c for v, c in zip(values, colors)}
+    traces = []
     for col, method in enumerate(methods, start=1):
         for v in ordered_values(axis, list(spectra[method])):
             s = np.sort(np.abs(np.asarray(spectra[method][v], dtype=float).ravel()))[::-1]
             s = s / s[0] if s.size and s[0] > 0 else s
             s = np.where(s > SPECTRUM_FLOOR, s, np.nan)  # below: numerical zeros, not drawn
             name = f"{'α' if axis == 'alpha' else axis} = {value_label(axis, v)}"
-            fig.add_trace(go.Scatter(x=np.arange(1, len(s) + 1), y=s, mode="lines", name=name, legendgroup=name,
-                                     showlegend=col == 1, line=dict(color=color_of[_key(v)], width=2),
-                                     meta=[str(method), value_label(axis, v)],
-                                     hovertemplate=f"{_label(method)}, {name}<br>component %{{x}}<br>σ/σ₁ %{{y:.3g}}<extra></extra>"),
-                          row=1, col=col)
-    fig.update_yaxes(type="log", exponentformat="power")
-    fig.update_yaxes(title_text="σ_k / σ_1 (log)", row=1, col=1)
-    fig.update_xaxes(title_text="component (sorted)")
-    fig.update_layout(title=title or None)
-    return apply_theme(fig, talk)
+            traces.append(dict(type="scatter", x=np.arange(1, len(s) + 1), y=s, mode="lines", name=name,
+                               legendgroup=name, showlegend=col == 1, line=dict(color=color_of[_key(v)], width=2),
+                               meta=[str(method), value_label(axis, v)],
+                               hovertemplate=f"{_label(method)}, {name}<br>component %{{x}}<br>σ/σ₁ %{{y:.3g}}<extra></extra>",
+                               xaxis=f"x{col if col > 1 else ''}", yaxis=f"y{col if col > 1 else ''}"))
+    for key in [k for k in layout if k.startswith("yaxis")]:
+        layout[key].update(type="log", exponentformat="power")
+    layout["yaxis"]["title"] = dict(text="σ_k / σ_1 (log)")
+    for key in [k for k in layout if k.startswith("xaxis")]:
+        layout[key]["title"] = dict(text="component (sorted)")
+    layout.update(_title(title))
+    return themed_figure(traces, layout, talk)
+
+
+@functools.lru_cache(maxsize=32)
+def _subplots_json(titles: tuple[str, ...]) -> str:
+    fig = make_subplots(rows=1, cols=max(1, len(titles)), shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=list(titles))
+    return json.dumps({k: v for k, v in fig.layout.to_plotly_json().items() if k != "template"})
+
+
+def _subplots_layout(titles: tuple[str, ...]) -> dict:
+    """The layout ``make_subplots`` gives one row of ``len(titles)`` panels sharing the y axis (axis
+    domains, panel titles), made once per set of titles: a fresh copy to fill in."""
+    return json.loads(_subplots_json(titles))
 
 
 __all__ = ["value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",

@@ -28,7 +28,9 @@ def points_of(source: str, name: str, version: tuple) -> pd.DataFrame:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def metrics_of(source: str, name: str, at: pd.DataFrame, version: tuple) -> pd.DataFrame:
+def metrics_of(source: str, name: str, runs: tuple, version: tuple) -> pd.DataFrame:
+    """Keyed by the finished runs' (run_id, method, seed): cheap to hash, unlike the table itself."""
+    at = pd.DataFrame(list(runs), columns=["run_id", studies.SERIES, studies.REPLICATE]).assign(state="finished")
     return studies.run_metrics(studies.StudyRef(source, name, name), at)
 
 
@@ -152,7 +154,9 @@ def at_position(points: pd.DataFrame) -> None:
     if done.empty:
         return
     ver = studies.version(ref) if ref.source == "mine" else ()
-    metrics = metrics_of(ref.source, ref.name, at, ver)
+    runs = tuple(zip(done["run_id"], *(done[c] if c in done else [d] * len(done)
+                                       for c, d in ((studies.SERIES, "?"), (studies.REPLICATE, 0)))))
+    metrics = metrics_of(ref.source, ref.name, runs, ver)
     fixed = {a: v for a, v in pos.items() if a != resp_axis}
     resp = sf.aggregate(sf.select(points, fixed), ["method", resp_axis], list(studies.METRICS)) if resp_axis else None
     tag = where(pos)
@@ -166,17 +170,18 @@ def at_position(points: pd.DataFrame) -> None:
         if resp is not None:
             with right:
                 response(resp, metric, f"{title} against {resp_axis}", f"x_{key}_resp")
-    embeddings(at)
+    first = studies.first_seed_runs(at)
+    embeddings(first)
     left, right = st.columns(2)
     with left:
         spectra = {}
-        for method, run_id in studies.first_seed_runs(at).items():
+        for method, run_id in first.items():
             snap = snapshot_of(ref.source, run_id, False, 0)
             if snap and snap["singular_values"] is not None:
                 s = np.asarray(snap["singular_values"], dtype=float)
                 spectra[sf._label(method)] = np.where(s > s.max(initial=0) * sf.SPECTRUM_FLOOR, s, 0.0)  # 0: not drawn
         if spectra:
-            fig = spectrum_figure(spectra, methods={sf._label(m): m for m in studies.first_seed_runs(at)}, talk=talk,
+            fig = spectrum_figure(spectra, methods={sf._label(m): m for m in first}, talk=talk,
                                   title=f"Spectrum at {tag} (lowest seed)")
             data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
                                  for k, s in spectra.items() for i, v in enumerate(s)])
@@ -198,8 +203,7 @@ def response(resp: pd.DataFrame, metric: str, title: str, key: str) -> None:
     show_figure(fig, key, resp[cols], f"{ref.name}_{metric}_vs_{resp_axis}", note=note.strip() or None)
 
 
-def embeddings(at: pd.DataFrame) -> None:
-    runs = studies.first_seed_runs(at)
+def embeddings(runs: dict[str, str]) -> None:
     per_row = min(len(runs), 4) or 1
     cols = st.columns(per_row)
     for i, (method, run_id) in enumerate(runs.items()):
