@@ -154,25 +154,37 @@ def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: 
     seed's own curve thin. ``metrics`` needs ``method``, ``seed``, ``round`` and ``y``."""
     traces = []
     rows = metrics.dropna(subset=[y]) if y in metrics else metrics.iloc[0:0]
-    for method, part in rows.groupby("method", sort=False):
-        color = method_color(method, talk)
-        for seed, run in part.groupby("seed", sort=True):
-            run = run.sort_values("round")
-            traces.append(dict(type="scatter", x=run["round"].to_numpy(), y=run[y].to_numpy(dtype=float), mode="lines",
+    # numpy over the columns, not pandas groupby (~8 ms a figure, on every slider move)
+    meth, seeds, rnd = (rows[c].to_numpy() for c in ("method", "seed", "round"))
+    val = rows[y].to_numpy(dtype=float)
+    for method in dict.fromkeys(meth):  # in order of appearance
+        color, own = method_color(method, talk), meth == method
+        for seed in sorted(set(seeds[own].tolist())):
+            sel = own & (seeds == seed)
+            order = np.argsort(rnd[sel], kind="stable")
+            traces.append(dict(type="scatter", x=rnd[sel][order], y=val[sel][order], mode="lines",
                                line=dict(color=color, width=0.8), opacity=0.45, showlegend=False,
                                legendgroup=method, name=f"{method} seed {seed}", meta=["seed", str(method)],
                                hovertemplate=f"{method} seed {seed}<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
-        stats = part.groupby("round")[y].agg(["mean", "std", "count"]).reset_index().sort_values("round")
-        sd = stats["std"].fillna(0.0).to_numpy()
-        x, m = stats["round"].to_numpy(), stats["mean"].to_numpy(dtype=float)
+        x, m, sd = _round_stats(rnd[own], val[own])
         traces.append(_band(x, m, sd, color, method))
-        n = int(part["seed"].nunique())
+        n = len(set(seeds[own].tolist()))
         traces.append(dict(type="scatter", x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
                            line=dict(color=color, width=2.5), legendgroup=method, meta=["mean", str(method)],
                            hovertemplate=f"{_label(method)} mean<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
     yaxis = dict(title=dict(text=METRIC_TITLES.get(y, y)), **({"tickformat": ".0%"} if y == "test_accuracy" else {}))
     return themed_figure(traces, dict(_title(title), hovermode="closest", xaxis=dict(title=dict(text="round")),
                                       yaxis=yaxis), talk)
+
+
+def _round_stats(rounds: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per distinct round (ascending): the mean and std (ddof 1; 0 for a single value) of ``values``."""
+    x, inv = np.unique(rounds, return_inverse=True)
+    count = np.bincount(inv, minlength=len(x))
+    mean = np.bincount(inv, weights=values, minlength=len(x)) / np.maximum(count, 1)
+    dev = np.bincount(inv, weights=(values - mean[inv]) ** 2, minlength=len(x))
+    sd = np.sqrt(np.divide(dev, count - 1, out=np.zeros_like(dev), where=count > 1))
+    return x, mean, sd
 
 
 def _band(x, m, sd, color: str, method) -> dict:
@@ -211,19 +223,20 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
     shapes.append(dict(type="line", name="current", xref="x", yref="paper", x0=xs[0], x1=xs[0], y0=0, y1=1,
                        visible=False, line=dict(color="#333333", width=1.5, dash="dot")))
     traces = []
-    for method, part in resp.groupby("method", sort=False):
-        part = part[part[f"{metric}_n"] > 0].copy()
-        part["_x"] = part[x_axis].map(lambda v: pos.get(_key(v)))
-        part = part.dropna(subset=["_x"]).sort_values("_x")
-        if part.empty:
+    recs = resp.to_dict("records")  # plain records, not pandas groupby (~5 ms a figure)
+    for method in dict.fromkeys(r["method"] for r in recs):  # in order of appearance
+        part = sorted(((pos[_key(r[x_axis])], r) for r in recs if r["method"] == method and r[f"{metric}_n"] > 0
+                       and _key(r[x_axis]) in pos), key=lambda p: p[0])
+        if not part:
             continue
-        color, x = method_color(method, talk), part["_x"].to_numpy(dtype=float)
-        m, sd = part[f"{metric}_mean"].to_numpy(dtype=float), part[f"{metric}_std"].to_numpy(dtype=float)
+        color, x = method_color(method, talk), np.array([p[0] for p in part], dtype=float)
+        m, sd = (np.array([r[f"{metric}_{k}"] for _, r in part], dtype=float) for k in ("mean", "std"))
         traces.append(_band(x, m, sd, color, method))
         traces.append(dict(
             type="scatter", x=x, y=m, mode="lines+markers", name=_label(method), line=dict(color=color, width=2.5),
             marker=dict(size=7), legendgroup=method, meta=["mean", str(method)],
-            customdata=np.c_[sd, part[f"{metric}_n"].to_numpy()], text=[value_label(x_axis, v) for v in part[x_axis]],
+            customdata=np.c_[sd, np.array([r[f"{metric}_n"] for _, r in part])],
+            text=[value_label(x_axis, r[x_axis]) for _, r in part],
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
     yaxis = dict(title=dict(text=METRIC_TITLES.get(metric, metric)),
