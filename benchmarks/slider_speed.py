@@ -120,8 +120,9 @@ def time_apptest(moves: list[dict], *, compile_once: bool = False) -> list[tuple
 
 def summary(name: str, times: list[tuple[float, float]]) -> str:
     wall, cpu = ([1000 * t[i] for t in times] for i in (0, 1))
+    p90 = statistics.quantiles(cpu, n=10)[-1] if len(cpu) > 1 else cpu[0]
     return (f"{name:10s} wall median {statistics.median(wall):6.0f} ms, max {max(wall):6.0f} ms | CPU median "
-            f"{statistics.median(cpu):6.0f} ms, max {max(cpu):6.0f} ms   ({len(times)} moves)")
+            f"{statistics.median(cpu):6.0f} ms, 90th pct {p90:6.0f} ms, max {max(cpu):6.0f} ms   ({len(times)} moves)")
 
 
 def main() -> None:

@@ -40,8 +40,9 @@ def snapshot_of(source: str, run_id: str, project: bool, version: int) -> dict |
 
 
 def memo(key: tuple, build):
-    """This session's figure for ``key`` (built once): a slider move along a response plot's axis
-    only moves its mark, so the figure is kept and the mark moved (``set_current`` / ``set_cell``)."""
+    """This session's figure (or table) for ``key`` (built once): a slider move along a response
+    plot's axis only moves its mark, so the figure is kept and the mark moved (``set_current`` /
+    ``set_cell``)."""
     cache = st.session_state.setdefault("_x_figs", {})
     if key not in cache:
         if len(cache) >= 48:
@@ -158,7 +159,9 @@ def at_position(points: pd.DataFrame) -> None:
                                        for c, d in ((studies.SERIES, "?"), (studies.REPLICATE, 0)))))
     metrics = metrics_of(ref.source, ref.name, runs, ver)
     fixed = {a: v for a, v in pos.items() if a != resp_axis}
-    resp = sf.aggregate(sf.select(points, fixed), ["method", resp_axis], list(studies.METRICS)) if resp_axis else None
+    resp = memo((ref.id, studies.version(ref), "resp", resp_axis, tuple((a, sf._key(v)) for a, v in fixed.items())),
+                lambda: sf.aggregate(sf.select(points, fixed), ["method", resp_axis], list(studies.METRICS))) \
+        if resp_axis else None  # kept while the slider moves along resp_axis, like the response plots
     tag = where(pos)
     rows = [("test_accuracy", "final_acc", "Accuracy", "acc"), ("ratio", "final_ratio", "Intra / inter ratio", "ratio")]
     for y, metric, title, key in rows:
@@ -230,7 +233,8 @@ def heatmap(points: pd.DataFrame) -> None:
     state.publish("x_hm")
     metric = st.session_state.x_hm or "final_ratio"
     fixed = {a: v for a, v in pos.items() if a not in (xa, ya)}
-    resp = sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric])
+    resp = memo((ref.id, studies.version(ref), "heat-table", metric, tuple((a, sf._key(v)) for a, v in fixed.items())),
+                lambda: sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric]))
     fig = memo((ref.id, studies.version(ref), "heat", metric, tuple(fixed.items()), talk), lambda: sf.margins_heatmap(
         resp, xa, ya, metric, all_x=values[xa], all_y=values[ya], title=f"FedQuad's {opts[metric]} (mean over seeds)",
         talk=talk))
