@@ -120,9 +120,9 @@ def keep_projection_worker() -> None:
 def _freeze_startup_heap() -> bool:
     """Once per server process, after the first page ran: the objects alive then (the imported
     streamlit, plotly, pandas, numpy, ...: ~300k) are moved out of the garbage collector's view
-    (``gc.freeze``; never freed then: mostly modules, plus the first page's own objects, once). Its
-    full collections then scan only what pages made since: unfrozen, one landing on a slider move paused it by 100-160 ms
-    (``benchmarks/slider_speed.py``)."""
+    (``gc.freeze``; never freed then: mostly modules, plus the first page's own objects, once).
+    Its full collections then scan only what pages made since: unfrozen, one landing on a slider
+    move paused it by 100-160 ms (``benchmarks/slider_speed.py``)."""
     gc.collect()
     gc.freeze()
     return True
