@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.theme import DASHES, PATTERNS, apply_theme, class_colors, run_styles
+from app.theme import DASHES, PATTERNS, apply_theme, class_colors, run_styles, themed_figure
 
 CDNV_LOG_RANGE = (-3.0, 2.0)  # fallback log10 range (0.001-100) when there is nothing to fit
 CDNV_HEIGHT = 430
@@ -29,27 +29,21 @@ def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bo
     n_names = len(class_names) if class_names is not None else int(classes.max(initial=-1)) + 1
     names = _names(max(n_names, len(classes)), class_names)
     colors = class_colors(len(names), talk)
-    trace_cls = go.Scattergl if len(xy) > 5000 else go.Scatter
+    trace_type = "scattergl" if len(xy) > 5000 else "scatter"
     traces = []
     for c in classes:
         sel = labels == c
         idx = int(c) if np.issubdtype(classes.dtype, np.integer) and 0 <= c < len(names) else None
         name = names[idx] if idx is not None else str(c)
-        traces.append(trace_cls(
-            x=xy[sel, 0], y=xy[sel, 1], mode="markers", name=name,
-            marker=dict(size=5, opacity=0.8, color=colors[idx] if idx is not None else None),
-            hovertemplate=f"{name}<extra></extra>",
-        ))
-    fig = go.Figure(data=traces)
-    axis = dict(showticklabels=False, showgrid=False, zeroline=False, ticks="", title_text=None, showline=False)
-    fig.update_xaxes(**axis)
-    fig.update_yaxes(scaleanchor="x", scaleratio=1, **axis)
-    fig.update_layout(title=title or None, legend=dict(title_text="class", itemsizing="constant",
-                                                       entrywidth=28 if talk else 20))
-    apply_theme(fig, talk)
-    fig.update_xaxes(**axis)  # talk mode draws ticks; a projection has no units to tick
-    fig.update_yaxes(**axis)
-    return fig
+        marker = dict(size=5, opacity=0.8, **({"color": colors[idx]} if idx is not None else {}))
+        traces.append(dict(type=trace_type, x=xy[sel, 0], y=xy[sel, 1], mode="markers", name=name, marker=marker,
+                           hovertemplate=f"{name}<extra></extra>"))
+    axis = dict(showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False)
+    layout = dict(xaxis=dict(axis), yaxis=dict(scaleanchor="x", scaleratio=1, **axis),
+                  legend=dict(title=dict(text="class"), itemsizing="constant", entrywidth=28 if talk else 20),
+                  **({"title": {"text": title}} if title else {}))
+    # talk mode draws ticks; a projection has no units to tick
+    return themed_figure(traces, layout, talk, overrides=dict(xaxis=axis, yaxis=axis))
 
 
 def _offdiag_positive(cdnv) -> np.ndarray:
@@ -142,21 +136,20 @@ def spectrum_figure(series: dict[str, np.ndarray], *, methods: dict[str, str] | 
     other page); runs sharing a method differ in dash. ``colors`` overrides per label.
     """
     styles = _series_styles(series, colors, methods, talk)
-    fig = go.Figure()
+    traces = []
     for label, s in series.items():
         s = np.sort(np.asarray(s, dtype=float).ravel())[::-1]
         s = np.where(s > 0, s, np.nan)  # log axis: zeros cannot be drawn
         color, variant = styles[label]
-        fig.add_trace(go.Scatter(
-            x=np.arange(1, len(s) + 1), y=s, mode="lines", name=str(label), connectgaps=False,
+        traces.append(dict(
+            type="scatter", x=np.arange(1, len(s) + 1), y=s, mode="lines", name=str(label), connectgaps=False,
             line=dict(color=color, width=2.5, dash=DASHES[variant % len(DASHES)]),
             hovertemplate=f"{label}<br>component %{{x}}<br>σ %{{y:.3g}}<extra></extra>",
         ))
-    fig.update_xaxes(title_text="component (sorted)")
-    fig.update_yaxes(title_text="singular value", type="log", exponentformat="power")
-    if title:
-        fig.update_layout(title=title)
-    return apply_theme(fig, talk)
+    layout = dict(xaxis=dict(title=dict(text="component (sorted)")),
+                  yaxis=dict(title=dict(text="singular value"), type="log", exponentformat="power"),
+                  **({"title": {"text": title}} if title else {}))
+    return themed_figure(traces, layout, talk)
 
 
 def per_class_intra_figure(series: dict[str, np.ndarray], class_names=None, *,

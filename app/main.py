@@ -2,6 +2,7 @@
 (talk mode, presenter mode, About). Start with ``bash scripts/start.sh``."""
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -115,6 +116,18 @@ def keep_projection_worker() -> None:
         projection_worker.ensure_worker(service.runs_dir(), parent=os.getpid())
 
 
+@st.cache_resource(show_spinner=False)
+def _freeze_startup_heap() -> bool:
+    """Once per server process, after the first page ran: the objects alive then (the imported
+    streamlit, plotly, pandas, numpy, ...: ~300k) are moved out of the garbage collector's view
+    (``gc.freeze``; never freed then: mostly modules, plus the first page's own objects, once).
+    Its full collections then scan only what pages made since: unfrozen, one landing on a slider
+    move paused it by 100-160 ms (``benchmarks/slider_speed.py``)."""
+    gc.collect()
+    gc.freeze()
+    return True
+
+
 def main() -> None:
     st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide")
     keep_projection_worker()
@@ -122,7 +135,10 @@ def main() -> None:
     nav = st.navigation([st.Page(path, title=title, icon=icon, default=(path == start))
                          for path, title, icon in PAGES])
     global_controls()
-    nav.run()
+    try:
+        nav.run()
+    finally:  # (also when the page stops or reruns)
+        _freeze_startup_heap()
 
 
 main()

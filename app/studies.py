@@ -163,10 +163,13 @@ def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict 
 
 def first_seed_runs(at: pd.DataFrame) -> dict[str, str]:
     """Per method, the finished run of the lowest seed at this grid point."""
-    done = at[at["state"] == "finished"]
-    if REPLICATE in done:
-        done = done.sort_values(REPLICATE, kind="stable")
-    return {str(m): str(part["run_id"].iloc[0]) for m, part in done.groupby(SERIES, sort=False)}
+    rows = [r for r in at.to_dict("records") if r["state"] == "finished"]
+    if REPLICATE in at:  # stable: among equal seeds the table's order decides, as before
+        rows.sort(key=lambda r: (r[REPLICATE] is None, r[REPLICATE] if r[REPLICATE] is not None else 0))
+    out: dict[str, str] = {}
+    for r in rows:
+        out.setdefault(str(r[SERIES]), str(r["run_id"]))
+    return out
 
 
 def class_names(ref: StudyRef, run_id: str, n: int) -> list[str]:

@@ -28,7 +28,9 @@ def points_of(source: str, name: str, version: tuple) -> pd.DataFrame:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def metrics_of(source: str, name: str, at: pd.DataFrame, version: tuple) -> pd.DataFrame:
+def metrics_of(source: str, name: str, runs: tuple, version: tuple) -> pd.DataFrame:
+    """Keyed by the finished runs' (run_id, method, seed): cheap to hash, unlike the table itself."""
+    at = pd.DataFrame(list(runs), columns=["run_id", studies.SERIES, studies.REPLICATE]).assign(state="finished")
     return studies.run_metrics(studies.StudyRef(source, name, name), at)
 
 
@@ -38,8 +40,9 @@ def snapshot_of(source: str, run_id: str, project: bool, version: int) -> dict |
 
 
 def memo(key: tuple, build):
-    """This session's figure for ``key`` (built once): a slider move along a response plot's axis
-    only moves its mark, so the figure is kept and the mark moved (``set_current`` / ``set_cell``)."""
+    """This session's figure (or table) for ``key`` (built once): a slider move along a response
+    plot's axis only moves its mark, so the figure is kept and the mark moved (``set_current`` /
+    ``set_cell``)."""
     cache = st.session_state.setdefault("_x_figs", {})
     if key not in cache:
         if len(cache) >= 48:
@@ -152,9 +155,13 @@ def at_position(points: pd.DataFrame) -> None:
     if done.empty:
         return
     ver = studies.version(ref) if ref.source == "mine" else ()
-    metrics = metrics_of(ref.source, ref.name, at, ver)
+    runs = tuple(zip(done["run_id"], *(done[c] if c in done else [d] * len(done)
+                                       for c, d in ((studies.SERIES, "?"), (studies.REPLICATE, 0)))))
+    metrics = metrics_of(ref.source, ref.name, runs, ver)
     fixed = {a: v for a, v in pos.items() if a != resp_axis}
-    resp = sf.aggregate(sf.select(points, fixed), ["method", resp_axis], list(studies.METRICS)) if resp_axis else None
+    resp = memo((ref.id, studies.version(ref), "resp", resp_axis, tuple((a, sf._key(v)) for a, v in fixed.items())),
+                lambda: sf.aggregate(sf.select(points, fixed), ["method", resp_axis], list(studies.METRICS))) \
+        if resp_axis else None  # kept while the slider moves along resp_axis, like the response plots
     tag = where(pos)
     rows = [("test_accuracy", "final_acc", "Accuracy", "acc"), ("ratio", "final_ratio", "Intra / inter ratio", "ratio")]
     for y, metric, title, key in rows:
@@ -166,17 +173,18 @@ def at_position(points: pd.DataFrame) -> None:
         if resp is not None:
             with right:
                 response(resp, metric, f"{title} against {resp_axis}", f"x_{key}_resp")
-    embeddings(at)
+    first = studies.first_seed_runs(at)
+    embeddings(first)
     left, right = st.columns(2)
     with left:
         spectra = {}
-        for method, run_id in studies.first_seed_runs(at).items():
+        for method, run_id in first.items():
             snap = snapshot_of(ref.source, run_id, False, 0)
             if snap and snap["singular_values"] is not None:
                 s = np.asarray(snap["singular_values"], dtype=float)
                 spectra[sf._label(method)] = np.where(s > s.max(initial=0) * sf.SPECTRUM_FLOOR, s, 0.0)  # 0: not drawn
         if spectra:
-            fig = spectrum_figure(spectra, methods={sf._label(m): m for m in studies.first_seed_runs(at)}, talk=talk,
+            fig = spectrum_figure(spectra, methods={sf._label(m): m for m in first}, talk=talk,
                                   title=f"Spectrum at {tag} (lowest seed)")
             data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
                                  for k, s in spectra.items() for i, v in enumerate(s)])
@@ -198,8 +206,7 @@ def response(resp: pd.DataFrame, metric: str, title: str, key: str) -> None:
     show_figure(fig, key, resp[cols], f"{ref.name}_{metric}_vs_{resp_axis}", note=note.strip() or None)
 
 
-def embeddings(at: pd.DataFrame) -> None:
-    runs = studies.first_seed_runs(at)
+def embeddings(runs: dict[str, str]) -> None:
     per_row = min(len(runs), 4) or 1
     cols = st.columns(per_row)
     for i, (method, run_id) in enumerate(runs.items()):
@@ -226,7 +233,8 @@ def heatmap(points: pd.DataFrame) -> None:
     state.publish("x_hm")
     metric = st.session_state.x_hm or "final_ratio"
     fixed = {a: v for a, v in pos.items() if a not in (xa, ya)}
-    resp = sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric])
+    resp = memo((ref.id, studies.version(ref), "heat-table", metric, tuple((a, sf._key(v)) for a, v in fixed.items())),
+                lambda: sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric]))
     fig = memo((ref.id, studies.version(ref), "heat", metric, tuple(fixed.items()), talk), lambda: sf.margins_heatmap(
         resp, xa, ya, metric, all_x=values[xa], all_y=values[ya], title=f"FedQuad's {opts[metric]} (mean over seeds)",
         talk=talk))

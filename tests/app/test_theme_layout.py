@@ -67,3 +67,52 @@ def test_one_assignment_gives_the_same_figure(index, talk):
     expected = reference_theme(copy.deepcopy(fig), talk).to_plotly_json()
     got = theme.apply_theme(copy.deepcopy(fig), talk).to_plotly_json()
     assert got == expected
+
+
+def _spec(fig: go.Figure) -> dict:
+    import json
+
+    import plotly.io as pio
+
+    return json.loads(pio.to_json(fig.to_dict(), validate=False))
+
+
+@pytest.mark.parametrize("talk", [False, True])
+def test_themed_figure_is_apply_theme_on_a_validated_figure(talk):
+    """``themed_figure`` skips plotly's validation: it must give what the validated path gives."""
+    x = np.arange(10.0)
+    data = [dict(type="scatter", x=x, y=x * i, name=f"a rather long series name {i}", mode="lines+markers",
+                 line=dict(width=2.5), marker=dict(size=7)) for i in range(4)]
+    layout = dict(title=dict(text="A long title that has to wrap onto a second line here"), hovermode="closest",
+                  xaxis=dict(title=dict(text="round")), yaxis=dict(type="log", title=dict(text="y")),
+                  shapes=[dict(type="line", name="current", xref="x", yref="paper", x0=1, x1=1, y0=0, y1=1)])
+    expected = theme.apply_theme(go.Figure(data=copy.deepcopy(data), layout=copy.deepcopy(layout)), talk)
+    assert _spec(theme.themed_figure(data, layout, talk)) == _spec(expected)
+
+
+def _explore_figures(talk: bool) -> list[go.Figure]:
+    import pandas as pd
+
+    from app import study_figures as sf
+    from app.figures import embedding_scatter, spectrum_figure
+
+    rng = np.random.default_rng(0)
+    metrics = pd.DataFrame([{"run": f"{m}{s}", "method": m, "seed": s, "round": r, "test_accuracy": rng.random()}
+                            for m in ("fedavg", "fedquad") for s in (0, 1) for r in range(1, 6)])
+    points = pd.DataFrame([{"method": m, "alpha": a, "seed": s, "state": "finished", "final_acc": rng.random(),
+                            "run_id": "r"} for m in ("fedavg", "fedquad") for a in (0.1, 1.0, None) for s in (0, 1)])
+    resp = sf.aggregate(points, ["method", "alpha"], ["final_acc"])
+    spectra = {"fedavg": {0.1: rng.random(8), None: rng.random(8)}, "fedquad": {0.1: rng.random(8)}}
+    return [sf.band_curves_figure(metrics, "test_accuracy", title="curves", talk=talk),
+            sf.response_figure(resp, "alpha", "final_acc", current=0.1, all_values=[0.1, 0.5, 1.0, None], talk=talk),
+            sf.spectra_across_figure(spectra, title="across", talk=talk),
+            embedding_scatter(rng.normal(size=(40, 2)), rng.integers(0, 3, 40), ["a", "b", "c"], title="emb", talk=talk),
+            spectrum_figure({"FedAvg": rng.random(8)}, methods={"FedAvg": "fedavg"}, title="spectrum", talk=talk)]
+
+
+@pytest.mark.parametrize("talk", [False, True])
+def test_the_slider_figures_are_valid_plotly(talk):
+    """The builders Explore runs on every slider move construct their figures unvalidated: building
+    each again with full validation must raise nothing and change nothing."""
+    for fig in _explore_figures(talk):
+        assert _spec(go.Figure(fig.to_plotly_json())) == _spec(fig)
