@@ -9,7 +9,9 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # must be set before torch loads OpenMP
 
 import argparse
+import signal
 import sys
+import threading
 from typing import Sequence
 
 from .args import OneLineParser, add_run_options, int_in
@@ -49,6 +51,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    finally:
+        if argv is None and threading.current_thread() is threading.main_thread():
+            # a real command line: a Ctrl-C that comes after the work is done (a second one, late)
+            # must not turn the exit code into "killed by SIGINT" on the way out
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from .commands import dispatch
