@@ -1,0 +1,69 @@
+"""The recorded studies shipped in assets/recorded match the engine of this commit: every run was
+made by this engine (its fingerprint), with the settings its config.json says (its run key is
+recomputed from them), finished, and is stored compacted (no weights, a UMAP layout for every
+snapshot), all under the 30 MB budget. A change to a method, a model, a default or anything else
+that changes a run's numbers changes the fingerprint and fails this test until
+`scripts/record_studies.py` is run again."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fedquad_core.config import RunConfig
+from fedquad_core.store import RunStore
+from fedquad_core.study import StudyStore, study_frame
+from fedquad_core.version import engine_fingerprint, run_key
+
+RECORDED = Path(__file__).resolve().parents[2] / "assets" / "recorded"
+NAMES = ["digits-alpha", "digits-margins", "fmnist-methods"]
+BUDGET = 30 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def studies():
+    store = StudyStore(RECORDED)
+    return {name: store.read(name) for name in store.names()}
+
+
+def test_the_three_studies_are_shipped(studies):
+    assert sorted(studies) == NAMES
+
+
+def test_under_the_size_budget():
+    total = sum(p.stat().st_size for p in RECORDED.rglob("*") if p.is_file())
+    assert 0 < total <= BUDGET, f"{total / 2**20:.1f} MB"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_point_is_a_finished_run_of_this_engine(studies, name):
+    study, runs = studies[name], RunStore(RECORDED)
+    engine = engine_fingerprint()
+    assert study["engine"] == engine, "recorded with another engine: run scripts/record_studies.py"
+    rows = study_frame(runs, study)
+    assert rows and all(r["state"] == "finished" for r in rows)
+    for point in study["points"]:
+        status = runs.read_status(point["run_id"])
+        cfg = RunConfig.from_dict(runs.read_config(point["run_id"]))
+        assert status["engine"] == engine
+        assert status["key"] == point["key"] == run_key(cfg)
+        for axis, value in point["coords"].items():
+            if axis in cfg.to_dict():
+                assert getattr(cfg, axis) == value, (axis, value)
+            elif axis in cfg.method_params:
+                # a method parameter the method lacks is not part of its run (FedAvg in a margins study)
+                assert cfg.method_params[axis] == value
+
+
+def test_runs_are_compacted_with_a_layout_per_snapshot():
+    runs = RunStore(RECORDED)
+    assert runs.run_ids()
+    for run_id in runs.run_ids():
+        folder = runs.path(run_id)
+        assert not (folder / "model.pt").exists() and not (folder / "log.txt").exists()
+        rounds = runs.snapshot_rounds(run_id)
+        assert rounds, run_id
+        for r in rounds:
+            snap = runs.read_snapshot(run_id, r)
+            assert snap["embeddings"].dtype == np.float16 and len(snap["embeddings"]) <= 500
+            layout = np.load(folder / "embeddings" / f"umap_round_{r:04d}.npy")
+            assert layout.shape == (len(snap["labels"]), 2) and np.isfinite(layout).all()
