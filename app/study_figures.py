@@ -143,6 +143,35 @@ def band_overlaps(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> li
     return out
 
 
+def skew_effect_note(points: pd.DataFrame, metric: str = "effective_rank", axis: str = "alpha",
+                     what: str = "effective rank") -> str:
+    """One sentence per method comparing ``metric`` at the strongest skew (the smallest alpha) with
+    the weakest (IID, else the largest alpha), mean ± std over seeds, and whether that difference is
+    beyond seed noise (the ± 1 std intervals do not overlap) — computed from ``points``, never
+    written in advance. Empty when fewer than two values are computed."""
+    resp = aggregate(points, ["method", axis], [metric])
+    done = resp[resp[f"{metric}_n"] > 0]
+    values = ordered_values(axis, done[axis].tolist())
+    if len(values) < 2:
+        return ""
+    lo, hi = values[0], values[-1]
+    parts = []
+    for method in dict.fromkeys(done["method"]):
+        rows = {(_key(r[axis])): r for r in done[done["method"] == method].to_dict("records")}
+        a, b = rows.get(_key(lo)), rows.get(_key(hi))
+        if a is None or b is None:
+            continue
+        (ma, sa), (mb, sb) = ((float(r[f"{metric}_mean"]), float(r[f"{metric}_std"])) for r in (a, b))
+        noise = max(ma - sa, mb - sb) <= min(ma + sa, mb + sb)
+        seeds = min(int(a[f"{metric}_n"]), int(b[f"{metric}_n"]))
+        verdict = ("one seed, so no spread to judge it by" if seeds < 2 else
+                   "within seed noise (the ± 1 std bands overlap)" if noise else
+                   f"{'lower' if ma < mb else 'higher'} under skew, beyond seed noise")
+        parts.append(f"{_label(method)}'s {what} is {ma:.2f} ± {sa:.2f} at {value_label(axis, lo)} and "
+                     f"{mb:.2f} ± {sb:.2f} at {value_label(axis, hi)}: {verdict}")
+    return "; ".join(parts) + "." if parts else ""
+
+
 # ---- figures -----------------------------------------------------------------------------------
 def _hex_rgba(color: str, alpha: float) -> str:
     r, g, b = pc.hex_to_rgb(color)

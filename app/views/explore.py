@@ -250,7 +250,8 @@ def across_alpha(points: pd.DataFrame) -> None:
     key = (ref.id, studies.version(ref), "across", tuple((a, sf._key(v)) for a, v in fixed.items()), talk)
     if key in st.session_state.get("_x_figs", {}):
         fig, data = st.session_state["_x_figs"][key]
-        show_figure(fig, "x_spectra", data, f"{ref.name}_spectra_across_alpha", note=ACROSS_NOTE)
+        show_figure(fig, "x_spectra", data, f"{ref.name}_spectra_across_alpha",
+                    note=across_note(sf.select(points, fixed)))
         return
     sel = sf.select(points, fixed)
     spectra: dict[str, dict] = {}
@@ -268,11 +269,15 @@ def across_alpha(points: pd.DataFrame) -> None:
     data = pd.DataFrame([{"method": m, "alpha": sf.value_label("alpha", a), "component": i + 1, "singular_value": v}
                          for m, per in ordered.items() for a, s in per.items() for i, v in enumerate(s)])
     memo(key, lambda: (fig, data))
-    show_figure(fig, "x_spectra", data, f"{ref.name}_spectra_across_alpha", note=ACROSS_NOTE)
+    show_figure(fig, "x_spectra", data, f"{ref.name}_spectra_across_alpha", note=across_note(sel))
 
 
-ACROSS_NOTE = ("Under stronger skew (dark) more singular values fall towards zero: the embedding uses fewer "
-               "directions (FedDecorr, Shi et al. ICLR 2023, Fig. 1).")
+ACROSS_NOTE = ("Dark = strong skew, light = IID. FedDecorr (Shi et al. ICLR 2023, Fig. 1) saw more singular "
+               "values fall towards zero under stronger skew (fewer directions used). Here: ")
+
+
+def across_note(points: pd.DataFrame) -> str:
+    return ACROSS_NOTE + (sf.skew_effect_note(points) or "not enough alphas computed to compare.")
 
 
 def body() -> None:

@@ -83,3 +83,21 @@ def test_heatmap_centred_at_the_reference():
     assert list(mark.x) == ["1"] and list(mark.y) == ["0"]
     sf.set_cell(fig, "m1", "m2", (0.0, 1.0))
     assert list(mark.x) == ["0"] and list(mark.y) == ["1"]
+
+
+def test_skew_effect_note_is_computed_from_the_points_and_says_when_it_is_seed_noise():
+    def pts(fedavg_lo, fedavg_hi, fedquad_lo, fedquad_hi):
+        rows = []
+        for method, lo, hi in (("fedavg", fedavg_lo, fedavg_hi), ("fedquad", fedquad_lo, fedquad_hi)):
+            for alpha, vals in ((0.1, lo), (1.0, [9.9, 9.9]), (None, hi)):
+                rows += [{"method": method, "alpha": alpha, "seed": s, "state": "finished", "effective_rank": v}
+                         for s, v in enumerate(vals)]
+        return pd.DataFrame(rows)
+
+    note = sf.skew_effect_note(pts([5.0, 7.0], [6.0, 8.0], [4.0, 4.0], [9.0, 9.0]))
+    # FedAvg: 6.00 ± 1.41 at 0.1 vs 7.00 ± 1.41 at IID (overlap); FedQuad: 4.00 ± 0.00 vs 9.00 ± 0.00
+    assert "FedAvg's effective rank is 6.00 ± 1.41 at 0.1 and 7.00 ± 1.41 at IID: within seed noise" in note
+    assert "FedQuad's effective rank is 4.00 ± 0.00 at 0.1 and 9.00 ± 0.00 at IID: lower under skew, beyond seed noise" in note
+    one_seed = sf.skew_effect_note(pts([5.0], [6.0], [4.0], [9.0]))
+    assert "one seed, so no spread to judge it by" in one_seed
+    assert sf.skew_effect_note(pts([5.0], [6.0], [4.0], [9.0]).query("alpha == 0.1")) == ""
