@@ -62,6 +62,16 @@ def response(data: LessonData, metric: str, methods=PAIR) -> pd.DataFrame:
     return sf.aggregate(pts, ["method", "alpha"], [metric]) if len(pts) else pd.DataFrame()
 
 
+def unit_spread(xy) -> np.ndarray:
+    """``xy`` centred, scaled to a root-mean-square distance of 1 from its centre (rotation kept):
+    chained Procrustes alignment fits a scale below 1 whenever two layouts differ, so without this
+    the later frames of an animation shrink to a dot."""
+    xy = np.asarray(xy, dtype=np.float64)
+    c = xy - xy.mean(axis=0)
+    rms = float(np.sqrt((c ** 2).sum(axis=1).mean())) if len(c) else 0.0
+    return (c / rms if rms > 0 else c).astype(np.float32)
+
+
 def embedding_frames(data: LessonData, run_id: str) -> tuple[dict[int, np.ndarray], np.ndarray, str]:
     """2-D positions per snapshot round, each aligned to the previous one: the stored UMAP when
     every round has one (one kind of picture throughout the animation), else PCA."""
@@ -74,6 +84,7 @@ def embedding_frames(data: LessonData, run_id: str) -> tuple[dict[int, np.ndarra
         xy = umaps[r] if use_umap and len(umaps[r]) == len(snap["labels"]) else pca_2d(snap["embeddings"])
         if prev is not None and np.array_equal(prev_idx, snap["indices"]):
             xy = procrustes_align(xy, prev)
+        xy = unit_spread(xy)  # Procrustes' least-squares scale shrinks a little per frame: undo it
         frames[r], prev, prev_idx, labels = xy, xy, snap["indices"], snap["labels"]
     if not frames:
         raise Missing(f"run {run_id} has no embedding snapshot")

@@ -106,3 +106,20 @@ def test_verdicts_follow_the_numbers():
     assert lesson_text.collapse_sentences(0.5, 0.45, 0.1, 30, 30)[1].endswith("no collapse in this data.")
     assert "costs 20.0 points" in lesson_text.accuracy_sentences([0.9, 0.9], [0.7, 0.7], 0.1, 30)[1]
     assert "costs FedAvg no accuracy" in lesson_text.accuracy_sentences([0.7], [0.8], 0.1, 30)[1]
+
+
+def test_animation_frames_keep_one_scale_however_much_the_layouts_differ():
+    """Chained Procrustes fits a scale < 1 between unrelated layouts; the frames are rescaled to
+    one spread so the last frame is not a dot in the corner of the first frame's range."""
+    import numpy as np
+
+    from app.lesson_figures import unit_spread
+    from app.projection import procrustes_align
+
+    rng = np.random.default_rng(0)
+    prev = unit_spread(rng.normal(size=(200, 2)))
+    for _ in range(10):
+        raw = procrustes_align(rng.normal(size=(200, 2)), prev)  # unrelated layouts: scale well below 1
+        assert np.sqrt((raw ** 2).sum(axis=1).mean()) < 0.5
+        prev = unit_spread(raw)
+        assert abs(np.sqrt(((prev - prev.mean(axis=0)) ** 2).sum(axis=1).mean()) - 1) < 1e-5
