@@ -12,7 +12,8 @@ from .errors import UserError
 from .methods import METHODS
 
 
-def _method_param_names() -> dict[str, dataclasses.Field]:
+def method_param_fields() -> dict[str, dataclasses.Field]:
+    """Every method parameter's dataclass field, by name (the first method that has it)."""
     fields: dict[str, dataclasses.Field] = {}
     for cls in METHODS.values():
         for f in dataclasses.fields(cls.Params):
@@ -82,7 +83,7 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
     g.add_argument("--snapshot-points", type=int, help=f"test points in each snapshot (default {d.snapshot_points})")
     g.add_argument("--eval-points", type=int, help="evaluate on a stratified subset of the test set (default: all)")
     g = p.add_argument_group("method parameters (each applies to the methods named)")
-    for name, f in _method_param_names().items():
+    for name, f in method_param_fields().items():
         kind = int if f.metadata.get("integer") else float
         g.add_argument(f"--{name.replace('_', '-')}", dest=f"mp_{name}", type=kind,
                        help=method_param_help(name))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig, validate
+from .args import method_param_fields
 from .errors import UserError
 from .methods import METHODS
 from .version import run_key
@@ -31,14 +32,6 @@ def _config_fields() -> dict[str, str]:
     return {f.name: str(f.type) for f in dataclasses.fields(RunConfig) if f.name not in NOT_AXES}
 
 
-def _param_fields() -> dict[str, dataclasses.Field]:
-    out: dict[str, dataclasses.Field] = {}
-    for cls in METHODS.values():
-        for f in dataclasses.fields(cls.Params):
-            out.setdefault(f.name, f)
-    return out
-
-
 def check_name(name: str) -> str:
     if not isinstance(name, str) or not _NAME.match(name) or ".." in name:
         raise UserError(f"invalid study name {name!r}: use letters, digits, '.', '_' and '-'")
@@ -48,8 +41,8 @@ def check_name(name: str) -> str:
 def axis_name(key: str) -> str:
     key = key.strip().replace("-", "_")
     key = ALIASES.get(key, key)
-    if key not in _config_fields() and key not in _param_fields():
-        valid = sorted({*_config_fields(), *_param_fields(), *ALIASES})
+    if key not in _config_fields() and key not in method_param_fields():
+        valid = sorted({*_config_fields(), *method_param_fields(), *ALIASES})
         raise UserError(f"unknown grid key {key!r}: use a run setting or method parameter ({', '.join(valid)})")
     return key
 
@@ -59,7 +52,7 @@ def parse_value(axis: str, value: Any) -> Any:
     text = value.strip() if isinstance(value, str) else value
     kind = _config_fields().get(axis)
     if kind is None:  # a method parameter
-        kind = "int" if _param_fields()[axis].metadata.get("integer") else "float"
+        kind = "int" if method_param_fields()[axis].metadata.get("integer") else "float"
     try:
         if axis == "alpha" and (text is None or str(text).lower() in ("iid", "inf", "none", "null")):
             return None
@@ -141,7 +134,7 @@ def _label(coords: dict[str, Any]) -> str:
 def expand(spec: StudySpec) -> list[Point]:
     """Every grid point in the axes' order (the last axis varies fastest)."""
     check_name(spec.name)
-    params = _param_fields()
+    params = method_param_fields()
     methods = spec.axes.get("method", [spec.base.method])
     for axis in spec.axes:
         if axis in params and not any(axis in {f.name for f in dataclasses.fields(METHODS[m].Params)}
