@@ -57,8 +57,11 @@ class StoreCallback(Callback):
                                data_source=info.get("data_source"))
 
     def on_round(self, row):
-        self.writer.append_metrics(row)
-        self.writer.set_status("running", round=row["round"])
+        from .stop_signals import interrupt_deferred
+
+        with interrupt_deferred():  # the row and the status's round move together
+            self.writer.append_metrics(row)
+            self.writer.set_status("running", round=row["round"])
 
     def on_snapshot(self, round_, arrays):
         self.writer.save_snapshot(round_, arrays)
@@ -80,7 +83,10 @@ class SignalStop(Callback):
         self.flag = flag
 
     def stop_requested(self) -> bool:
-        return bool(self.flag.get("stop"))
+        if self.flag.get("stop"):
+            self.flag["ending"] = True  # the loop returns now: a later Ctrl-C must not cut the saving short
+            return True
+        return False
 
 
 class ProgressCallback(Callback):

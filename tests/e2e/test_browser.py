@@ -149,7 +149,7 @@ def test_lesson_in_browser(lesson_server, page, tmp_path):
         page.locator("h2", has_text=f"{i} ·").wait_for(timeout=60_000)
         wait_idle(page)
         assert f"step={i}" in page.url, page.url
-        assert page.locator(".js-plotly-plot").count() >= 1
+        page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # plotly draws after the script ends
     page.locator(".st-key-l_back button").first.click()
     page.locator("h2", has_text="6 ·").wait_for(timeout=60_000)
     wait_idle(page)

@@ -148,3 +148,43 @@ def test_weights_that_blow_up_make_the_run_diverged_not_failed(store, monkeypatc
     assert status["diverged_round"] == 2 and "round 2" in status["error"]
     assert "aggregated weights" in status["error"] and "\n" not in status["error"]
     assert [r["round"] for r in store.read_metrics(run_id)] == [1]
+
+
+def test_a_late_second_ctrl_c_does_not_interrupt_the_saving_of_a_stopped_run():
+    """A second Ctrl-C drops the round in progress, but once the loop has seen the stop and returned
+    (the run is being saved: status, weights), a late one must not cut that short (it used to
+    end the run 'cancelled' at round 0 with its rows and weights disowned)."""
+    from fedquad_core.callbacks import SignalStop
+    from fedquad_core.stop_signals import install_stop_signals
+
+    flag: dict = {"stop": False}
+    restore = install_stop_signals(flag)
+    try:
+        os.kill(os.getpid(), signal.SIGINT)  # first Ctrl-C: stop after the current round
+        assert flag["stop"] and flag["signal"] == "SIGINT"
+        with pytest.raises(KeyboardInterrupt):  # a second one during the round: stop at once
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+        flag.pop("ending")
+        assert SignalStop(flag).stop_requested()  # the loop saw the stop and returns: saving starts
+        os.kill(os.getpid(), signal.SIGINT)  # a late Ctrl-C now: ignored
+        time.sleep(0.1)
+    finally:
+        restore()
+
+
+def test_a_second_ctrl_c_while_a_round_is_being_recorded_keeps_that_round_whole():
+    """The metrics row and the status's round are written together: a second Ctrl-C then becomes a
+    plain stop (the loop stops at its next check) instead of dropping a round whose row exists."""
+    from fedquad_core.stop_signals import install_stop_signals, interrupt_deferred
+
+    flag: dict = {"stop": False}
+    restore = install_stop_signals(flag)
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        with interrupt_deferred():
+            os.kill(os.getpid(), signal.SIGINT)  # no KeyboardInterrupt here
+            time.sleep(0.1)
+        assert flag["stop"] and not flag.get("ending")
+    finally:
+        restore()
