@@ -1,44 +1,35 @@
 """The lesson's data: one study (the recorded ``digits-alpha``, or the user's own study or runs)
 read from a run-store root, with the handful of look-ups the steps need. Pure: no streamlit.
 
-A study is the JSON of STUDY_API.md (``<root>/studies/<name>.json``). When the user has runs but
+A study is the JSON described in README, "Studies" (``<root>/studies/<name>.json``). When the user has runs but
 no study with the needed axes, ``study_from_runs`` builds the same shape from the finished runs
 (axes alpha x method x seed), so the steps have one code path.
 """
 from __future__ import annotations
 
-import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from app.roots import recorded_dir, runs_dir as user_dir
 from fedquad_core.store import RunNotFound, RunStore, StoreError
+from fedquad_core.study_store import StudyStore
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 LESSON_STUDY = "digits-alpha"
 NEEDED_AXES = ("alpha", "method")
 RECORD_HINT = ("the recorded study 'digits-alpha' is missing from {root}: run "
                "`python scripts/record_studies.py` (or switch on \"Use my runs\" with a study over alpha and method)")
 
 
-def recorded_dir() -> Path:
-    return Path(os.environ.get("FEDQUAD_RECORDED_DIR", REPO_ROOT / "assets" / "recorded"))
-
-
-def user_dir() -> Path:
-    return Path(os.environ.get("FEDQUAD_RUNS_DIR", "runs"))
-
-
 def read_studies(root: Path) -> list[dict]:
-    folder = Path(root) / "studies"
-    out = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    """Every readable study in ``root`` (a damaged study file is left out)."""
+    store, out = StudyStore(root), []
+    for name in store.names():
         try:
-            out.append(json.loads(path.read_text()))
-        except (OSError, json.JSONDecodeError):
+            out.append(store.read(name))
+        except StoreError:
             continue
     return out
 

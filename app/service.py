@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import time
 import uuid
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app.roots import REPO_ROOT, recorded_dir, runs_dir  # noqa: F401  (re-exported: pages call service.*)
 from fedquad_core import launcher
 from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
 from fedquad_core.data import DataError, check_data, data_summary
@@ -28,22 +28,12 @@ __all__ = ["ConfigError", "DataError", "PartitionError", "StoreError", "RunNotFo
 
 
 # ---- the store ---------------------------------------------------------------------------
-def runs_dir() -> Path:
-    return Path(os.environ.get("FEDQUAD_RUNS_DIR", "runs"))
-
-
 def store() -> RunStore:
     """The user's run store (where the dashboard launches runs)."""
     return RunStore(runs_dir())
 
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("mine", "recorded")
-
-
-def recorded_dir() -> Path:
-    """The recorded, read-only run store shipped with the project (studies recorded offline)."""
-    return Path(os.environ.get("FEDQUAD_RECORDED_DIR", REPO_ROOT / "assets" / "recorded"))
 
 
 def source_root(source: str) -> Path:
