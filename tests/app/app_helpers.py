@@ -36,3 +36,21 @@ def trace_values(trace: dict, axis: str = "y") -> list:
             shape = [int(n) for n in shape.split(",")]
         return arr.reshape(shape).tolist() if shape else arr.tolist()
     return list(v) if v is not None else []
+
+
+def open_page(page: str):
+    """The app run once, then switched to ``page`` (a path under app/, e.g. "views/runs.py")."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.run()
+    at.switch_page(page)
+    at.run()
+    return at
+
+
+def page_text(at) -> str:
+    """Everything the page shows as text: its elements' values and its tables."""
+    parts = [str(getattr(el, "value", "")) for el in at.main]
+    parts += [df.value.to_string() for df in at.dataframe]
+    return "\n".join(parts)

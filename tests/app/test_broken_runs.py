@@ -5,9 +5,8 @@ import subprocess
 import sys
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN
+from app_helpers import open_page, page_text
 
 
 @pytest.fixture
@@ -29,25 +28,10 @@ def broken_store(monkeypatch, tmp_path):
     return root
 
 
-def _page(path: str) -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=60)
-    at.run()
-    at.switch_page(path)
-    at.run()
-    return at
-
-
-def _text(at: AppTest) -> str:
-    parts = [str(getattr(el, "value", "")) for el in at.main]
-    for df in at.dataframe:
-        parts.append(df.value.to_string())
-    return "\n".join(parts)
-
-
 def test_runs_page_shows_diverged_and_failed_runs_with_their_errors(broken_store):
-    at = _page("views/runs.py")
+    at = open_page("views/runs.py")
     assert not at.exception, at.exception
-    text = _text(at)
+    text = page_text(at)
     assert "diverged" in text and "failed" in text
     assert "lower --lr" in text
     assert "lower --lr" in text  # the divergence message
@@ -55,11 +39,11 @@ def test_runs_page_shows_diverged_and_failed_runs_with_their_errors(broken_store
 
 
 def test_live_page_lists_the_broken_runs_without_crashing(broken_store):
-    at = _page("views/live.py")
+    at = open_page("views/live.py")
     assert not at.exception, at.exception
     at.multiselect[0].set_value(["run-a", "run-b"]).run()
     assert not at.exception, at.exception
-    text = _text(at)
+    text = page_text(at)
     assert "diverged" in text and "failed" in text
     assert "lower --lr" in text and "ended unexpectedly" in text
 

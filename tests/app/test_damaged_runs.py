@@ -7,9 +7,8 @@ import os
 import shutil
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN, PAGES
+from app_helpers import PAGES, open_page, page_text
 
 
 @pytest.fixture
@@ -40,20 +39,6 @@ def damaged_store(monkeypatch, tmp_path, _finished_runs):
 DAMAGED = ["bad-partition", "bad-status", "bad-metrics", "bad-config", "linked"]
 
 
-def _open(page: str) -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=60)
-    at.run()
-    at.switch_page(page)
-    at.run()
-    return at
-
-
-def _text(at: AppTest) -> str:
-    parts = [str(getattr(el, "value", "")) for el in at.main]
-    parts += [df.value.to_string() for df in at.dataframe]
-    return "\n".join(parts)
-
-
 def test_service_lists_damaged_runs_and_keeps_the_good_ones(damaged_store):
     from app import service
 
@@ -70,9 +55,9 @@ def test_service_lists_damaged_runs_and_keeps_the_good_ones(damaged_store):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_keeps_working_with_damaged_runs(damaged_store, page):
-    at = _open(page)
+    at = open_page(page)
     assert not at.exception, at.exception
-    text = _text(at)
+    text = page_text(at)
     if page == "views/runs.py":
         for name in DAMAGED:
             assert name in text
@@ -82,7 +67,7 @@ def test_every_page_keeps_working_with_damaged_runs(damaged_store, page):
 
 
 def test_runs_page_details_of_a_damaged_run_say_why(damaged_store):
-    at = _open("views/runs.py")
+    at = open_page("views/runs.py")
     at.selectbox(key="r_run").set_value("bad-status").run()
     assert not at.exception, at.exception
     assert any("status.json holds an array" in e.value for e in at.error), [e.value for e in at.error]
