@@ -8,10 +8,7 @@ UMAP layout, else PCA)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from app import projection, service
+from fedquad_core.launcher import spawn_detached
 from fedquad_core.store import RunNotFound, RunStore, StoreError, atomic_write_json, pid_alive
 
 SERIES, REPLICATE = "method", "seed"
@@ -226,12 +224,8 @@ def launch(name: str, spec: dict | None = None, *, jobs: int | None = None) -> i
         cmd += ["--file", str(spec_file)]
     if jobs:
         cmd += ["--jobs", str(jobs)]
-    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), "PYTHONUNBUFFERED": "1"}
-    with open(log_file, "ab") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                start_new_session=True, cwd=service.REPO_ROOT)
+    proc = spawn_detached(cmd, log_file, name=f"study-{name}", cwd=service.REPO_ROOT)
     pid_file.write_text(str(proc.pid))
-    threading.Thread(target=proc.wait, name=f"reap-study-{name}", daemon=True).start()  # no zombie left
     return proc.pid
 
 

@@ -48,15 +48,20 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
            "--no-progress"]
     cmd = [sys.executable, "-m", "fedquad_core.slot_wait", str(store.root), str(slots or default_slots()),
            writer.run_id, "--", *run]
-    log = open(writer.path / "log.txt", "ab")
-    try:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=child_env(), start_new_session=True, cwd=os.getcwd())
-    finally:
-        log.close()
-    threading.Thread(target=proc.wait, name=f"reap-{writer.run_id}", daemon=True).start()
+    proc = spawn_detached(cmd, writer.path / "log.txt", name=writer.run_id)
     writer.set_status("queued", **process_identity(proc.pid))
     return writer.run_id
+
+
+def spawn_detached(cmd: list[str], log_path: str | os.PathLike, *, name: str,
+                   cwd: str | os.PathLike | None = None) -> subprocess.Popen:
+    """Start ``cmd`` in its own session (it outlives the caller, e.g. the dashboard) with its output
+    appended to ``log_path`` and one torch thread; a daemon thread waits on it, so no zombie is left."""
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=child_env(), start_new_session=True, cwd=cwd or os.getcwd())
+    threading.Thread(target=proc.wait, name=f"reap-{name}", daemon=True).start()
+    return proc
 
 
 def held_slot() -> IO | None:
