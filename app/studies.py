@@ -7,7 +7,6 @@ and the runs. Reading a recorded run never writes into its folder (no UMAP reque
 UMAP layout, else PCA)."""
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
