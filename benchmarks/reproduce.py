@@ -77,7 +77,8 @@ def is_published_setting(cfg: RunConfig) -> bool:
     return cfg.train_subset is None and all(getattr(cfg, k) == v for k, v in full.items())
 
 
-def run_all(args) -> list[dict]:
+def run_all(args, on_row=lambda row: None) -> list[dict]:
+    """Train every (method, seed); each row is handed to ``on_row`` as soon as its run ends."""
     from fedquad_core.runner import execute
     from fedquad_core.store import RunStore
 
@@ -95,6 +96,7 @@ def run_all(args) -> list[dict]:
                          "local_epochs": cfg.local_epochs, "train_subset": cfg.train_subset,
                          "wall_s": round(wall, 1), "kind": "reproduction" if is_published_setting(cfg) else "smoke",
                          "command": args.command, "machine": machine()})
+            on_row(rows[-1])
             print(f"{method} seed {seed}: {status['state']}, final accuracy {acc}, {wall:.0f} s", flush=True)
     return rows
 
@@ -153,6 +155,18 @@ def load_results() -> dict:
     return json.loads(RESULTS.read_text()) if RESULTS.exists() else {"runs": [], "estimates": []}
 
 
+def update_results(change) -> None:
+    """Read, change and write the results under a lock: several invocations (one per method, one per
+    core) may finish at the same time, and none may lose another's rows."""
+    import fcntl
+
+    with open(HERE / ".reproduction.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = load_results()
+        change(results)
+        write_results(results)
+
+
 def write_results(results: dict) -> None:
     from fedquad_core.store import atomic_write_json, atomic_write_text
     from reproduction_report import render_report
@@ -177,13 +191,12 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
     args.command = "python benchmarks/reproduce.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    results = load_results()
     if args.estimate:
-        results["estimates"] = [e for e in results["estimates"] if (e["dataset"], e["method"]) not in
-                                {(args.dataset, m) for m in args.methods}] + estimate(args)
+        rows = estimate(args)
+        update_results(lambda r: r.update(estimates=[e for e in r["estimates"] if (e["dataset"], e["method"]) not in
+                                                     {(args.dataset, m) for m in args.methods}] + rows))
     else:
-        results["runs"] += run_all(args)
-    write_results(results)
+        run_all(args, on_row=lambda row: update_results(lambda r: r["runs"].append(row)))
     print(f"wrote {REPORT.relative_to(HERE.parent)}")
     return 0
 

@@ -121,15 +121,33 @@ def _workers(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is neither an integer nor 'auto'") from None
 
 
+MAX_JSON_FILE = 1 << 20  # a config or study file is a few hundred bytes; 1 MiB is generous
+
+
+def read_json_file(path: str, flag: str) -> Any:
+    """The JSON in ``path`` (a ``--config``/``--file``), or a one-line UserError. Only a regular file
+    of at most 1 MiB is read: ``/dev/zero``, a fifo or ``/dev/stdin`` would otherwise block or eat memory."""
+    import os
+    import stat
+
+    try:
+        with open(path, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise UserError(f"cannot read {flag} {path}: not a regular file; give the path of a JSON file")
+            if info.st_size > MAX_JSON_FILE:
+                raise UserError(f"cannot read {flag} {path}: {info.st_size:,} bytes is too big for a settings file "
+                                f"(at most {MAX_JSON_FILE:,})")
+            return json.loads(fh.read(MAX_JSON_FILE + 1).decode("utf-8"))
+    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise UserError(f"cannot read {flag} {path}: {exc}") from None
+
+
 def config_from_args(args: argparse.Namespace, *, defaults: dict[str, Any] | None = None, **fixed: Any) -> RunConfig:
     """``defaults`` (e.g. a study file's base), then ``--config``, then the flags, then ``fixed``."""
     base: dict[str, Any] = dict(defaults or {})
     if getattr(args, "config", None):
-        try:
-            with open(args.config) as fh:
-                base = json.load(fh)
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"cannot read --config {args.config}: {exc}") from None
+        base = read_json_file(args.config, "--config")
         if not isinstance(base, dict):
             raise UserError(f"--config {args.config} must hold a JSON object of RunConfig keys")
         base = {**(defaults or {}), **base}

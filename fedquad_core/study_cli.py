@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from .args import add_run_options, config_from_args, int_in
+from .args import add_run_options, config_from_args, int_in, read_json_file
 from .errors import UserError
 from .store import RunStore
 
@@ -57,11 +56,7 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
 def _read_file(path: str | None) -> dict[str, Any]:
     if not path:
         return {}
-    try:
-        with open(path) as fh:
-            data = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UserError(f"cannot read --file {path}: {exc}") from None
+    data = read_json_file(path, "--file")
     if not isinstance(data, dict) or not isinstance(data.get("axes", {}), dict) or not isinstance(data.get("base", {}), dict):
         raise UserError(f"--file {path} must hold a JSON object with 'axes' (key: [values]) and optional 'base'")
     return data

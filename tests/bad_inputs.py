@@ -8,6 +8,8 @@ CLI = [
     (["--runs-dir", "/etc/passwd"], "is not a folder"),
     (["--runs-dir", ""], "is not a folder"),
     (["--config", "{tmp}/missing.json"], "cannot read --config"),
+    (["--config", "/dev/zero"], "not a regular file"),  # used to block for ever
+    (["--config", "{tmp}"], "cannot read --config"),  # a folder
     (["--dataset", "mnist"], "invalid choice: 'mnist' (choose from 'digits'"),
     (["--data-dir", "/nonexistent"], "--data-dir /nonexistent does not exist"),
     (["--dataset", "fashion-mnist", "--data-dir", "/nonexistent"], "does not exist"),
@@ -135,6 +137,8 @@ CONFIG = [
     ({"method": "fedquad", "method_params": {"bogus": 1}}, "no parameter 'bogus'"),
     ("[1, 2]", "must hold a JSON object"),
     ("{not json", "cannot read --config"),
+    ("\udcff", "cannot read --config"),  # not UTF-8 (written with surrogateescape: one 0xff byte)
+    ('{"name": "' + "x" * (1 << 20) + '"}', "too big for a settings file"),
 ]
 
 # (dashboard page, URL query, widget key, the value the page falls back to: None = the page's default)

@@ -23,7 +23,7 @@ def _run(argv, tmp_path, capsys, base=BASE, command="run"):
     (runs / "not-a-run").mkdir()  # a stray folder in the store, not a run
     before = _tree(tmp_path)
     try:
-        code = main([command, "--runs-dir", str(runs), *base, *argv])
+        code = main([*command.split(), "--runs-dir", str(runs), *base, *argv])
     except SystemExit as exc:  # argparse
         code = exc.code
     err = capsys.readouterr().err.strip()
@@ -43,7 +43,7 @@ def test_bad_flag(argv, fragment, tmp_path, capsys):
 @pytest.mark.parametrize("content,fragment", CONFIG, ids=[str(c)[:40] for c, _ in CONFIG])
 def test_bad_config_file(content, fragment, tmp_path, capsys):
     path = tmp_path / "cfg.json"
-    path.write_text(content if isinstance(content, str) else json.dumps({**TINY, **content}))
+    path.write_text(content if isinstance(content, str) else json.dumps({**TINY, **content}), errors="surrogateescape")
     assert fragment in _run(["--config", str(path)], tmp_path, capsys, base=["--no-progress"])
 
 
@@ -79,3 +79,14 @@ def test_data_source_is_printed_and_stored(tmp_path, capsys):
     assert "fedquad: digits read from bundled with scikit-learn" in capsys.readouterr().err
     status = json.loads((runs / "r" / "status.json").read_text())
     assert status["data_source"].startswith("bundled with scikit-learn") and status["pid_start"] > 0
+
+
+@pytest.mark.parametrize("make,fragment", [
+    (lambda tmp: "/dev/zero", "not a regular file"),
+    (lambda tmp: str(tmp), "cannot read --file"),
+    (lambda tmp: str(tmp / "missing.json"), "cannot read --file"),
+    (lambda tmp: (tmp / "s.json").write_text("[1]") and str(tmp / "s.json"), "must hold a JSON object"),
+], ids=["dev-zero", "folder", "missing", "a-list"])
+def test_bad_study_file(make, fragment, tmp_path, capsys):
+    err = _run(["demo", "--file", make(tmp_path)], tmp_path, capsys, base=[], command="study run")
+    assert fragment in err
