@@ -89,16 +89,44 @@ def run_all(args, on_row=lambda row: None) -> list[dict]:
             t0 = time.perf_counter()
             run_id = execute(cfg, store, progress=not args.quiet, threads=args.threads)
             wall = time.perf_counter() - t0
-            status, metrics = store.read_status(run_id), store.read_metrics(run_id)
-            acc = metrics[-1]["test_accuracy"] if metrics else None
             rows.append({"dataset": args.dataset, "method": method, "seed": seed, "run_id": run_id,
-                         "state": status["state"], "final_accuracy": acc, "rounds": cfg.rounds,
-                         "local_epochs": cfg.local_epochs, "train_subset": cfg.train_subset,
-                         "wall_s": round(wall, 1), "kind": "reproduction" if is_published_setting(cfg) else "smoke",
+                         **measured(store, run_id), "rounds": cfg.rounds, "local_epochs": cfg.local_epochs,
+                         "train_subset": cfg.train_subset, "wall_s": round(wall, 1),
+                         "kind": "reproduction" if is_published_setting(cfg) else "smoke",
                          "command": args.command, "machine": machine()})
             on_row(rows[-1])
-            print(f"{method} seed {seed}: {status['state']}, final accuracy {acc}, {wall:.0f} s", flush=True)
+            print(f"{method} seed {seed}: {rows[-1]['state']}, final accuracy {rows[-1]['final_accuracy']}, "
+                  f"{wall:.0f} s", flush=True)
     return rows
+
+
+MILESTONES = (1, 10, 20, 30, 40, 50, 100)
+
+
+def measured(store, run_id: str) -> dict:
+    """What a run's store entry says: its state, rounds done, final and best test accuracy, the
+    accuracy at a few milestone rounds, and the last geometry snapshot's ratio and effective rank."""
+    metrics = store.read_metrics(run_id)
+    accs = {m["round"]: m["test_accuracy"] for m in metrics if m.get("test_accuracy") is not None}
+    geometry = [m for m in metrics if m.get("ratio") is not None]
+    return {"state": store.read_status(run_id)["state"], "rounds_done": max(accs, default=0),
+            "final_accuracy": accs[max(accs)] if accs else None, "best_accuracy": max(accs.values(), default=None),
+            "accuracy_at": {str(r): accs[r] for r in MILESTONES if r in accs},
+            "final_ratio": geometry[-1]["ratio"] if geometry else None,
+            "final_effective_rank": geometry[-1].get("effective_rank") if geometry else None,
+            "geometry_round": geometry[-1]["round"] if geometry else None}
+
+
+def rerecord(args, results: dict) -> None:
+    """Fill in ``measured`` again for every recorded run whose store entry is under --runs-dir
+    (rows written by an older version of this script lack some fields); wall time and command stay."""
+    from fedquad_core.store import RunStore
+
+    store = RunStore(args.runs_dir)
+    for row in results["runs"]:
+        if (Path(args.runs_dir) / row["run_id"] / "status.json").exists():
+            row.update(measured(store, row["run_id"]))
+            print(f"re-read {row['run_id']}: {row['state']}, final accuracy {row['final_accuracy']}")
 
 
 def estimate(args) -> list[dict]:
@@ -188,10 +216,14 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, help="torch threads (default 1)")
     p.add_argument("--runs-dir", default=str(Path(tempfile.gettempdir()) / "fedquad-reproduce"))
     p.add_argument("--estimate", action="store_true", help="time 1 local epoch of 1 client, extrapolate")
+    p.add_argument("--rerecord", action="store_true",
+                   help="train nothing: re-read the recorded runs found under --runs-dir and rewrite the report")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
     args.command = "python benchmarks/reproduce.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    if args.estimate:
+    if args.rerecord:
+        update_results(lambda r: rerecord(args, r))
+    elif args.estimate:
         rows = estimate(args)
         update_results(lambda r: r.update(estimates=[e for e in r["estimates"] if (e["dataset"], e["method"]) not in
                                                      {(args.dataset, m) for m in args.methods}] + rows))

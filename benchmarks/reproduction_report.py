@@ -12,6 +12,10 @@ def _acc(values: list[float]) -> str:
     return f"{pct[0]:.1f}" if len(pct) == 1 else f"{statistics.mean(pct):.1f} ± {statistics.stdev(pct):.1f}"
 
 
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}"
+
+
 def _setting(name: str, s: dict, sgd: dict) -> str:
     return (f"{s['num_clients']} clients, Dirichlet {s['alpha']}, {s['model']}, {s['local_epochs']} local epochs, "
             f"{s['rounds']} rounds, participation {s['participation']}, lr {sgd['lr']}, batch {sgd['batch_size']}, "
@@ -25,8 +29,8 @@ def render_report(results: dict, published: dict, settings: dict, sgd: dict) -> 
            "## Settings", ""]
     out += [f"- **{name}**: {_setting(name, s, sgd)}." for name, s in settings.items()]
     out += ["", "## Final test accuracy (%): published vs measured here", "",
-            "| data set | method | published | source | measured (mean ± std over seeds) | seeds | wall time | command |",
-            "|---|---|---|---|---|---|---|---|"]
+            "| data set | method | published | source | measured (mean ± std over seeds) | measured − published | seeds | wall time | command |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for (dataset, method), (value, source) in published.items():
         done = [r for r in runs if (r["dataset"], r["method"], r["kind"], r["state"]) ==
                 (dataset, method, "reproduction", "finished")]
@@ -34,10 +38,30 @@ def render_report(results: dict, published: dict, settings: dict, sgd: dict) -> 
         if done:
             seeds = ", ".join(str(r["seed"]) for r in done)
             wall = f"{sum(r['wall_s'] for r in done) / 3600:.1f} h ({done[0]['machine']})"
-            out.append(f"| {dataset} | {method} | {pub} | {source} | {_acc([r['final_accuracy'] for r in done])} | "
+            accs = [r["final_accuracy"] for r in done]
+            diff = "—" if value is None else f"{100 * statistics.mean(accs) - value:+.1f}"
+            out.append(f"| {dataset} | {method} | {pub} | {source} | {_acc(accs)} | {diff} | "
                        f"{seeds} | {wall} | `{done[-1]['command']}` |")
         else:
-            out.append(f"| {dataset} | {method} | {pub} | {source} | not run yet | — | — | — |")
+            out.append(f"| {dataset} | {method} | {pub} | {source} | not run yet | — | — | — | — |")
+    full = [r for r in runs if r["kind"] == "reproduction" and r["state"] == "finished"]
+    if full:
+        marks = sorted({int(k) for r in full for k in r.get("accuracy_at", {})} - {1})
+        out += ["", "### Each run in the published setting", "",
+                "Test accuracy (%) at the final round, the best round, and a few rounds on the way; the last "
+                "geometry snapshot's intra/inter-class distance ratio (lower = tighter classes) and effective "
+                "rank of the embedding.", "",
+                "| data set | method | seed | final | best | " + " | ".join(f"round {m}" for m in marks)
+                + " | ratio | effective rank | wall time | run |",
+                "|---|---|---|---|---|" + "---|" * len(marks) + "---|---|---|---|"]
+        for r in full:
+            at = r.get("accuracy_at", {})
+            cells = [_pct(r["final_accuracy"]), _pct(r.get("best_accuracy"))] + [_pct(at.get(str(m))) for m in marks]
+            geo = (f"{r['final_ratio']:.3f} (round {r['geometry_round']})" if r.get("final_ratio") is not None
+                   else "—")
+            rank = "—" if r.get("final_effective_rank") is None else f"{r['final_effective_rank']:.1f}"
+            out.append(f"| {r['dataset']} | {r['method']} | {r['seed']} | " + " | ".join(cells)
+                       + f" | {geo} | {rank} | {r['wall_s'] / 3600:.2f} h | `{r['run_id']}` |")
     smoke = [r for r in runs if r["kind"] == "smoke" or r["state"] != "finished"]
     out += ["", "## Smoke tests (NOT the published setting: they only show that the script runs)", ""]
     if smoke:

@@ -41,4 +41,35 @@ def test_report_keeps_smoke_runs_out_of_the_published_table():
     assert "| fashion-mnist | fedavg | 0 | finished | 1 | 1 | 2000 | 10.0 |" in text.split("## Smoke tests")[1]
     full = dict(smoke, kind="reproduction", final_accuracy=0.88, rounds=50, local_epochs=10, train_subset=None)
     text = render_report({"runs": [full], "estimates": []}, reproduce.PUBLISHED, reproduce.SETTINGS, reproduce.SGD)
-    assert "| fashion-mnist | fedavg | 88.4 | Flower's NIID-Bench reproduction | 88.0 | 0 |" in text
+    assert "| fashion-mnist | fedavg | 88.4 | Flower's NIID-Bench reproduction | 88.0 | -0.4 | 0 |" in text
+    assert "### Each run in the published setting" in text
+
+
+def test_report_gives_mean_std_and_each_run():
+    base = {"dataset": "fashion-mnist", "method": "fedprox", "state": "finished", "rounds": 50, "local_epochs": 10,
+            "train_subset": None, "wall_s": 3600.0, "kind": "reproduction", "command": "c", "machine": "m"}
+    runs = [dict(base, seed=0, run_id="a", final_accuracy=0.885, best_accuracy=0.89,
+                 accuracy_at={"1": 0.5, "10": 0.86, "50": 0.885}, final_ratio=0.3, final_effective_rank=6.0,
+                 geometry_round=50),
+            dict(base, seed=1, run_id="b", final_accuracy=0.875)]  # a row from before these fields existed
+    text = render_report({"runs": runs, "estimates": []}, reproduce.PUBLISHED, reproduce.SETTINGS, reproduce.SGD)
+    assert "| fashion-mnist | fedprox | 88.6 | Flower's NIID-Bench reproduction | 88.0 ± 0.7 | -0.6 | 0, 1 |" in text
+    each = text.split("### Each run in the published setting")[1].split("## Smoke tests")[0]
+    assert "| round 10 | round 50 | ratio |" in each  # round 1 is left out
+    assert "| fashion-mnist | fedprox | 0 | 88.5 | 89.0 | 86.0 | 88.5 | 0.300 (round 50) | 6.0 | 1.00 h | `a` |" in each
+    assert "| fashion-mnist | fedprox | 1 | 87.5 | — | — | — | — | — | 1.00 h | `b` |" in each
+
+
+def test_measured_reads_the_store():
+    class Store:  # the two RunStore methods measured() calls
+        def read_metrics(self, run_id):
+            return [{"round": 1, "test_accuracy": 0.5, "ratio": 0.4, "effective_rank": 5.0},
+                    {"round": 2, "test_accuracy": 0.7}, {"round": 10, "test_accuracy": 0.6, "ratio": 0.3}]
+
+        def read_status(self, run_id):
+            return {"state": "finished"}
+
+    got = reproduce.measured(Store(), "x")
+    assert got == {"state": "finished", "rounds_done": 10, "final_accuracy": 0.6, "best_accuracy": 0.7,
+                   "accuracy_at": {"1": 0.5, "10": 0.6}, "final_ratio": 0.3, "final_effective_rank": None,
+                   "geometry_round": 10}
