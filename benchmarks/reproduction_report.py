@@ -1,7 +1,7 @@
 """benchmarks/REPRODUCTION.md from benchmarks/reproduction.json (written by reproduce.py).
 
 Published numbers stand beside what was measured; a cell with no finished run in the published
-setting says "not run yet". Smoke tests and time estimates have tables of their own, labelled."""
+setting says "not run yet". Shorter runs (smoke tests, partial runs) and time estimates have tables of their own, labelled."""
 from __future__ import annotations
 
 import statistics
@@ -63,14 +63,23 @@ def render_report(results: dict, published: dict, settings: dict, sgd: dict) -> 
             out.append(f"| {r['dataset']} | {r['method']} | {r['seed']} | " + " | ".join(cells)
                        + f" | {geo} | {rank} | {r['wall_s'] / 3600:.2f} h | `{r['run_id']}` |")
     smoke = [r for r in runs if r["kind"] == "smoke" or r["state"] != "finished"]
-    out += ["", "## Smoke tests (NOT the published setting: they only show that the script runs)", ""]
+    out += ["", "## Shorter runs and smoke tests (NOT the published setting)", "",
+            "Fewer rounds or local epochs, a training subset, or a run that did not finish: not comparable with "
+            "the published numbers. A smoke test only shows that the script runs; a run of the published setting "
+            "cut to fewer rounds can be compared with the full runs above at the same round.", ""]
     if smoke:
-        out += ["| data set | method | seed | state | rounds | local epochs | train subset | final accuracy (%) | wall time (s) | command |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+        out += ["| data set | method | seed | state | rounds | local epochs | train subset | final accuracy (%) | ratio "
+                "| effective rank | wall time (s) | command |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in smoke:
-            acc = "—" if r["final_accuracy"] is None else f"{100 * r['final_accuracy']:.1f}"
-            out.append(f"| {r['dataset']} | {r['method']} | {r['seed']} | {r['state']} | {r['rounds']} | "
-                       f"{r['local_epochs']} | {r['train_subset'] or 'all'} | {acc} | {r['wall_s']} | `{r['command']}` |")
+            done = r.get("rounds_done", r["rounds"])
+            rounds = r["rounds"] if done == r["rounds"] else f"{done} of {r['rounds']}"
+            geo = (f"{r['final_ratio']:.3f} (round {r['geometry_round']})" if r.get("final_ratio") is not None
+                   else "—")
+            rank = "—" if r.get("final_effective_rank") is None else f"{r['final_effective_rank']:.1f}"
+            out.append(f"| {r['dataset']} | {r['method']} | {r['seed']} | {r['state']} | {rounds} | "
+                       f"{r['local_epochs']} | {r['train_subset'] or 'all'} | {_pct(r['final_accuracy'])} | {geo} | "
+                       f"{rank} | {r['wall_s']} | `{r['command']}` |")
     else:
         out.append("None recorded.")
     out += ["", "## Time estimates (extrapolated, NOT measured end to end)", "",

@@ -36,9 +36,9 @@ def test_report_keeps_smoke_runs_out_of_the_published_table():
              "final_accuracy": 0.1, "rounds": 1, "local_epochs": 1, "train_subset": 2000, "wall_s": 5.0,
              "kind": "smoke", "command": "c", "machine": "m"}
     text = render_report({"runs": [smoke], "estimates": []}, reproduce.PUBLISHED, reproduce.SETTINGS, reproduce.SGD)
-    table = text.split("## Smoke tests")[0]
+    table = text.split("## Shorter runs")[0]
     assert "| fashion-mnist | fedavg | 88.4 | Flower's NIID-Bench reproduction | not run yet |" in table
-    assert "| fashion-mnist | fedavg | 0 | finished | 1 | 1 | 2000 | 10.0 |" in text.split("## Smoke tests")[1]
+    assert "| fashion-mnist | fedavg | 0 | finished | 1 | 1 | 2000 | 10.0 |" in text.split("## Shorter runs")[1]
     full = dict(smoke, kind="reproduction", final_accuracy=0.88, rounds=50, local_epochs=10, train_subset=None)
     text = render_report({"runs": [full], "estimates": []}, reproduce.PUBLISHED, reproduce.SETTINGS, reproduce.SGD)
     assert "| fashion-mnist | fedavg | 88.4 | Flower's NIID-Bench reproduction | 88.0 | -0.4 | 0 |" in text
@@ -54,7 +54,7 @@ def test_report_gives_mean_std_and_each_run():
             dict(base, seed=1, run_id="b", final_accuracy=0.875)]  # a row from before these fields existed
     text = render_report({"runs": runs, "estimates": []}, reproduce.PUBLISHED, reproduce.SETTINGS, reproduce.SGD)
     assert "| fashion-mnist | fedprox | 88.6 | Flower's NIID-Bench reproduction | 88.0 ± 0.7 | -0.6 | 0, 1 |" in text
-    each = text.split("### Each run in the published setting")[1].split("## Smoke tests")[0]
+    each = text.split("### Each run in the published setting")[1].split("## Shorter runs")[0]
     assert "| round 10 | round 50 | ratio |" in each  # round 1 is left out
     assert "| fashion-mnist | fedprox | 0 | 88.5 | 89.0 | 86.0 | 88.5 | 0.300 (round 50) | 6.0 | 1.00 h | `a` |" in each
     assert "| fashion-mnist | fedprox | 1 | 87.5 | — | — | — | — | — | 1.00 h | `b` |" in each
@@ -73,3 +73,14 @@ def test_measured_reads_the_store():
     assert got == {"state": "finished", "rounds_done": 10, "final_accuracy": 0.6, "best_accuracy": 0.7,
                    "accuracy_at": {"1": 0.5, "10": 0.6}, "final_ratio": 0.3, "final_effective_rank": None,
                    "geometry_round": 10}
+
+
+def test_a_cut_run_shows_its_rounds_and_geometry():
+    cut = {"dataset": "fashion-mnist", "method": "fedquad", "seed": 0, "run_id": "q", "state": "cancelled",
+           "rounds_done": 7, "final_accuracy": 0.8, "final_ratio": 0.25, "final_effective_rank": 9.5,
+           "geometry_round": 1, "rounds": 10, "local_epochs": 10, "train_subset": None, "wall_s": 60.0,
+           "kind": "smoke", "command": "c", "machine": "m"}
+    text = render_report({"runs": [cut], "estimates": []}, reproduce.PUBLISHED, reproduce.SETTINGS, reproduce.SGD)
+    shorter = text.split("## Shorter runs")[1]
+    assert "| fashion-mnist | fedquad | 0 | cancelled | 7 of 10 | 10 | all | 80.0 | 0.250 (round 1) | 9.5 | 60.0 |" in shorter
+    assert "fedquad | — | no published number for this setting | not run yet" in text.split("## Shorter runs")[0]
