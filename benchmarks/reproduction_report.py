@@ -37,9 +37,10 @@ def render_report(results: dict, published: dict, settings: dict, sgd: dict) -> 
         pub = "—" if value is None else f"{value:.2f}".rstrip("0").rstrip(".")
         if done:
             seeds = ", ".join(str(r["seed"]) for r in done)
-            wall = f"{sum(r['wall_s'] for r in done) / 3600:.1f} h ({done[0]['machine']})"
+            wall = f"{statistics.mean(r['wall_s'] for r in done) / 3600:.1f} h a run ({done[0]['machine']})"
             accs = [r["final_accuracy"] for r in done]
-            diff = "—" if value is None else f"{100 * statistics.mean(accs) - value:+.1f}"
+            gap = None if value is None else round(100 * statistics.mean(accs) - value, 1)
+            diff = "—" if gap is None else ("0.0" if gap == 0 else f"{gap:+.1f}")
             out.append(f"| {dataset} | {method} | {pub} | {source} | {_acc(accs)} | {diff} | "
                        f"{seeds} | {wall} | `{done[-1]['command']}` |")
         else:
@@ -86,7 +87,7 @@ def render_report(results: dict, published: dict, settings: dict, sgd: dict) -> 
             "One local epoch of client 0 of the real setting was timed per method; a round is estimated as that "
             "time per sample x all clients' samples x participation x local epochs, trained one client after "
             "another on one thread (evaluation not included). The build machine's 2 cores are shared with other "
-            "jobs, so these times are rough.", ""]
+            "jobs, so these times are rough; the wall times of the runs measured above are the better guide.", ""]
     if est:
         out += ["| data set | method | timed (client 0, 1 epoch) | estimate per round | estimate for the whole run | machine | command |",
                 "|---|---|---|---|---|---|---|"]
