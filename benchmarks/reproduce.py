@@ -77,27 +77,26 @@ def is_published_setting(cfg: RunConfig) -> bool:
     return cfg.train_subset is None and all(getattr(cfg, k) == v for k, v in full.items())
 
 
-def run_all(args, on_row=lambda row: None) -> list[dict]:
-    """Train every (method, seed); each row is handed to ``on_row`` as soon as its run ends."""
+def run_all(args, on_row) -> None:
+    """Train every (method, seed); each run's row is handed to ``on_row`` as soon as the run ends."""
     from fedquad_core.runner import execute
     from fedquad_core.store import RunStore
 
-    store, rows = RunStore(args.runs_dir), []
+    store = RunStore(args.runs_dir)
     for method in args.methods:
         for seed in args.seeds:
             cfg = make_config(args.dataset, method, seed, args)
             t0 = time.perf_counter()
             run_id = execute(cfg, store, progress=not args.quiet, threads=args.threads)
             wall = time.perf_counter() - t0
-            rows.append({"dataset": args.dataset, "method": method, "seed": seed, "run_id": run_id,
-                         **measured(store, run_id), "rounds": cfg.rounds, "local_epochs": cfg.local_epochs,
-                         "train_subset": cfg.train_subset, "wall_s": round(wall, 1),
-                         "kind": "reproduction" if is_published_setting(cfg) else "smoke",
-                         "command": args.command, "machine": machine()})
-            on_row(rows[-1])
-            print(f"{method} seed {seed}: {rows[-1]['state']}, final accuracy {rows[-1]['final_accuracy']}, "
-                  f"{wall:.0f} s", flush=True)
-    return rows
+            row = {"dataset": args.dataset, "method": method, "seed": seed, "run_id": run_id,
+                   **measured(store, run_id), "rounds": cfg.rounds, "local_epochs": cfg.local_epochs,
+                   "train_subset": cfg.train_subset, "wall_s": round(wall, 1),
+                   "kind": "reproduction" if is_published_setting(cfg) else "smoke",
+                   "command": args.command, "machine": machine()}
+            on_row(row)
+            print(f"{method} seed {seed}: {row['state']}, final accuracy {row['final_accuracy']}, {wall:.0f} s",
+                  flush=True)
 
 
 MILESTONES = (1, 10, 20, 30, 40, 50, 100)
@@ -124,7 +123,7 @@ def rerecord(args, results: dict) -> None:
 
     store = RunStore(args.runs_dir)
     for row in results["runs"]:
-        if (Path(args.runs_dir) / row["run_id"] / "status.json").exists():
+        if store.exists(row["run_id"]):
             row.update(measured(store, row["run_id"]))
             print(f"re-read {row['run_id']}: {row['state']}, final accuracy {row['final_accuracy']}")
 

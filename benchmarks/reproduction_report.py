@@ -16,6 +16,13 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}"
 
 
+def _geometry(r: dict) -> tuple[str, str]:
+    """The last geometry snapshot's ratio (with its round) and effective rank, "—" where a row lacks them."""
+    geo = f"{r['final_ratio']:.3f} (round {r['geometry_round']})" if r.get("final_ratio") is not None else "—"
+    rank = "—" if r.get("final_effective_rank") is None else f"{r['final_effective_rank']:.1f}"
+    return geo, rank
+
+
 def _setting(name: str, s: dict, sgd: dict) -> str:
     return (f"{s['num_clients']} clients, Dirichlet {s['alpha']}, {s['model']}, {s['local_epochs']} local epochs, "
             f"{s['rounds']} rounds, participation {s['participation']}, lr {sgd['lr']}, batch {sgd['batch_size']}, "
@@ -58,9 +65,7 @@ def render_report(results: dict, published: dict, settings: dict, sgd: dict) -> 
         for r in full:
             at = r.get("accuracy_at", {})
             cells = [_pct(r["final_accuracy"]), _pct(r.get("best_accuracy"))] + [_pct(at.get(str(m))) for m in marks]
-            geo = (f"{r['final_ratio']:.3f} (round {r['geometry_round']})" if r.get("final_ratio") is not None
-                   else "—")
-            rank = "—" if r.get("final_effective_rank") is None else f"{r['final_effective_rank']:.1f}"
+            geo, rank = _geometry(r)
             out.append(f"| {r['dataset']} | {r['method']} | {r['seed']} | " + " | ".join(cells)
                        + f" | {geo} | {rank} | {r['wall_s'] / 3600:.2f} h | `{r['run_id']}` |")
     smoke = [r for r in runs if r["kind"] == "smoke" or r["state"] != "finished"]
@@ -75,9 +80,7 @@ def render_report(results: dict, published: dict, settings: dict, sgd: dict) -> 
         for r in smoke:
             done = r.get("rounds_done", r["rounds"])
             rounds = r["rounds"] if done == r["rounds"] else f"{done} of {r['rounds']}"
-            geo = (f"{r['final_ratio']:.3f} (round {r['geometry_round']})" if r.get("final_ratio") is not None
-                   else "—")
-            rank = "—" if r.get("final_effective_rank") is None else f"{r['final_effective_rank']:.1f}"
+            geo, rank = _geometry(r)
             out.append(f"| {r['dataset']} | {r['method']} | {r['seed']} | {r['state']} | {rounds} | "
                        f"{r['local_epochs']} | {r['train_subset'] or 'all'} | {_pct(r['final_accuracy'])} | {geo} | "
                        f"{rank} | {r['wall_s']} | `{r['command']}` |")
