@@ -74,9 +74,24 @@ def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConf
     _check_data_dir(cfg)
     _check_fits_data(cfg)
     _validate_method_params(cfg)
-    if num_train_samples is not None and cfg.num_clients > num_train_samples:
-        raise ConfigError(f"{cfg.num_clients} clients but only {num_train_samples} training samples in {cfg.dataset}: lower --clients")
+    if num_train_samples is not None:
+        check_samples(cfg, num_train_samples)
     return cfg
+
+
+def check_samples(cfg: RunConfig, num_train_samples: int) -> None:
+    """What only the loaded data can tell: enough training samples for the clients."""
+    if cfg.num_clients > num_train_samples:
+        raise ConfigError(f"{cfg.num_clients} clients but only {num_train_samples} training samples in {cfg.dataset}: lower --clients")
+
+
+def check_config(cfg: RunConfig) -> RunConfig:
+    """The settings preflight of one configuration, run once per configuration on every path
+    (``fedquad run``, ``study``, ``sweep``, the dashboard): every setting and the method's
+    parameters. Returns the config with its data set's defaults filled in."""
+    checked = validate(cfg)
+    cfg.params()
+    return checked
 
 
 def _check_data_dir(cfg: RunConfig) -> None:
@@ -153,8 +168,7 @@ def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> lis
     if not configs:
         raise UserError("the grid has no points")
     for cfg in configs:
-        validate(cfg)
-        cfg.params()
+        check_config(cfg)
     for device in dict.fromkeys(c.device for c in configs):
         resolve_device(device)
     drawn: dict[tuple, Any] = {}
@@ -169,7 +183,7 @@ def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> lis
         if y is None:
             out.append(None)
             continue
-        validate(cfg, num_train_samples=len(y))
+        check_samples(cfg, len(y))
         part_key = (data_key, cfg.alpha, cfg.num_clients, cfg.seed, cfg.min_size)
         if part_key not in parts:
             parts[part_key] = partition(y, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)

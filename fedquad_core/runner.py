@@ -21,7 +21,7 @@ from .geometry import stratified_subset
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
-from .preflight import validate
+from .preflight import check_config, check_samples
 from .rounds import Diverged, EvalData, LoopSettings, RunFault, clients_per_round, run_rounds
 from .sampling import quadruplet_mode_from_counts
 from .stop_signals import install_stop_signals
@@ -45,15 +45,17 @@ class Prepared:
     source: str | None = None  # where the data set's files were read from
 
 
-def prepare(cfg: RunConfig) -> Prepared:
-    """Everything that can fail because of user input, before any training starts."""
-    validate(cfg)
+def prepare(cfg: RunConfig, *, checked: bool = False) -> Prepared:
+    """Everything that can fail because of user input, before any training starts: the
+    preflight (unless the caller ran it: ``checked``), then the data, then the partition."""
+    if not checked:
+        check_config(cfg)
     cfg = cfg.resolved()  # data set and method defaults written out
     resolve_device(cfg.device)
     check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
     ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download, train_subset=cfg.train_subset,
                       seed=cfg.seed)
-    validate(cfg, num_train_samples=len(ds.y_train))
+    check_samples(cfg, len(ds.y_train))
     labels = ds.y_train.numpy()
     parts = partition(labels, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
     source = data_source(cfg.dataset, data_dir=cfg.data_dir)

@@ -11,7 +11,7 @@ import sys
 from ..config import RunConfig
 from ..errors import UserError
 from ..launcher import acquire_slot, held_slot
-from ..preflight import validate
+from ..preflight import check_config
 from ..runner import auto_workers, execute, prepare
 from ..stop_signals import sigint_ignored
 from ..store import RunStore, process_identity
@@ -40,12 +40,12 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             return 0
         prep = None
     else:
-        cfg = validate(config_from_args(args))  # --name like any flag (a config file's name kept)  # before anything reads a setting
+        cfg = check_config(config_from_args(args))  # the preflight, before anything reads a setting
         if args.run_id and store.path(args.run_id).exists():  # the run-id rules, before any work
             raise UserError(f"{store.path(args.run_id)} exists and is not a run: choose another --run-id")
         if args.workers is None and "workers" not in _config_file_keys(args):
             cfg = dataclasses.replace(cfg, workers=auto_workers(cfg))
-        prep = prepare(cfg)  # all user errors surface here, before a run folder exists
+        prep = prepare(cfg, checked=True)  # data and partition: every user error before a run folder exists
         slot = None
     # Ctrl-C is execute's to handle from here on; it puts this "ignore" back when it returns, so
     # a late second Ctrl-C cannot cut the summary below (or the exit code) short.
