@@ -62,3 +62,15 @@ def test_prepare_checks_unless_told_it_was_checked(calls):
     assert len(calls) == 1
     runner.prepare(preflight.check_config(cfg), checked=True)
     assert len(calls) == 2  # the explicit call only
+
+
+def test_a_study_runs_the_preflight_once_per_point_before_training(calls, monkeypatch, tmp_path):
+    import fedquad_core.study.run as study_run
+    from fedquad_core.store import RunStore
+    from fedquad_core.study import StudySpec, parse_grid, run_study
+
+    trained = []
+    monkeypatch.setattr(study_run, "run_in_pool", lambda todo, runs, **kw: trained.extend(todo))
+    spec = StudySpec("pre", tiny_config(), parse_grid(["method=fedavg,fedquad", "seed=0,1"]))
+    study = run_study(spec, RunStore(tmp_path), jobs=1, quiet=True)
+    assert len(study["points"]) == 4 == len(calls) == len(trained)
