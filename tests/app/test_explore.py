@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import MAIN, trace_values
 from fedquad_core.store import RunStore
 
-EXPLORE = "views/explore.py"
+EXPLORE = "pages/explore.py"
 
 
 def open_explore(params: dict | None = None) -> AppTest:
@@ -116,7 +116,7 @@ def test_recorded_runs_cannot_be_deleted(recorded_root):
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.query_params["r_run"] = run_id
     at.run()
-    at.switch_page("views/runs.py").run()
+    at.switch_page("pages/runs.py").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="r_run").value == run_id
     assert "r_delete" not in [b.key for b in at.button]
@@ -155,7 +155,7 @@ def test_the_study_and_slider_positions_round_trip_through_the_link(recorded_roo
 
 def test_compute_missing_points_of_a_user_study(recorded_root, monkeypatch, tmp_path):
     """A user's study with a missing point offers one button, which starts the engine in the background."""
-    from app import studies
+    from app.studies import catalog as studies
 
     root, _ = recorded_root
     mine = tmp_path / "runs"
@@ -172,7 +172,7 @@ def test_compute_missing_points_of_a_user_study(recorded_root, monkeypatch, tmp_
 
 
 def test_grid_args_for_the_study_command_line():
-    from app.studies import grid_args
+    from app.studies.catalog import grid_args
 
     assert grid_args({"alpha": [0.05, 1.0, None], "method": ["fedavg"], "seed": [0, 1]}) == [
         "--grid", "alpha=0.05,1.0,iid", "--grid", "method=fedavg", "--grid", "seed=0,1"]
@@ -190,14 +190,14 @@ def test_a_study_started_on_the_launch_page_runs_in_the_background(empty_store):
     then shown on Explore with every point computed."""
     import time
 
-    from app import studies
+    from app.studies import catalog as studies
 
     at = AppTest.from_file(MAIN, default_timeout=60)
     for k, v in {"l_methods": ["fedavg"], "l_num_clients": "6", "l_rounds": "2", "l_snapshot_every": "2",
                  "l_alpha": "0.5", "l_sweep": "1", "l_ax1": "alpha"}.items():
         at.query_params[k] = v
     at.run()
-    at.switch_page("views/launch.py").run()
+    at.switch_page("pages/launch.py").run()
     at.text_input(key="l_ax1_v").set_value("0.5, iid")
     at.text_input(key="l_seeds").set_value("0")
     at.text_input(key="l_study").set_value("tiny")
@@ -223,7 +223,7 @@ def test_a_bad_sweep_stops_before_anything_starts(empty_store):
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.query_params["l_sweep"] = "1"
     at.run()
-    at.switch_page("views/launch.py").run()
+    at.switch_page("pages/launch.py").run()
     at.text_input(key="l_ax1_v").set_value("0.5, lots")
     at.button(key="l_study_start").click().run()
     assert any("Not started" in e.value and "alpha" in e.value for e in at.error), [e.value for e in at.error]

@@ -31,7 +31,7 @@ def env(monkeypatch, roots):
 
 def lesson_app(step: int | None = None, **params) -> AppTest:
     at = AppTest.from_file(MAIN, default_timeout=120)
-    at.switch_page("views/lesson.py")
+    at.switch_page("pages/lesson.py")
     if step is not None:
         at.query_params["step"] = str(step)
     for k, v in params.items():
@@ -96,7 +96,7 @@ def test_quadruplet_sliders_redraw_the_terms(env):
     at.slider(key="q_n1_x").set_value(-2.5).run()  # n1 moved far out: FedQuad's term 1 drops
     assert float(at.metric[0].value) < float(after[0])
     at.selectbox(key="q_preset").set_value("Separated (loss zero)").run()
-    from app.quadruplet_figure import PRESETS, quadruplet
+    from app.lesson.quadruplet import PRESETS, quadruplet
 
     assert at.slider(key="q_n1_x").value == -1.5  # the preset put the points back
     assert float(at.metric[2].value) == pytest.approx(quadruplet(PRESETS["Separated (loss zero)"], 3.0, 0.5).loss,
@@ -122,7 +122,7 @@ def test_the_pictures_term_values_equal_the_engine_losses(env):
     preset's points at the sliders' margins."""
     import torch
 
-    from app.quadruplet_figure import PRESETS, POINTS
+    from app.lesson.quadruplet import PRESETS, POINTS
     from fedquad_core.losses import chen_quadruplet_loss, fedquad_loss
 
     at = lesson_app(5)
@@ -151,11 +151,11 @@ def test_talk_and_presenter_mode(env, step):
 
 def test_deck_collects_from_another_page(env):
     at = AppTest.from_file(MAIN, default_timeout=120).run()  # the default page: Explore / Partitions
-    at.switch_page("views/partitions.py").run()
+    at.switch_page("pages/partitions.py").run()
     assert not at.exception, at.exception
     at.button(key="deck-dl_heat_main").click().run()
     assert [d["name"] for d in at.session_state["my_deck"]][0].startswith("partition_")
-    at.switch_page("views/lesson.py").run()
+    at.switch_page("pages/lesson.py").run()
     assert any(e.label.startswith("My deck (1 figure)") for e in at.expander)
     assert at.button(key="deck_rm_0")
 

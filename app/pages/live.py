@@ -1,0 +1,103 @@
+"""Live: accuracy, loss and intra/inter ratio of the selected runs, refreshing while any is active."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app import service, state
+from app.figures import charts as figures
+from app.export.widgets import render_downloads
+
+X_AXES = {"rounds": "round", "samples processed": "samples_total", "wall time (s)": "elapsed"}
+talk = state.talk()
+
+st.title("Live")
+table, skipped = service.without_damaged(service.runs_table())
+if skipped:
+    st.caption(skipped)
+if table.empty:
+    st.info("No runs yet: start some on the Launch page.")
+    st.page_link("pages/launch.py", label="Launch", icon=":material/rocket_launch:")
+    st.stop()
+
+labels = dict(zip(table["run_id"], table["label"]))
+ids = table["run_id"].tolist()
+state.init("v_runs", service.latest_group(table), state.LIST, ids)
+state.init("v_x", "rounds", str, list(X_AXES))
+if not state.presenter():
+    st.multiselect("Runs", ids, key="v_runs", format_func=lambda r: f"{labels[r]} ({table.set_index('run_id').loc[r, 'state']})")
+    st.segmented_control("x axis", list(X_AXES), key="v_x",
+                         help="Samples processed and wall time show whether a gap is only more compute.")
+state.publish("v_runs", "v_x")
+selected = list(st.session_state.v_runs)
+xcol = X_AXES.get(st.session_state.v_x or "rounds", "round")
+if not selected:
+    st.info("Select one or more runs.")
+    st.stop()
+
+
+REFRESH_S = 1.0
+LOSS_NOTE = ("Train loss is each method's full local objective (CE plus its own term): levels are not "
+             "comparable between methods. Compare test accuracy and the ratios instead.")
+RATIO_NOTE = "Measured on snapshot rounds, in the original embedding space."
+active = service.any_active(selected)
+refresh = REFRESH_S if active else None
+
+
+def data(y: str):
+    df = service.metrics_frame(selected, labels)
+    rows = df.dropna(subset=[y]) if y in df else df.iloc[0:0]
+    cols = [c for c in ("run", "label", "method", "round", "samples_total", "elapsed", y) if c in rows]
+    return rows[cols]
+
+
+def chart(y: str, title: str, key: str, note: str | None = None) -> None:
+    """The chart refreshes on its own (a fragment) while a run is active; its Download menu and
+    caption sit under it outside the fragment, so they are drawn once and not replaced every second
+    (a click on a menu being replaced is lost). The files are built from the data as it is at the
+    click."""
+
+    @st.fragment(run_every=refresh)
+    def draw() -> None:
+        rows = data(y)
+        if rows.empty:
+            st.caption(f"{title}: no data yet.")
+            return
+        st.plotly_chart(figures.curves_figure(rows, y, xcol, title=title, talk=talk), key=key, theme=None)
+
+    draw()
+    render_downloads(lambda: figures.curves_figure(data(y), y, xcol, title=title, talk=talk), lambda: data(y),
+                     f"{y}_vs_{xcol}", key=f"dl_{key}")
+    if note:  # under the menu, so the menus of two charts side by side stay level
+        st.caption(note)
+
+
+left, right = st.columns(2)
+with left:
+    chart("test_accuracy", "Test accuracy", "acc")
+with right:
+    chart("ratio", "Intra / inter class distance (lower = tighter)", "ratio", RATIO_NOTE)
+left, right = st.columns(2)
+with left:
+    chart("train_loss", "Train loss", "loss", LOSS_NOTE)
+with right:
+    chart("ratio_l2", "Intra / inter ratio, L2-normalised embeddings", "ratio_l2")
+
+
+@st.fragment(run_every=refresh)
+def summary_view() -> None:
+    summary = service.summary_table(selected, labels)
+    st.subheader("Summary")
+    st.dataframe(summary, hide_index=True, column_config={
+        "final acc": st.column_config.NumberColumn(format="%.3f"),
+        "best acc": st.column_config.NumberColumn(format="%.3f"),
+        "final intra/inter": st.column_config.NumberColumn(format="%.3f")})
+    for row in summary.itertuples():
+        if row.state in ("failed", "diverged"):
+            st.error(f"{row.run} {row.state}: {row.error}")
+    # The runs this page was drawn with as active have all ended: one full re-run stops the
+    # refreshing (and updates the run picker's states). Only once, as ``active`` is then False.
+    if active and not service.any_active(selected):
+        st.rerun()
+
+
+summary_view()
