@@ -1,4 +1,4 @@
-"""FedQuad Lab: entry point. Only routes: the pages (``app/pages/``, one file each), the shared
+"""FedQuad Lab: entry point. Only routes: the pages (``app/views/``, one file each), the shared
 sidebar (``app.sidebar``) and the projection worker's keep-alive. Start with ``bash scripts/start.sh``."""
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from app import service, sidebar  # noqa: E402
 from app.studies import catalog  # noqa: E402
 
 PAGES = [
-    ("pages/explore.py", "Explore", ":material/tune:"),
-    ("pages/partitions.py", "Partitions", ":material/grid_on:"),
-    ("pages/launch.py", "Launch", ":material/rocket_launch:"),
-    ("pages/live.py", "Live", ":material/monitoring:"),
-    ("pages/embeddings.py", "Embeddings", ":material/scatter_plot:"),
-    ("pages/geometry.py", "Geometry", ":material/insights:"),
-    ("pages/runs.py", "Runs", ":material/folder_open:"),
-    ("pages/lesson.py", "Lesson", ":material/school:"),
+    ("views/explore.py", "Explore", ":material/tune:"),
+    ("views/partitions.py", "Partitions", ":material/grid_on:"),
+    ("views/launch.py", "Launch", ":material/rocket_launch:"),
+    ("views/live.py", "Live", ":material/monitoring:"),
+    ("views/embeddings.py", "Embeddings", ":material/scatter_plot:"),
+    ("views/geometry.py", "Geometry", ":material/insights:"),
+    ("views/runs.py", "Runs", ":material/folder_open:"),
+    ("views/lesson.py", "Lesson", ":material/school:"),
 ]
 
 
@@ -34,7 +34,7 @@ def default_page() -> str:
         recorded = any(r.source == "recorded" for r in catalog.study_refs())
     except (OSError, ValueError, ImportError):
         recorded = False
-    return "pages/explore.py" if recorded else "pages/partitions.py"
+    return "views/explore.py" if recorded else "views/partitions.py"
 
 
 @st.cache_resource(show_spinner=False)

@@ -33,7 +33,7 @@ def quick_start() -> None:
     if problem:
         st.error(problem)
         return
-    st.switch_page("pages/live.py")
+    st.switch_page("views/live.py")
 
 
 def global_controls() -> None:

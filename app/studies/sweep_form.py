@@ -97,4 +97,4 @@ def start(methods: list[str], common: dict, params: dict[str, dict]) -> None:
     studies.launch(name, {"title": name, "base": base, "axes": axes})
     ss.x_study = f"mine:{name}"
     st.success(f"Study {name} started in the background: {n} grid points.")
-    st.page_link("pages/explore.py", label="Watch it fill in on the Explore page", icon=":material/tune:")
+    st.page_link("views/explore.py", label="Watch it fill in on the Explore page", icon=":material/tune:")

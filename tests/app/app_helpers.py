@@ -8,8 +8,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = str(ROOT / "app" / "main.py")
-PAGES = ["pages/partitions.py", "pages/launch.py", "pages/live.py", "pages/embeddings.py",
-         "pages/geometry.py", "pages/runs.py", "pages/explore.py"]
+PAGES = ["views/partitions.py", "views/launch.py", "views/live.py", "views/embeddings.py",
+         "views/geometry.py", "views/runs.py", "views/explore.py"]
 
 
 def wait_finished(store, run_ids, timeout=120.0):
@@ -39,7 +39,7 @@ def trace_values(trace: dict, axis: str = "y") -> list:
 
 
 def open_page(page: str):
-    """The app run once, then switched to ``page`` (a path under app/, e.g. "pages/runs.py")."""
+    """The app run once, then switched to ``page`` (a path under app/, e.g. "views/runs.py")."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(MAIN, default_timeout=60)

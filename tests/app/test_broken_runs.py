@@ -29,7 +29,7 @@ def broken_store(monkeypatch, tmp_path):
 
 
 def test_runs_page_shows_diverged_and_failed_runs_with_their_errors(broken_store):
-    at = open_page("pages/runs.py")
+    at = open_page("views/runs.py")
     assert not at.exception, at.exception
     text = page_text(at)
     assert "diverged" in text and "failed" in text
@@ -39,7 +39,7 @@ def test_runs_page_shows_diverged_and_failed_runs_with_their_errors(broken_store
 
 
 def test_live_page_lists_the_broken_runs_without_crashing(broken_store):
-    at = open_page("pages/live.py")
+    at = open_page("views/live.py")
     assert not at.exception, at.exception
     at.multiselect[0].set_value(["run-a", "run-b"]).run()
     assert not at.exception, at.exception

@@ -58,16 +58,16 @@ def test_every_page_keeps_working_with_damaged_runs(damaged_store, page):
     at = open_page(page)
     assert not at.exception, at.exception
     text = page_text(at)
-    if page == "pages/runs.py":
+    if page == "views/runs.py":
         for name in DAMAGED:
             assert name in text
         assert "damaged" in text and "symbolic link" in text
-    elif page in ("pages/live.py", "pages/geometry.py", "pages/embeddings.py"):
+    elif page in ("views/live.py", "views/geometry.py", "views/embeddings.py"):
         assert "Skipped 5 damaged run(s)" in text, text[:2000]
 
 
 def test_runs_page_details_of_a_damaged_run_say_why(damaged_store):
-    at = open_page("pages/runs.py")
+    at = open_page("views/runs.py")
     at.selectbox(key="r_run").set_value("bad-status").run()
     assert not at.exception, at.exception
     assert any("status.json holds an array" in e.value for e in at.error), [e.value for e in at.error]

@@ -12,7 +12,7 @@ from app_helpers import MAIN
 def embeddings_page() -> AppTest:
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.run()
-    at.switch_page("pages/embeddings.py").run()
+    at.switch_page("views/embeddings.py").run()
     return at
 
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import MAIN, trace_values
 from fedquad_core.store import RunStore
 
-EXPLORE = "pages/explore.py"
+EXPLORE = "views/explore.py"
 
 
 def open_explore(params: dict | None = None) -> AppTest:
@@ -116,7 +116,7 @@ def test_recorded_runs_cannot_be_deleted(recorded_root):
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.query_params["r_run"] = run_id
     at.run()
-    at.switch_page("pages/runs.py").run()
+    at.switch_page("views/runs.py").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="r_run").value == run_id
     assert "r_delete" not in [b.key for b in at.button]
@@ -197,7 +197,7 @@ def test_a_study_started_on_the_launch_page_runs_in_the_background(empty_store):
                  "l_alpha": "0.5", "l_sweep": "1", "l_ax1": "alpha"}.items():
         at.query_params[k] = v
     at.run()
-    at.switch_page("pages/launch.py").run()
+    at.switch_page("views/launch.py").run()
     at.text_input(key="l_ax1_v").set_value("0.5, iid")
     at.text_input(key="l_seeds").set_value("0")
     at.text_input(key="l_study").set_value("tiny")
@@ -223,7 +223,7 @@ def test_a_bad_sweep_stops_before_anything_starts(empty_store):
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.query_params["l_sweep"] = "1"
     at.run()
-    at.switch_page("pages/launch.py").run()
+    at.switch_page("views/launch.py").run()
     at.text_input(key="l_ax1_v").set_value("0.5, lots")
     at.button(key="l_study_start").click().run()
     assert any("Not started" in e.value and "alpha" in e.value for e in at.error), [e.value for e in at.error]

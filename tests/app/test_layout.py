@@ -71,3 +71,10 @@ def test_the_app_has_no_import_cycle():
 def test_only_the_door_imports_the_engine():
     doors = sorted(m for m, p in MODULES.items() if any(i.split(".")[0] == "fedquad_core" for i in imports(p)))
     assert doors == [DOOR]
+
+
+def test_pages_live_in_views_not_pages():
+    # Streamlit reads a ``pages/`` folder beside the entry file as a multipage app of its own; with
+    # st.navigation, a sidebar button's click was then lost (the one-click demo started nothing).
+    assert not (APP / "pages").exists()
+    assert (APP / "views" / "runs.py").exists()

@@ -31,7 +31,7 @@ def env(monkeypatch, roots):
 
 def lesson_app(step: int | None = None, **params) -> AppTest:
     at = AppTest.from_file(MAIN, default_timeout=120)
-    at.switch_page("pages/lesson.py")
+    at.switch_page("views/lesson.py")
     if step is not None:
         at.query_params["step"] = str(step)
     for k, v in params.items():
@@ -151,11 +151,11 @@ def test_talk_and_presenter_mode(env, step):
 
 def test_deck_collects_from_another_page(env):
     at = AppTest.from_file(MAIN, default_timeout=120).run()  # the default page: Explore / Partitions
-    at.switch_page("pages/partitions.py").run()
+    at.switch_page("views/partitions.py").run()
     assert not at.exception, at.exception
     at.button(key="deck-dl_heat_main").click().run()
     assert [d["name"] for d in at.session_state["my_deck"]][0].startswith("partition_")
-    at.switch_page("pages/lesson.py").run()
+    at.switch_page("views/lesson.py").run()
     assert any(e.label.startswith("My deck (1 figure)") for e in at.expander)
     assert at.button(key="deck_rm_0")
 

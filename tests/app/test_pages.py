@@ -38,14 +38,14 @@ def test_page_renders_with_runs(run_store, page):
 
 def test_live_shows_the_latest_group_by_default(run_store):
     _, ids = run_store
-    at = open_page("pages/live.py")
+    at = open_page("views/live.py")
     assert sorted(at.multiselect(key="v_runs").value) == sorted(ids)
     acc = chart_specs(at)[0]
     assert len(acc["data"]) == 2 and all(len(trace_values(trace)) == 3 for trace in acc["data"])
 
 
 def test_live_x_axis_switch_uses_samples(run_store):
-    at = open_page("pages/live.py")
+    at = open_page("views/live.py")
     rounds_x = trace_values(chart_specs(at)[0]["data"][0], "x")
     at.segmented_control(key="v_x").set_value("samples processed").run()
     samples_x = trace_values(chart_specs(at)[0]["data"][0], "x")
@@ -54,7 +54,7 @@ def test_live_x_axis_switch_uses_samples(run_store):
 
 
 def test_runs_page_shows_config_and_filters(run_store):
-    at = open_page("pages/runs.py")
+    at = open_page("views/runs.py")
     at.multiselect(key="r_method").set_value(["fedquad"]).run()
     assert not at.exception
     assert len(at.dataframe[0].value) == 1
@@ -89,7 +89,7 @@ def test_a_link_reproduces_the_view(empty_store):
 def test_preset_fills_the_launch_form(empty_store):
     from app.presets import PRESETS
 
-    at = open_page("pages/launch.py")
+    at = open_page("views/launch.py")
     name = "Collapse in one minute"
     at.selectbox(key="l_preset").set_value(name).run()
     assert not at.exception
@@ -98,7 +98,7 @@ def test_preset_fills_the_launch_form(empty_store):
 
 
 def test_missing_dataset_says_how_to_get_it(empty_store):
-    at = open_page("pages/launch.py")
+    at = open_page("views/launch.py")
     at.selectbox(key="l_preset").set_value("Paper: CIFAR-10, 200 clients, alpha 0.3").run()
     assert not at.exception
     assert any("cifar" in e.value.lower() for e in at.error)
@@ -113,7 +113,7 @@ def test_runs_page_bundle_and_delete(run_store, tmp_path, monkeypatch):
     copy = tmp_path / "runs"
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".slots"))
     monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(copy))
-    at = open_page("pages/runs.py")
+    at = open_page("views/runs.py")
     at.button(key="r_bundle").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.get("download_button")
@@ -126,7 +126,7 @@ def test_runs_page_bundle_and_delete(run_store, tmp_path, monkeypatch):
 def test_live_explains_train_loss_and_gives_one_download_menu_per_chart(run_store):
     from app.export.files import export_available
 
-    at = open_page("pages/live.py")
+    at = open_page("views/live.py")
     assert any("not comparable between methods" in c.value for c in at.caption)
     buttons = {b.proto.id for b in at.get("download_button")}
     assert len(buttons) == 4 * (5 if export_available()[0] else 2)  # 4 charts: PNG SVG PDF HTML CSV each
@@ -135,14 +135,14 @@ def test_live_explains_train_loss_and_gives_one_download_menu_per_chart(run_stor
 
 
 def test_launch_labels_method_parameters_readably(empty_store):
-    at = open_page("pages/launch.py")
+    at = open_page("views/launch.py")
     labels = [s.label for s in at.slider] + [s.label for s in at.select_slider]
     assert "m1 — margin of the anchor-to-first-negative term" in labels
     assert any(lab.startswith("tuples per batch — ") for lab in labels)
 
 
 def test_runs_table_starts_with_a_short_label_and_ends_with_the_run_id(run_store):
-    at = open_page("pages/runs.py")
+    at = open_page("views/runs.py")
     cols = list(at.dataframe[0].value.columns)
     assert cols[0] == "label" and cols[-1] == "run_id"
     assert set(at.dataframe[0].value["method"]) == {"FedAvg", "FedQuad"}
@@ -175,7 +175,7 @@ def test_one_click_collapse_demo_launches_the_pair_and_opens_live(empty_store):
 
 
 def test_launch_shows_and_applies_the_chosen_data_sets_defaults(empty_store):
-    at = open_page("pages/launch.py")
+    at = open_page("views/launch.py")
     assert any("digits defaults: lr 0.05" in c.value for c in at.caption)
     at.selectbox(key="l_dataset").set_value("fashion-mnist").run()
     assert not at.exception

@@ -12,7 +12,7 @@ from fedquad_core.store import RunStore
 def page(name: str) -> AppTest:
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.run()
-    if name != "pages/partitions.py":
+    if name != "views/partitions.py":
         at.switch_page(name)
         at.run()
     return at
@@ -24,7 +24,7 @@ def heatmap_z(at: AppTest) -> list:
 
 
 def test_alpha_slider_changes_the_heatmap(empty_store):
-    at = page("pages/partitions.py")
+    at = page("views/partitions.py")
     at.number_input(key="p_clients").set_value(20).run()
     before = heatmap_z(at)
     at.select_slider(key="p_alpha").set_value(0.05).run()
@@ -34,14 +34,14 @@ def test_alpha_slider_changes_the_heatmap(empty_store):
 
 
 def test_impossible_partition_shows_error_not_traceback(empty_store):
-    at = page("pages/partitions.py")
+    at = page("views/partitions.py")
     at.number_input(key="p_clients").set_value(500).run()
     assert not at.exception
     assert any("min-size" in e.value or "clients" in e.value for e in at.error)
 
 
 def test_invalid_settings_show_error_and_start_nothing(empty_store):
-    at = page("pages/launch.py")
+    at = page("views/launch.py")
     at.multiselect(key="l_methods").set_value(["fedavg"]).run()
     at.number_input(key="l_num_clients").set_value(5000).run()
     at.button(key="l_start").click().run()
@@ -51,7 +51,7 @@ def test_invalid_settings_show_error_and_start_nothing(empty_store):
 
 
 def test_launch_tiny_run_then_live_shows_it(empty_store):
-    at = page("pages/launch.py")
+    at = page("views/launch.py")
     at.multiselect(key="l_methods").set_value(["fedavg", "fedquad"]).run()
     at.number_input(key="l_num_clients").set_value(4).run()
     at.number_input(key="l_rounds").set_value(2).run()
@@ -67,7 +67,7 @@ def test_launch_tiny_run_then_live_shows_it(empty_store):
     assert same[0] == same[1]  # a fair comparison: identical except the method
     assert wait_finished(store, [r.run_id for r in runs]) == ["finished", "finished"]
 
-    at.switch_page("pages/live.py").run()
+    at.switch_page("views/live.py").run()
     assert not at.exception
     acc = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert len(acc["data"]) == 2 and all(len(trace_values(t)) == 2 for t in acc["data"])

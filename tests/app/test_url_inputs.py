@@ -14,13 +14,13 @@ def _open(page: str, query: dict[str, str]) -> AppTest:
     for k, v in query.items():
         at.query_params[k] = v
     at.run()
-    if page != "pages/partitions.py":
+    if page != "views/partitions.py":
         at.switch_page(page)
         at.run()
     return at
 
 
-NEEDS_RUNS = ("pages/live.py", "pages/embeddings.py", "pages/geometry.py", "pages/runs.py")
+NEEDS_RUNS = ("views/live.py", "views/embeddings.py", "views/geometry.py", "views/runs.py")
 
 
 @pytest.mark.parametrize("page,query,key,expected", URL, ids=[f"{k}={v}" for _, q, _, _ in URL for k, v in q.items()])
@@ -35,7 +35,7 @@ def test_bad_link_value_falls_back_to_the_default(request, page, query, key, exp
 
 
 def test_a_good_link_value_is_used_without_notice(empty_store):
-    at = _open("pages/launch.py", {"l_participation": "0.5", "l_fedquad_beta": "3.0"})
+    at = _open("views/launch.py", {"l_participation": "0.5", "l_fedquad_beta": "3.0"})
     assert not at.exception and at.session_state["l_participation"] == 0.5
     assert at.session_state["l_fedquad_beta"] == 3.0 and not at.toast
 

@@ -16,7 +16,7 @@ if skipped:
     st.caption(skipped)
 if table.empty:
     st.info("No runs yet: start some on the Launch page.")
-    st.page_link("pages/launch.py", label="Launch", icon=":material/rocket_launch:")
+    st.page_link("views/launch.py", label="Launch", icon=":material/rocket_launch:")
     st.stop()
 
 labels = dict(zip(table["run_id"], table["label"]))

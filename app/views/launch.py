@@ -139,7 +139,7 @@ if st.button("Start", type="primary", disabled=bool(problem) or not chosen, key=
         group, ids = service.launch_group(cfgs)
         ss.last_group = group
         st.success(f"Started {len(ids)} run(s) in group {group}.")
-        st.page_link("pages/live.py", label="Watch them on the Live page", icon=":material/monitoring:")
+        st.page_link("views/live.py", label="Watch them on the Live page", icon=":material/monitoring:")
 
 if not problem:
     sweep_form(chosen, common, params)
