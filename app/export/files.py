@@ -1,5 +1,6 @@
-"""The bytes of downloads (no widgets; ``app.export.widgets`` draws the menus): figures as PNG / SVG / PDF (kaleido 1.x driving a headless Chrome/Chromium), as
-self-contained HTML (plotly.js embedded, so it opens offline), tables as CSV, and a zip per run.
+"""The bytes of downloads (no widgets; ``app.export.widgets`` draws the menus): figures as PNG /
+SVG / PDF (kaleido 1.x driving a headless Chrome/Chromium), as self-contained HTML (plotly.js
+embedded, so it opens offline), tables as CSV, and a zip per run.
 
 Finding the browser: ``$BROWSER_PATH`` if set, else choreographer's own search (a Chrome that
 ``kaleido.get_chrome`` downloaded, then chrome / chromium on ``$PATH``, then typical install

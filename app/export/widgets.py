@@ -1,12 +1,15 @@
-"""The download widgets under each figure: a "Download" menu (PNG, SVG, PDF, HTML, CSV, made by
-``app.export.files``) and "Add to my deck" (``app.export.deck``)."""
+"""The export widgets: under each figure a "Download" menu (PNG, SVG, PDF, HTML, CSV, made by
+``app.export.files``) and "Add to my deck" (``app.export.deck``); the slide files of the lesson
+and of "My deck" (``app.export.slides``)."""
 from __future__ import annotations
+
+import time
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from app import state
-from app.export import deck
+from app.export import deck, slides
 from app.export.files import IMAGE_FORMATS, MIME, csv_bytes, export_available, figure_bytes
 
 FORMAT_HELP = {"png": "image, 2x resolution", "svg": "vector, for slides", "pdf": "vector, for papers",
@@ -60,3 +63,51 @@ def show_figure(fig: go.Figure, key: str, data, name: str, *, note: str | None =
     render_downloads(fig_fn or fig, data_fn or data, name, key=f"dl_{key}", caption=note)
     if note:  # under the menu, so the menus of two charts side by side stay level
         st.caption(note)
+
+
+# ---- slides: the lesson's and my deck's -----------------------------------------------------
+SLIDE_FORMATS = {"pdf": "PDF deck", "pptx": "PowerPoint", "zip": "Figures (SVG + PDF + CSV)"}
+SLIDE_FILES = {"pdf": "fedquad-lesson.pdf", "pptx": "fedquad-lesson.pptx", "zip": "fedquad-lesson-figures.zip"}
+
+
+def slides_block(key: str, build_slides, stem: str) -> None:
+    """Pick the files (PDF, PowerPoint, figures zip), build them from ``build_slides()`` (a list
+    of ``Slide``; the figures are rendered once for all the files) and offer them for download."""
+    ok, why = export_available()
+    if not ok:
+        st.caption(f"Slides need figure export: {why}.")
+        return
+    formats = st.pills("Files", list(SLIDE_FORMATS), format_func=SLIDE_FORMATS.get, selection_mode="multi",
+                       default=list(SLIDE_FORMATS), key=f"{key}_formats",
+                       help="PDF and PowerPoint share one PNG per figure; the zip adds SVG and PDF renders.")
+    if st.button("Build slides", key=f"{key}_build", icon=":material/slideshow:", disabled=not formats):
+        t0 = time.perf_counter()
+        with st.spinner("Rendering the figures (once for all the files)…"):
+            st.session_state[f"{key}_files"] = slides.export_all(build_slides(), tuple(formats))
+        st.session_state[f"{key}_secs"] = time.perf_counter() - t0
+    files = st.session_state.get(f"{key}_files")
+    if files:
+        st.caption(f"Built in {st.session_state[f'{key}_secs']:.1f} s.")
+        row = st.container(horizontal=True)
+        for fmt, payload in files.items():
+            name = SLIDE_FILES[fmt].replace("fedquad-lesson", stem)
+            row.download_button(SLIDE_FORMATS[fmt], payload, file_name=name, mime=slides.EXPORTS[fmt][1],
+                                key=f"{key}_dl_{fmt}", on_click="ignore")
+
+
+def deck_block() -> None:
+    """"My deck": the collected figures, reorderable and removable, and its export as slides."""
+    n_deck = len(deck.items())
+    with st.expander(f"My deck ({n_deck} figure{'' if n_deck == 1 else 's'})", icon=":material/playlist_add_check:",
+                     expanded=bool(deck.items())):
+        items = deck.items()
+        if not items:
+            st.caption("Empty: \"Add to my deck\" next to any figure's Download menu collects it here.")
+        for i, item in enumerate(items):
+            row = st.container(horizontal=True, vertical_alignment="center")
+            row.markdown(f"**{i + 1}.** {item['title']}")
+            row.button("↑", key=f"deck_up_{i}", on_click=deck.move, args=(i, -1), disabled=i == 0)
+            row.button("↓", key=f"deck_down_{i}", on_click=deck.move, args=(i, 1), disabled=i == len(items) - 1)
+            row.button("✕", key=f"deck_rm_{i}", on_click=deck.remove, args=(i,))
+        if items:
+            slides_block("deck_export", lambda: deck.as_slides(deck.items()), "my-deck")
