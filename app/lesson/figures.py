@@ -1,5 +1,5 @@
 """The lesson's figures from a study (``LessonData``): the items a step shows (figure + its data),
-built with the other pages' builders (``figures``, ``study_figures``) plus the one the lesson adds,
+built with the other pages' builders (``app.figures``) plus the one the lesson adds,
 a class-coloured embedding animated over snapshot rounds (play button and round slider)."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The lesson as data: seven steps, each a title and a builder that turns a study (``LessonData``)
-into sentences (``lesson_text``, computed from the numbers shown) and one to three figures.
+into sentences (``app.lesson.text``, computed from the numbers shown) and one to three figures.
 Pure: no streamlit; the Lesson page draws a ``Slide`` and ``app.export.slides`` exports it.
 """
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""2-D pictures of a snapshot's embeddings: PCA (instant), UMAP (cached on disk next to the
-run, computed in the background), and Procrustes alignment so consecutive rounds do not spin
-or mirror.
+"""UMAP pictures of a snapshot's embeddings, cached on disk next to the run and computed in the
+background (PCA and the Procrustes alignment of consecutive rounds: ``app.projection.maths``).
 
 UMAP never runs in the Streamlit process: numba's compile alone takes 15-50 s. The app's
 projection worker (``app.projection.worker``) projects every new snapshot as it lands. A page
