@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import service, state
+from app import engine, service, state
 from app.export.widgets import show_figure
 from app.figures import study as sf
 from app.figures.charts import embedding_scatter, spectrum_figure
@@ -64,13 +64,16 @@ def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
     if len(pair) < 2:
         return ""
     name = "α" if axis == "alpha" else axis
-    if resp[f"{metric}_n"].max() < 2:
+    verdicts = sf.band_verdicts(resp, axis, metric)
+    if verdicts and all(v.state == engine.ONE_SEED for _, v in verdicts):
         return "One seed per point: no seed band, so these lines say nothing about seed noise."
-    xs = sf.band_overlaps(resp, axis, metric)
-    if not xs:
+    label = lambda state: ", ".join(sf.value_label(axis, x) for x, v in verdicts if v.state == state)  # noqa: E731
+    noise, one = label(engine.NOISE), label(engine.ONE_SEED)
+    if not noise and not one:
         return f"FedAvg's and FedQuad's ± 1 std bands do not overlap at any computed {name}."
-    return (f"Grey: the bands overlap at {name} = {', '.join(sf.value_label(axis, x) for x in xs)}: the "
-            "difference there is within seed noise.")
+    return "Grey: " + "; ".join(
+        ([f"the bands overlap at {name} = {noise}: the difference there is within seed noise"] if noise else [])
+        + ([f"one seed at {name} = {one}: no claim beyond noise there"] if one else [])) + "."
 
 
 def compute_controls(view: View, points: pd.DataFrame) -> None:
