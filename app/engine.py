@@ -19,7 +19,7 @@ from fedquad_core.partition import PartitionError, class_counts, partition
 from fedquad_core.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
                                 atomic_write_text, pid_alive)
 from fedquad_core.study.store import StudyStore
-from fedquad_core.study.claims import check_claims, claims_markdown
+from fedquad_core.study.paper_claims import check_claims, claims_markdown
 from fedquad_core.study.matched import matched_accuracy
 from fedquad_core.study.table import NO_DATA, NOISE, ONE_SEED, SEPARATED, Verdict, compare, compare_summary, study_frame
 

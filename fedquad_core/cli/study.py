@@ -8,7 +8,7 @@ from ..config import alpha_label
 from ..errors import UserError
 from ..store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
-from ..study.claims import check_claims, claims_markdown
+from ..study.paper_claims import check_claims, claims_markdown
 from ..study.matched import matched_accuracy
 from ..study.table import mean_std_text, response_table, slider_axes, study_frame
 from ..version import engine_fingerprint

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fedquad_core.study import claims as cl
+from fedquad_core.study import paper_claims as cl
 from fedquad_core.study.matched import matched_accuracy
 from fedquad_core.study.table import NO_DATA, NOISE, ONE_SEED, SEPARATED, compare, compare_summary
 from fedquad_core.store import RunStore
