@@ -48,7 +48,7 @@ from fedquad_core.geometry import stratified_subset  # noqa: E402
 from fedquad_core.methods import METHODS  # noqa: E402
 from fedquad_core.study import StudySpec, StudyStore, check_grid, run_study  # noqa: E402
 
-NAMES = ("digits-alpha", "digits-margins", "fmnist-methods")
+NAMES = ("digits-alpha", "digits-margins", "fmnist-methods", "digits-local", "fmnist-skew", "fmnist-regime")
 KEPT_FILES = ("config.json", "status.json", "metrics.jsonl", "partition.json")
 MARGINS = [0.0, 0.25, 0.5, 1.0, 2.0]
 
@@ -91,6 +91,22 @@ def specs(args) -> list[StudySpec]:
     fm.update(rounds=args.fmnist_rounds, train_subset=args.fmnist_subset)
     if quick:
         fm.update(rounds=2, train_subset=600, num_clients=10, snapshot_every=1)
+    # digits-local: 10 clients of about 140 images, batch 32, so a client takes 4-5 SGD steps an
+    # epoch (the one-minute preset's 50 clients of 28 images take one): local computation is real.
+    local = RunConfig(dataset="digits", model="mlp", num_clients=10, min_size=20, batch_size=32,
+                      rounds=2 if quick else 30, snapshot_every=1 if quick else 3, lr=0.05)
+    local_seeds = [0] if quick else drawable_seeds(local, 0.1, 3)
+    # fmnist-skew: where FedAvg's global effective rank falls with skew (10 clients of 600 images,
+    # 5 local epochs); a snapshot every 2 rounds so runs can be compared at matched accuracy.
+    skew = RunConfig(dataset="fashion-mnist", model="cnn", num_clients=10, train_subset=600 if quick else 6000,
+                     local_epochs=1 if quick else 5, lr=0.02, rounds=2 if quick else 20,
+                     snapshot_every=1 if quick else 2, eval_points=2000)
+    # fmnist-regime: the paper's regime (many clients, 10 % of them a round, alpha 0.3).
+    regime = RunConfig(dataset="fashion-mnist", model="cnn", num_clients=20 if quick else 100, alpha=0.3,
+                       participation=0.1 if not quick else 0.25, train_subset=1200 if quick else 12000,
+                       min_size=10, local_epochs=1 if quick else 5, lr=0.02, rounds=2 if quick else 100,
+                       snapshot_every=1 if quick else 10, eval_points=2000)
+    regime_methods = ["fedavg", "fedquad"] if quick else ["fedavg", "moon", "fedquad"]
     return [
         StudySpec("digits-alpha", digits, {"alpha": alphas, "method": ["fedavg", "fedquad"], "seed": seeds},
                   title="Collapse across alpha (digits)",
@@ -108,6 +124,26 @@ def specs(args) -> list[StudySpec]:
                   title="Seven methods across alpha (Fashion-MNIST subset)",
                   description=f"The seven methods on a {fm['train_subset']}-image Fashion-MNIST subset, "
                               f"{fm['num_clients']} clients, {fm['rounds']} rounds, lr {fm['lr']}."),
+        StudySpec("digits-local", local,
+                  {"local_epochs": [1, 2] if quick else [1, 2, 5, 10], "alpha": [0.1, None] if quick else [0.1, 0.3, None],
+                   "method": ["fedavg", "fedquad"], "seed": local_seeds},
+                  title="Local computation and client drift (digits)",
+                  description="FedAvg and FedQuad on digits, 10 clients of about 140 images (4-5 SGD steps an "
+                              "epoch), 1 to 10 local epochs, from strong skew to IID; each client's local model "
+                              "is measured at every snapshot."),
+        StudySpec("fmnist-skew", skew,
+                  {"alpha": [0.1, None] if quick else [0.1, 0.5, None], "method": ["fedavg", "fedquad"],
+                   "seed": [0] if quick else [0, 1, 2]},
+                  title="Global collapse under skew (Fashion-MNIST subset)",
+                  description=f"FedAvg and FedQuad, {skew.train_subset}-image Fashion-MNIST subset, 10 clients, "
+                              f"{skew.local_epochs} local epochs, lr {skew.lr}, {skew.rounds} rounds; a snapshot every "
+                              f"{skew.snapshot_every} rounds so runs can be compared at matched accuracy."),
+        StudySpec("fmnist-regime", regime,
+                  {"method": regime_methods, "seed": [0] if quick else [0, 1, 2]},
+                  title="The paper's regime: many clients, low participation (Fashion-MNIST)",
+                  description=f"{regime.num_clients} clients, {regime.participation:.0%} of them a round, alpha "
+                              f"{regime.alpha}, {regime.train_subset}-image subset, {regime.local_epochs} local "
+                              f"epochs, {regime.rounds} rounds."),
     ]
 
 
