@@ -17,6 +17,7 @@ from .config import ConfigError, RunConfig, validate
 from .data import Dataset, DataError, check_data, data_source, load_dataset
 from .devices import resolve_device
 from .geometry import stratified_subset
+from .local_metrics import LocalProbe
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
@@ -147,7 +148,8 @@ def train(prep: Prepared, callback: Callback, *, device: torch.device) -> tuple[
                        "num_train": int(len(ds.y_train)), "method": cfg.method, "data_source": prep.source})
     try:
         return run_rounds(model, prep.parts, runner, test,
-                          LoopSettings(cfg.rounds, cfg.participation, cfg.seed, cfg.snapshot_every), callback)
+                          LoopSettings(cfg.rounds, cfg.participation, cfg.seed, cfg.snapshot_every), callback,
+                          local=LocalProbe(cfg.local_clients, cfg.seed, prep.counts) if cfg.local_clients else None)
     finally:
         close = getattr(runner, "close", None)
         if close:
