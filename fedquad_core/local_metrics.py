@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from .geometry import effective_rank, inter_class_distance, intra_class_distance, linear_cka, singular_values
+from .geometry import effective_rank
 
 CLIENT_METRICS = ("local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka", "update_norm")
 ROW_METRICS = CLIENT_METRICS + ("update_cosine",)
@@ -42,12 +42,14 @@ def measured_clients(chosen: Sequence[int], k: int, seed: int, round_: int) -> n
 
 
 @torch.no_grad()
-def _forward(model: torch.nn.Module, x: torch.Tensor, prepare: Any, batch_size: int = 1024) -> tuple[np.ndarray, np.ndarray]:
-    """Predicted classes and float32 embeddings of ``x``, in one eval-mode pass."""
+def _forward(model: torch.nn.Module, weights: dict[str, torch.Tensor], inputs: Sequence[torch.Tensor]
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Predicted classes and float32 embeddings of the prepared batches ``inputs`` under
+    ``weights`` (eval mode; ``model``'s own weights are not touched: no state-dict copies)."""
     model.eval()
     preds, embs = [], []
-    for i in range(0, x.shape[0], batch_size):
-        logits, emb = model(prepare(x[i:i + batch_size]))
+    for batch in inputs:
+        logits, emb = torch.func.functional_call(model, weights, (batch,))
         preds.append(logits.argmax(1).cpu())
         embs.append(emb.float().cpu())
     return torch.cat(preds).numpy(), torch.cat(embs).numpy()
@@ -57,18 +59,49 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def _geometry(z: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(effective rank, intra/inter ratio) of one client's embeddings; nan when undefined."""
-    if not np.isfinite(z).all():
-        return float("nan"), float("nan")
-    with np.errstate(all="ignore"):
-        try:
-            rank = effective_rank(singular_values(z))
-        except np.linalg.LinAlgError:
-            rank = float("nan")
-        inter = inter_class_distance(z, y)
-        ratio = intra_class_distance(z, y) / inter if inter > 0 else float("nan")
-    return rank, ratio
+class _Reference:
+    """What every measured client is compared with, worked out once a snapshot for all K: the
+    points' classes (class means then are one matrix product) and the round's starting global
+    model's centred embeddings (for CKA). ``geometry`` computes the same quantities one call each;
+    here one centred Gram matrix serves the spectrum and CKA's norm alike."""
+
+    def __init__(self, y: np.ndarray, start: np.ndarray):
+        classes, self.inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
+        self.average = np.zeros((classes.size, y.size))
+        self.average[self.inverse, np.arange(y.size)] = 1.0
+        self.average /= counts[:, None]
+        self.pairs = np.triu_indices(classes.size, k=1)
+        start = start.astype(np.float64)
+        self.b = start - start.mean(axis=0)
+        with np.errstate(all="ignore"):
+            self.norm_b = np.linalg.norm(self.b.T @ self.b) if np.isfinite(self.b).all() else float("nan")
+
+    def ratio(self, z: np.ndarray) -> float:
+        """``geometry``'s intra / inter: mean distance of a point to its class mean over the mean
+        distance between class means; nan with fewer than two classes or coinciding means."""
+        means = self.average @ z
+        intra = np.linalg.norm(z - means[self.inverse], axis=1).mean()
+        if self.pairs[0].size == 0:
+            return float("nan")
+        inter = np.linalg.norm(means[self.pairs[0]] - means[self.pairs[1]], axis=1).mean()
+        return float(intra / inter) if inter > 0 else float("nan")
+
+    def geometry(self, z: np.ndarray) -> tuple[float, float, float]:
+        """(effective rank, intra/inter ratio, linear CKA to the start) of one client's float64
+        embeddings, as ``geometry.effective_rank(singular_values(z))``, ``geometry_summary``'s
+        ratio and ``geometry.linear_cka(z, start)``; nan where undefined."""
+        if not np.isfinite(z).all():
+            return float("nan"), float("nan"), float("nan")
+        with np.errstate(all="ignore"):
+            a = z - z.mean(axis=0)
+            gram = a.T @ a
+            try:
+                rank = effective_rank(np.linalg.eigvalsh(gram / len(z)))  # the covariance's spectrum
+            except np.linalg.LinAlgError:
+                rank = float("nan")
+            norm = np.linalg.norm(gram) * self.norm_b
+            cka = float(np.linalg.norm(a.T @ self.b) ** 2 / norm) if norm > 0 and np.isfinite(norm) else float("nan")
+            return rank, self.ratio(z), cka
 
 
 def update_gram(weights: Sequence[dict[str, torch.Tensor]], start: dict[str, torch.Tensor],
@@ -113,30 +146,31 @@ class LocalProbe:
                 x: torch.Tensor, y: torch.Tensor, prepare: Any, round_: int
                 ) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
         """The snapshot row's local fields and the arrays of ``local_round_NNNN.npz``, or None
-        when no client is measured. Leaves ``model`` holding the last measured client's weights."""
+        when no client is measured. ``model``'s weights are left as they were."""
         by_id = {res.client_id: res for res in results}
         ids = measured_clients(list(by_id), self.k, self.seed, round_)
         if ids.size == 0:
             return None
         labels = y.cpu().numpy()
-        model.load_state_dict(start)
-        _, z_start = _forward(model, x, prepare)
+        inputs = [prepare(x[i:i + 1024]) for i in range(0, x.shape[0], 1024)]  # once for the K + 1 models
+        _, z_start = _forward(model, start, inputs)
+        ref = _Reference(labels, z_start)
         names = [n for n, _ in model.named_parameters()]
         gram = update_gram([by_id[int(c)].weights for c in ids], start, names)
         norms, cos = np.sqrt(np.clip(np.diag(gram), 0, None)), cosine_matrix(gram)
         clients, embeddings = [], []
         for i, c in enumerate(ids):
-            model.load_state_dict(by_id[int(c)].weights)
-            pred, z = _forward(model, x, prepare)
+            pred, z = _forward(model, by_id[int(c)].weights, inputs)
             embeddings.append(z)
+            z = z.astype(np.float64)
             held = np.flatnonzero(self.counts[c] > 0)
             own = np.isin(labels, held)
-            rank, ratio = _geometry(z, labels)
+            rank, ratio, cka = ref.geometry(z)
             clients.append({"client": int(c), "classes": [int(k) for k in held], "samples": int(self.counts[c].sum()),
                             "local_acc_all": float((pred == labels).mean()),
                             "local_acc_own": float((pred[own] == labels[own]).mean()) if own.any() else None,
                             "local_effective_rank": _finite(rank), "local_ratio": _finite(ratio),
-                            "local_cka": _finite(linear_cka(z, z_start)), "update_norm": _finite(float(norms[i]))})
+                            "local_cka": _finite(cka), "update_norm": _finite(float(norms[i]))})
         row: dict[str, Any] = {key: _mean([c[key] for c in clients]) for key in CLIENT_METRICS}
         pairs = cos[np.triu_indices(len(ids), k=1)]
         row["update_cosine"] = _mean(pairs.tolist())

@@ -343,10 +343,10 @@ class RunWriter:
                      lambda f: np.savez_compressed(f, **arrays))
 
     def save_local_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None:
-        """A ``.npz`` compressed at zlib level 1: float16 embeddings shrink about as much as at
-        ``savez_compressed``'s level 6 (a third) in a fifth of the time (benchmarks/local_metrics_cost.py)."""
+        """An uncompressed ``.npz``: float16 embeddings shrink by only a quarter under zlib, which
+        cost a snapshot round more than the whole measurement (benchmarks/local_metrics_cost.py)."""
         atomic_write(self.path / "embeddings" / f"local_round_{int(round_):04d}.npz",
-                     lambda f: _savez_fast(f, arrays))
+                     lambda f: np.savez(f, **arrays))
 
     def save_weights(self, state_dict: dict[str, Any]) -> None:
         import torch
@@ -355,15 +355,6 @@ class RunWriter:
 
     def cancel_requested(self) -> bool:
         return (self.path / "cancel").exists()
-
-
-def _savez_fast(f: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
-    import zipfile
-
-    with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
-        for name, value in arrays.items():
-            with zf.open(f"{name}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
 
 
 def _is_run_folder(path: Path) -> bool:

@@ -158,3 +158,20 @@ def test_local_epochs_is_a_study_axis(tmp_path):
     samples = [store.read_metrics(p["run_id"])[0]["samples"] for p in points]
     assert [store.read_config(p["run_id"])["local_epochs"] for p in points] == [1, 2]
     assert samples == [1400, 2800]  # FedAvg, every client: each epoch sees the whole training set once
+
+
+def test_the_local_geometry_is_geometrys():
+    from fedquad_core.geometry import geometry_summary, linear_cka
+    from fedquad_core.local_metrics import _Reference
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 4, size=60)
+    z = (rng.normal(size=(60, 7)) + y[:, None]).astype(np.float32)
+    start = rng.normal(size=(60, 7)).astype(np.float32)
+    rank, ratio, cka = _Reference(y, start).geometry(z.astype(np.float64))
+    geo = geometry_summary(z, y)
+    assert ratio == pytest.approx(geo["ratio"], rel=1e-9) and rank == pytest.approx(geo["effective_rank"], rel=1e-9)
+    assert cka == pytest.approx(linear_cka(z, start), rel=1e-9)
+    one_class = _Reference(np.zeros(60, dtype=int), np.ones((60, 7), dtype=np.float32)).geometry(z.astype(np.float64))
+    assert math.isnan(one_class[1]) and math.isnan(one_class[2])  # no inter distance; a constant start has no CKA
+    assert all(math.isnan(v) for v in _Reference(y, start).geometry(np.full((60, 7), np.inf)))
