@@ -11,8 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .store import RunStore, StoreError, _read_json, atomic_write_json
-from .version import BOOKKEEPING, engine_fingerprint
+from ..config import alpha_label
+from ..store import RunStore, StoreError, _read_json, atomic_write_json
+from ..version import BOOKKEEPING, engine_fingerprint
+from .grid import check_name
 
 
 class StudyNotFound(StoreError):
@@ -31,8 +33,6 @@ class StudyStore:
         return self.root / "studies"
 
     def path(self, name: str) -> Path:
-        from .study import check_name
-
         return self.folder / f"{check_name(name)}.json"
 
     def names(self) -> list[str]:
@@ -80,4 +80,4 @@ def grid_difference(study: dict[str, Any], base: dict[str, Any], axes: dict[str,
 
 
 def _axes_text(axes: dict[str, list]) -> str:
-    return " ".join(f"{k}={','.join('iid' if v is None else str(v) for v in vals)}" for k, vals in axes.items())
+    return " ".join(f"{k}={','.join(alpha_label(v) if k == 'alpha' else str(v) for v in vals)}" for k, vals in axes.items())

@@ -4,9 +4,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..config import alpha_label
+from ..errors import UserError
+from ..store import RunStore
+from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
+from ..study.table import response_table, slider_axes, study_frame
+from ..version import engine_fingerprint
 from .args import add_run_options, config_from_args, int_in, read_json_file
-from .errors import UserError
-from .store import RunStore
+from .tables import print_table
 
 METRIC_LABELS = {"final_acc": "final acc %", "best_acc": "best acc %", "final_ratio": "ratio",
                  "final_ratio_l2": "ratio (L2)", "effective_rank": "eff. rank"}
@@ -63,9 +68,6 @@ def _read_file(path: str | None) -> dict[str, Any]:
 
 
 def spec_from_args(args: argparse.Namespace, store: RunStore):
-    from .study import StudySpec, parse_axes, parse_grid
-    from .study_store import StudyStore
-
     data = _read_file(args.file)
     if not args.grid and not data:
         studies = StudyStore(store.root)
@@ -86,8 +88,6 @@ def cmd_study(args: argparse.Namespace, store: RunStore) -> int:
 
 
 def _run(args, store: RunStore) -> int:
-    from .study import run_study
-
     study = run_study(spec_from_args(args, store), store, jobs=args.jobs, threads=args.threads, ray=args.ray,
                       quiet=args.quiet)
     args.metric, args.x_axis = list(DEFAULT_METRICS), None
@@ -96,11 +96,6 @@ def _run(args, store: RunStore) -> int:
 
 
 def _list(args, store: RunStore) -> int:
-    from .commands import print_table
-    from .study_store import StudyStore
-    from .study_table import study_frame
-    from .version import engine_fingerprint
-
     studies = StudyStore(store.root)
     rows = []
     for name in studies.names():
@@ -118,8 +113,6 @@ def _list(args, store: RunStore) -> int:
 
 
 def _show(args, store: RunStore) -> int:
-    from .study_store import StudyStore
-
     print_response(store, StudyStore(store.root).read(args.name), args)
     return 0
 
@@ -134,13 +127,10 @@ def _cell(entry: dict, metric: str) -> str:
 
 
 def _value(axis: str, value: Any) -> str:
-    return "iid" if axis == "alpha" and value is None else str(value)
+    return alpha_label(value) if axis == "alpha" else str(value)
 
 
 def print_response(store: RunStore, study: dict[str, Any], args) -> None:
-    from .commands import print_table
-    from .study_table import response_table, slider_axes, study_frame
-
     frame = study_frame(store, study)
     sliders = slider_axes(study)
     x_axis = args.x_axis or (sliders[0] if sliders else None)

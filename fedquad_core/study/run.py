@@ -12,11 +12,15 @@ import sys
 import time
 from typing import Any, Callable
 
-from .config import RunConfig
-from .errors import UserError
-from .store import ACTIVE, RunStore, new_run_id
-from .study_store import StudyStore, finished_runs, grid_difference
-from .version import engine_fingerprint
+from ..config import RunConfig
+from ..devices import usable_cores
+from ..errors import UserError
+from ..preflight import check_grid
+from ..store import ACTIVE, RunStore, new_run_id
+from ..version import engine_fingerprint
+from .grid import expand, keyed, parse_axes
+from .ray import check_reachable, run_on_ray
+from .store import StudyStore, finished_runs, grid_difference
 
 Done = Callable[[str, str, "str | None"], None]  # (key, run_id, error or None)
 
@@ -34,8 +38,6 @@ def _study_dict(spec, points, previous: dict | None, index: dict[str, str]) -> d
 
 def prepare_study(spec, store) -> tuple[StudyStore, dict[str, Any], dict[str, RunConfig]]:
     """Every check, then the study file written: (studies, study dict, key -> config to train)."""
-    from .study import check_grid, expand, keyed, parse_axes
-
     studies = store if isinstance(store, StudyStore) else StudyStore(store.root)
     spec = dataclasses.replace(spec, axes=parse_axes(spec.axes))  # a spec built in code is checked too
     points = expand(spec)
@@ -61,8 +63,6 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
               quiet: bool = False) -> dict[str, Any]:
     """Run the study's missing points; return the study dict (also saved in ``<root>/studies``)."""
     if ray:
-        from .ray_sweep import check_reachable
-
         check_reachable(ray)
     studies, study, todo = prepare_study(spec, store)
     keys = {p["key"] for p in study["points"]}
@@ -79,21 +79,12 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
             say(f"study {spec.name}: run {run_id} ({todo[key].name}) failed: {error.splitlines()[0]}")
 
     if todo and ray:
-        from .ray_sweep import run_on_ray
-
         keys_in_order = list(todo)
         run_on_ray(list(todo.values()), studies.runs, ray, threads=threads,
                    on_done=lambda i, run_id, error: done(keys_in_order[i], run_id, error))
     elif todo:
-        run_in_pool(todo, studies.runs, jobs=jobs or _cores(), threads=threads, on_done=done, progress=not quiet)
+        run_in_pool(todo, studies.runs, jobs=jobs or usable_cores(), threads=threads, on_done=done, progress=not quiet)
     return study
-
-
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
 
 
 def _init_worker() -> None:
@@ -108,7 +99,7 @@ def _run_one(payload: tuple[dict, str, str, int | None, str]) -> str | None:
     config, root, run_id, threads, stop = payload
     if os.path.exists(stop):  # the study was interrupted before this point started
         return None
-    from .runner import execute
+    from ..runner import execute
 
     return execute(RunConfig.from_dict(config), RunStore(root), run_id=run_id, progress=False, threads=threads)
 
