@@ -166,12 +166,19 @@ def test_the_local_geometry_is_geometrys():
 
     rng = np.random.default_rng(5)
     y = rng.integers(0, 4, size=60)
-    z = (rng.normal(size=(60, 7)) + y[:, None]).astype(np.float32)
+    zs = (rng.normal(size=(3, 60, 7)) * [[[1.0]], [[0.1]], [[3.0]]] + y[None, :, None]).astype(np.float32)
+    zs[1, :, 5:] = 0.0  # a client using fewer directions
     start = rng.normal(size=(60, 7)).astype(np.float32)
-    rank, ratio, cka = _Reference(y, start).geometry(z.astype(np.float64))
-    geo = geometry_summary(z, y)
-    assert ratio == pytest.approx(geo["ratio"], rel=1e-9) and rank == pytest.approx(geo["effective_rank"], rel=1e-9)
-    assert cka == pytest.approx(linear_cka(z, start), rel=1e-9)
-    one_class = _Reference(np.zeros(60, dtype=int), np.ones((60, 7), dtype=np.float32)).geometry(z.astype(np.float64))
-    assert math.isnan(one_class[1]) and math.isnan(one_class[2])  # no inter distance; a constant start has no CKA
-    assert all(math.isnan(v) for v in _Reference(y, start).geometry(np.full((60, 7), np.inf)))
+    ranks, ratios, ckas = _Reference(y, start).geometry(zs)
+    for z, rank, ratio, cka in zip(zs, ranks, ratios, ckas):  # float32 here, float64 in geometry
+        geo = geometry_summary(z, y)
+        assert ratio == pytest.approx(geo["ratio"], rel=1e-5)
+        assert rank == pytest.approx(geo["effective_rank"], rel=1e-5)
+        assert cka == pytest.approx(linear_cka(z, start), rel=1e-5)
+    bad = zs.copy()
+    bad[2, 0, 0] = np.inf
+    ranks, ratios, ckas = _Reference(y, start).geometry(bad)
+    assert math.isnan(ranks[2]) and math.isnan(ratios[2]) and math.isnan(ckas[2]) and np.isfinite(ranks[:2]).all()
+    one_class = _Reference(np.zeros(60, dtype=int), np.ones((60, 7), dtype=np.float32)).geometry(bad[:1])
+    assert math.isnan(one_class[1][0]) and math.isnan(one_class[2][0])  # no inter distance; constant start: no CKA
+    assert _Reference(y, start).geometry(np.zeros((1, 60, 7), dtype=np.float32))[0][0] == 0.0  # all-zero spectrum: rank 0, as geometry
