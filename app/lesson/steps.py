@@ -134,9 +134,10 @@ def step_idea(data: LessonData | None, talk: bool, m1: float = quad.DEFAULT_M1, 
 def step_fedquad(data: LessonData, talk: bool) -> Slide:
     g = data.role("global")
     skew_g, seed = g.skew_alpha(), first_seed(g)
-    local, skew_l = {}, None
+    local, skew_l, local_footer = {}, None, ""
     try:
         d, at = _local(data)
+        local_footer = f"local: {_footer(d)} · global: "
         skew_l = d.skew_alpha()
         local = {k: compare(values(d, k, alpha=skew_l, method="fedquad", **at), values(d, k, alpha=skew_l,
                                                                                      method="fedavg", **at))
@@ -157,7 +158,7 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
     r_item, _ = response_item(g, "effective_rank", PAIR, f"Global effective rank vs α at {m.threshold:.0%} test accuracy",
                               "effective_rank_matched_both", talk, table=matched_table(m, "effective_rank"))
     return Slide("6 · What FedQuad changes", text.fedquad_sentences(local, glob, skew_l, skew_g, m.threshold),
-                 items + [r_item], _footer(g, f"matched accuracy {m.threshold:.0%}"))
+                 items + [r_item], local_footer + _footer(g, f"matched accuracy {m.threshold:.0%}"))
 
 
 def step_price(data: LessonData, talk: bool) -> Slide:

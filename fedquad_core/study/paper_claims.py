@@ -195,6 +195,9 @@ def _label(coords: dict) -> str:
 
 
 def _numbers(v: Verdict, metric: str, a: str, b: str) -> str:
+    empty = [name for name, n in ((a, v.n_a), (b, v.n_b)) if not n]
+    if empty:
+        return "no finished runs with this metric for " + " and ".join(empty)
     spec, scale = (".1f", 100.0) if metric == "final_acc" else (".2f", 1.0)
     ta, tb = v.text(spec, scale)
     unit = " %" if metric == "final_acc" else ""
@@ -222,7 +225,7 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
         where = _label({k: v for k, v in a.items() if k != "method"})
         numbers = _numbers(usable[low], claim.metric, NAMES.get(a["method"], a["method"]),
                            f"lowest other, {NAMES.get(low, low)}")
-        return ClaimResult(claim.text, claim.study, f"{what}, {where}, against {len(usable)} other methods",
+        return ClaimResult(claim.text, claim.study, f"{what}, {where}, against {len(usable)} other method{'s' if len(usable) != 1 else ''}",
                            numbers, lowest_verdict(list(usable.values())))
     b = resolve(study, claim.b or {})
     if claim.matched:
