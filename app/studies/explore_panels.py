@@ -202,7 +202,7 @@ def heatmap(view: View, points: pd.DataFrame) -> None:
 
 
 def across_alpha(view: View, points: pd.DataFrame) -> None:
-    st.subheader("The collapse across α in one figure")
+    st.subheader("The spectrum across α in one figure")
     fixed = {a: v for a, v in view.pos.items() if a != "alpha"}
     key = (view.ref.id, studies.version(view.ref), "across", tuple((a, sf._key(v)) for a, v in fixed.items()), view.talk)
     if key in st.session_state.get("_x_figs", {}):

@@ -211,7 +211,7 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
     try:
         study = studies.read(claim.study)
     except StoreError:
-        return ClaimResult(claim.text, claim.study, claim.metric, f"study file '{claim.study}' is damaged", NOT_RUN)
+        return ClaimResult(claim.text, claim.study, METRIC_NAMES.get(claim.metric, claim.metric), f"study file '{claim.study}' is damaged", NOT_RUN)
     runs, a = studies.runs, resolve(study, claim.a)
     what = METRIC_NAMES.get(claim.metric, claim.metric)
     if claim.lowest:
