@@ -126,6 +126,7 @@ def test_claims_follow_the_bands(tmp_path):
     collapse = "Under label skew, the aggregated global embedding space collapses"
     res = cl.check_claims(skew_root(tmp_path / "a", 2.0))
     assert _verdict(res, collapse) == cl.SUPPORTED and _verdict(res, mitigated) == cl.SUPPORTED
+    assert _verdict(res, "(the same, at the final round, accuracy not matched)") == cl.SUPPORTED
     res = cl.check_claims(skew_root(tmp_path / "b", 0.05))
     assert _verdict(res, mitigated) == cl.WITHIN_NOISE
     res = cl.check_claims(skew_root(tmp_path / "c", -2.0))
