@@ -159,3 +159,19 @@ def test_cli_claims_and_matched(tmp_path):
     assert out.returncode == 0 and "test accuracy 60% (given)" in out.stdout
     bad = run("show", "fmnist-skew", "--matched-accuracy", "150")
     assert bad.returncode == 2 and "at most 1" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_less_trained_is_not_read_as_collapsed(tmp_path):
+    """Rank follows accuracy alone (rank = 10 x accuracy), skew only trains slower: the final round
+    shows a gap beyond noise, matched accuracy shows none."""
+    points = []
+    for alpha, curve in ((0.1, [(0.3, 3.0), (0.6, 6.0), (0.81, 8.1)]), (None, [(0.81, 8.1), (0.9, 9.0), (0.95, 9.5)])):
+        for method in ("fedavg", "fedquad"):
+            for seed in (0, 1, 2):
+                rid = f"{method}-{alpha}-{seed}"
+                _run(tmp_path, rid, [(a + 0.001 * seed, r + 0.05 * seed) for a, r in curve])
+                points.append(({"alpha": alpha, "method": method, "seed": seed}, rid))
+    _study(tmp_path, "fmnist-skew", points, {"alpha": [0.1, None], "method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
+    res = cl.check_claims(tmp_path)
+    assert _verdict(res, "(the same, at the final round, accuracy not matched)") == cl.SUPPORTED
+    assert _verdict(res, "Under label skew, the aggregated global embedding space collapses") == cl.WITHIN_NOISE
