@@ -275,7 +275,7 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
     yaxis = dict(title=dict(text=METRIC_TITLES.get(metric, metric)),
-                 **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") else {}))
+                 **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") or metric.startswith("local_acc") else {}))
     fig = themed_figure(traces, dict(_title(title), hovermode="closest", shapes=shapes, yaxis=yaxis,
                                      xaxis=dict(title=dict(text=AXIS_TITLES.get(x_axis, x_axis)), **xaxis)), talk)
     set_current(fig, x_axis, values, current)
