@@ -134,11 +134,13 @@ def embedding_item(data, run_id, title, name, talk, animate=True) -> SlideFigure
 
 
 def response_item(data, metric, methods, title, name, talk, fixed=None, x_axis="alpha",
-                  table: pd.DataFrame | None = None) -> tuple[SlideFigure, pd.DataFrame]:
+                  table: pd.DataFrame | None = None, y_title: str | None = None) -> tuple[SlideFigure, pd.DataFrame]:
     table = response(data, metric, methods, fixed, x_axis) if table is None else table
     if table.empty or not (table[f"{metric}_n"] > 0).any():
         raise Missing(f"no finished {', '.join(methods)} runs with '{metric}' in study '{data.study.get('name')}'")
     fig = sf.response_figure(table, x_axis, metric, pair=PAIR, all_values=data.axis(x_axis), title=title, talk=talk)
+    if y_title:
+        fig.update_yaxes(title_text=y_title)
     return SlideFigure(name, fig, table), table
 
 
@@ -204,5 +206,5 @@ def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
         cells=dict(values=[table[c].tolist() for c in cols], align="left", fill_color=fill, font=dict(size=size),
                    height=24)))
     fig.update_layout(font=dict(size=20 if talk else 12), margin=dict(l=4, r=4, t=8, b=4),
-                      height=90 + (64 if talk else 46) * len(table), paper_bgcolor="white")
+                      height=100 + (96 if talk else 62) * len(table), paper_bgcolor="white")
     return fig

@@ -29,6 +29,9 @@ __all__ = ["STEPS", "Slide", "SlideFigure", "Missing", "build_step", "step_idea"
 
 
 # ---- the steps -------------------------------------------------------------------------------
+MATCHED_Y = "effective rank at matched accuracy"
+
+
 def _footer(d: LessonData, extra: str = "") -> str:
     return f"{d.settings()} · skew shown: {alpha_label(d.skew_alpha())}" + (f" · {extra}" if extra else "")
 
@@ -65,15 +68,14 @@ def step_forget(data: LessonData, talk: bool) -> Slide:
     d, at = _local(data)
     skew, iid = d.skew_alpha(), d.iid_alpha()
     epochs = at.get("local_epochs", d.base("local_epochs", 1))
-    where = f", {epochs:g} local epochs" if at else ""
-    a_item, _ = response_item(d, "local_acc_all", PAIR, f"Local model's accuracy on all classes vs α{where}",
+    where = f", {epochs:g} epochs" if at else ""
+    a_item, _ = response_item(d, "local_acc_all", PAIR, f"On all classes{where}",
                               "local_acc_all_vs_alpha", talk, at)
-    o_item, _ = response_item(d, "local_acc_own", PAIR, f"Local model's accuracy on its own classes vs α{where}",
+    o_item, _ = response_item(d, "local_acc_own", PAIR, f"On own classes{where}",
                               "local_acc_own_vs_alpha", talk, at)
     items = [a_item, o_item]
     if at:
-        e_item, _ = response_item(d, "local_acc_all", PAIR, f"Accuracy on all classes vs local epochs, "
-                                  f"{alpha_label(skew)}", "local_acc_all_vs_epochs", talk, {"alpha": skew}, "local_epochs")
+        e_item, _ = response_item(d, "local_acc_all", PAIR, f"All classes vs epochs, {alpha_label(skew)}", "local_acc_all_vs_epochs", talk, {"alpha": skew}, "local_epochs")
         items.append(e_item)
     fa = dict(method="fedavg", **at)
     own_vs_all = compare(values(d, "local_acc_own", alpha=skew, **fa), values(d, "local_acc_all", alpha=skew, **fa))
@@ -85,10 +87,10 @@ def step_forget(data: LessonData, talk: bool) -> Slide:
 def step_drift(data: LessonData, talk: bool) -> Slide:
     d, at = _local(data)
     skew, iid = d.skew_alpha(), d.iid_alpha()
-    where = f", {at['local_epochs']:g} local epochs" if at else ""
-    c_item, _ = response_item(d, "update_cosine", PAIR, f"Cosine between clients' updates vs α{where}",
+    where = f", {at['local_epochs']:g} epochs" if at else ""
+    c_item, _ = response_item(d, "update_cosine", PAIR, f"Update cosine{where}",
                               "update_cosine_vs_alpha", talk, at)
-    k_item, _ = response_item(d, "local_cka", PAIR, f"Local vs global CKA vs α{where}", "local_cka_vs_alpha", talk, at)
+    k_item, _ = response_item(d, "local_cka", PAIR, f"Local–global CKA{where}", "local_cka_vs_alpha", talk, at)
     fa = dict(method="fedavg", **at)
     verdict = {m: compare(values(d, m, alpha=skew, **fa), values(d, m, alpha=iid, **fa))
                for m in ("update_cosine", "local_cka")}
@@ -102,13 +104,12 @@ def step_global(data: LessonData, talk: bool) -> Slide:
     m = matched(d)
     if m.threshold is None:
         raise Missing(f"no finished runs with snapshot metrics in study '{d.study.get('name')}'")
-    f_item, _ = response_item(d, "effective_rank", ("fedavg",), "Global effective rank vs α, final round (FedAvg)",
+    f_item, _ = response_item(d, "effective_rank", ("fedavg",), "Rank, final round",
                               "effective_rank_vs_alpha", talk)
-    m_item, _ = response_item(d, "effective_rank", ("fedavg",), f"Global effective rank vs α at {m.threshold:.0%} "
-                              "test accuracy (FedAvg)", "effective_rank_matched_vs_alpha", talk,
-                              table=matched_table(m, "effective_rank", ("fedavg",)))
+    m_item, _ = response_item(d, "effective_rank", ("fedavg",), f"Rank at {m.threshold:.0%} accuracy", "effective_rank_matched_vs_alpha", talk,
+                              table=matched_table(m, "effective_rank", ("fedavg",)), y_title=MATCHED_Y)
     per_alpha = spectra(d, ("fedavg",))
-    spec = SlideFigure("spectra_fedavg", sf.spectra_across_figure(per_alpha, title="Spectrum across α, last snapshot",
+    spec = SlideFigure("spectra_fedavg", sf.spectra_across_figure(per_alpha, title="Spectra, last snapshot",
                                                                  talk=talk), spectra_table(per_alpha))
     final = compare(values(d, "effective_rank", alpha=skew, method="fedavg"),
                     values(d, "effective_rank", alpha=iid, method="fedavg"))
@@ -155,8 +156,9 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
     ids = {mth: require_run(g, alpha=skew_g, method=mth, seed=seed) for mth in PAIR}
     items = [embedding_item(g, r, f"{LABELS[mth]}, {alpha_label(skew_g)}, seed {seed}",
                             f"embedding_{mth}_{alpha_label(skew_g)}", talk) for mth, r in ids.items()]
-    r_item, _ = response_item(g, "effective_rank", PAIR, f"Global effective rank vs α at {m.threshold:.0%} test accuracy",
-                              "effective_rank_matched_both", talk, table=matched_table(m, "effective_rank"))
+    r_item, _ = response_item(g, "effective_rank", PAIR, f"Rank at {m.threshold:.0%} accuracy",
+                              "effective_rank_matched_both", talk, table=matched_table(m, "effective_rank"),
+                              y_title=MATCHED_Y)
     return Slide("6 · What FedQuad changes", text.fedquad_sentences(local, glob, skew_l, skew_g, m.threshold),
                  items + [r_item], local_footer + _footer(g, f"matched accuracy {m.threshold:.0%}"))
 
