@@ -206,5 +206,5 @@ def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
         cells=dict(values=[table[c].tolist() for c in cols], align="left", fill_color=fill, font=dict(size=size),
                    height=24)))
     fig.update_layout(font=dict(size=20 if talk else 12), margin=dict(l=4, r=4, t=8, b=4),
-                      height=100 + (96 if talk else 62) * len(table), paper_bgcolor="white")
+                      height=100 + (80 if talk else 48) * len(table), paper_bgcolor="white")
     return fig
