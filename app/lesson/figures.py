@@ -12,7 +12,7 @@ from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
 from app.lesson.data import LessonData, Missing, alpha_label
 from app.projection.maths import pca_2d, procrustes_align
-from app.engine import matched_accuracy, study_frame
+from app.engine import StoreError, matched_accuracy, study_frame
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
 PAIR = ("fedavg", "fedquad")
@@ -208,3 +208,37 @@ def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
     fig.update_layout(font=dict(size=20 if talk else 12), margin=dict(l=4, r=4, t=8, b=4),
                       height=100 + (80 if talk else 48) * len(table), paper_bgcolor="white")
     return fig
+
+
+def local_client_item(data: LessonData, run_id: str, talk: bool) -> SlideFigure | None:
+    """One measured client's local model at the run's last local snapshot: its test embeddings
+    (PCA, aligned to the round's starting global model's), the classes it holds drawn solid and
+    the others faded. The client holding the fewest classes is shown; None when the run kept no
+    local embeddings (the recording keeps them for a few runs only)."""
+    try:
+        rounds = data.store.local_snapshot_rounds(run_id)
+        if not rounds:
+            return None
+        local = data.store.read_local_snapshot(run_id, rounds[-1])
+        labels = data.snapshot(run_id, rounds[-1])["labels"]
+    except (StoreError, OSError, KeyError, ValueError):
+        return None
+    k = int(np.argmin(local["holds"].sum(axis=1)))
+    z = np.asarray(local["embeddings"][k], dtype=np.float32)
+    if len(z) != len(labels):
+        return None
+    xy = unit_spread(procrustes_align(pca_2d(z), pca_2d(np.asarray(local["start_embeddings"], dtype=np.float32))))
+    held = np.flatnonzero(local["holds"][k])
+    names = _class_names(data, run_id)
+    label = lambda c: names[c] if names is not None and c < len(names) else str(c)  # noqa: E731
+    fig = embedding_scatter(xy, labels, names, title=f"Client {int(local['clients'][k])}, local model",
+                            talk=talk)
+    classes = np.unique(labels)
+    for trace, c in zip(fig.data, classes):
+        trace.marker.opacity = 0.85 if c in held else 0.15
+    caption = (f"Client {int(local['clients'][k])} holds {len(held)} class{'es' if len(held) != 1 else ''} "
+               f"({', '.join(label(int(c)) for c in held)}; {int(local['samples'][k])} samples): its own classes "
+               f"solid, the others faded. Test embeddings of its local model at round {rounds[-1]}, before averaging "
+               "(PCA, aligned to the round's global model).")
+    df = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": labels, "held": np.isin(labels, held)})
+    return SlideFigure(f"local_client_{int(local['clients'][k])}", fig, df, caption)

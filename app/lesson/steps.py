@@ -21,7 +21,8 @@ from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
 from app.engine import check_claims, compare
 from app.lesson.data import LessonData, Missing, alpha_label
-from app.lesson.figures import (LABELS, PAIR, claims_figure, embedding_item, first_seed, matched, matched_table,
+from app.lesson.figures import (LABELS, PAIR, claims_figure, embedding_item, first_seed, local_client_item, matched,
+                                matched_table,
                                 matched_values, most_local_epochs, require_run, response, response_item, spectra,
                                 spectra_table, values)
 
@@ -74,9 +75,10 @@ def step_forget(data: LessonData, talk: bool) -> Slide:
     o_item, _ = response_item(d, "local_acc_own", PAIR, f"On own classes{where}",
                               "local_acc_own_vs_alpha", talk, at)
     items = [a_item, o_item]
-    if at:
-        e_item, _ = response_item(d, "local_acc_all", PAIR, f"All classes vs epochs, {alpha_label(skew)}", "local_acc_all_vs_epochs", talk, {"alpha": skew}, "local_epochs")
-        items.append(e_item)
+    rid = d.run(alpha=skew, method="fedavg", seed=first_seed(d), **at)
+    picture = local_client_item(d, rid, talk) if rid else None
+    if picture is not None:
+        items.append(picture)
     fa = dict(method="fedavg", **at)
     own_vs_all = compare(values(d, "local_acc_own", alpha=skew, **fa), values(d, "local_acc_all", alpha=skew, **fa))
     all_skew = compare(values(d, "local_acc_all", alpha=skew, **fa), values(d, "local_acc_all", alpha=iid, **fa))
@@ -91,11 +93,16 @@ def step_drift(data: LessonData, talk: bool) -> Slide:
     c_item, _ = response_item(d, "update_cosine", PAIR, f"Update cosine{where}",
                               "update_cosine_vs_alpha", talk, at)
     k_item, _ = response_item(d, "local_cka", PAIR, f"Local–global CKA{where}", "local_cka_vs_alpha", talk, at)
+    items = [c_item, k_item]
+    if at:
+        e_item, _ = response_item(d, "local_cka", PAIR, f"CKA vs local epochs, {alpha_label(skew)}",
+                                  "local_cka_vs_epochs", talk, {"alpha": skew}, "local_epochs")
+        items.append(e_item)
     fa = dict(method="fedavg", **at)
     verdict = {m: compare(values(d, m, alpha=skew, **fa), values(d, m, alpha=iid, **fa))
                for m in ("update_cosine", "local_cka")}
     return Slide("3 · Do the clients agree?", text.drift_sentences(verdict["update_cosine"], verdict["local_cka"], skew,
-                                                                   iid), [c_item, k_item], _footer(d, "FedAvg's numbers"))
+                                                                   iid), items, _footer(d, "FedAvg's numbers"))
 
 
 def step_global(data: LessonData, talk: bool) -> Slide:

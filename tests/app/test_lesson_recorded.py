@@ -58,6 +58,10 @@ def test_every_step_renders_from_the_quick_recording(monkeypatch, tmp_path, quic
             assert not EFFECT.findall(text), (step, EFFECT.findall(text), text)
         if step in (2, 3, 4, 6):
             assert "one seed: no claim beyond noise" in " ".join(said), step
+        if step == 2:  # the recording keeps seed 0's local embeddings at the most local epochs
+            figures = lesson.build_step(step, load(False)[0]).figures
+            picture = next(f for f in figures if f.name.startswith("local_client_"))
+            assert "holds" in picture.caption and picture.data["held"].any() and not picture.data["held"].all()
 
 
 @pytest.mark.slow
