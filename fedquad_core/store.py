@@ -21,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import tempfile
 import time
 from dataclasses import dataclass
@@ -272,9 +271,13 @@ class RunStore:
     def weights_path(self, run_id: str) -> Path:
         return self._require(run_id) / "model.pt"
 
-    def request_cancel(self, run_id: str) -> None:
+    def request_cancel(self, run_id: str) -> str:
         """Ask a run to stop after its current round; it ends 'cancelled' with all it wrote kept.
-        Raises ``StoreError`` when the run has already ended."""
+        The request is the run's ``cancel`` file, which the run's own process polls (each round,
+        and while it waits for a slot or for its key's claim): no process is ever signalled
+        because of what status.json says, so a forged status cannot aim this at another process.
+        A queued run whose process is gone is marked cancelled here. Returns what was done, in
+        words. Raises ``StoreError`` when the run has already ended."""
         path = self._require(run_id)
         state = self.read_status(run_id)["state"]
         if state not in ACTIVE:
@@ -283,11 +286,8 @@ class RunStore:
         status = _read_json(path / "status.json", {})
         if status.get("state") == "queued" and not run_process_alive(status):
             RunWriter(path).set_status("cancelled", ended=time.time())
-        elif status.get("state") in ACTIVE and run_process_alive(status, signal_ok=True):
-            try:  # the run also sees the cancel file after its current round
-                os.kill(status["pid"], signal.SIGUSR1)
-            except OSError:
-                pass
+            return "it had not started: marked cancelled"
+        return "cancel file written; the run's process stops after its current round (no process was signalled)"
 
     def delete(self, run_id: str) -> None:
         """Remove a run that is not active; a damaged entry can always be removed (a symbolic

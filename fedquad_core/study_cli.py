@@ -43,6 +43,9 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     r.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     add_run_options(r)
+    c = ssub.add_parser("cancel", parents=[common], help="stop a running study as Ctrl-C does (no new point; "
+                        "running points stop after their round)")
+    c.add_argument("name")
     ssub.add_parser("list", parents=[common], help="the studies in the store and how many points are done")
     s = ssub.add_parser("show", parents=[common], help="a study's response table: mean ± std over seeds per point",
                         description="Per method and grid point: final and best accuracy, ratio and effective rank, "
@@ -82,7 +85,18 @@ def spec_from_args(args: argparse.Namespace, store: RunStore):
 
 
 def cmd_study(args: argparse.Namespace, store: RunStore) -> int:
-    return {"run": _run, "list": _list, "show": _show}[args.study_command](args, store)
+    return {"run": _run, "list": _list, "show": _show, "cancel": _cancel}[args.study_command](args, store)
+
+
+def _cancel(args, store: RunStore) -> int:
+    from .study import check_name
+    from .study_run import request_study_cancel
+
+    if not request_study_cancel(store.root, check_name(args.name)):
+        print(f"study {args.name} is not running in {store.root}: nothing to cancel")
+        return 0
+    print(f"cancel requested for study {args.name}: no new point starts, running points stop after their round")
+    return 0
 
 
 def _run(args, store: RunStore) -> int:
