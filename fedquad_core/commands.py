@@ -38,6 +38,7 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     from .config import RunConfig, validate
     from .errors import UserError
     from .launcher import acquire_slot, held_slot
+    from .limits import check_bounds
     from .runner import execute, prepare
 
     if args.run_id and store.exists(args.run_id):  # a queued run created by the launcher
@@ -65,6 +66,7 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             return 0
     else:
         cfg = validate(config_from_args(args))  # --name like any flag (a config file's name kept)  # before anything reads a setting
+        check_bounds(cfg)
         if args.run_id and store.path(args.run_id).exists():  # the run-id rules, before any work
             raise UserError(f"{store.path(args.run_id)} exists and is not a run: choose another --run-id")
         if args.workers is None and "workers" not in _config_file_keys(args):
@@ -72,6 +74,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
 
             cfg = dataclasses.replace(cfg, workers=auto_workers(cfg))
         prep = prepare(cfg)  # all user errors surface here, before a run folder exists
+        check_bounds(prep.cfg, train_size=len(prep.dataset.y_train), test_size=len(prep.dataset.y_test),
+                     largest_client=max((len(p) for p in prep.parts), default=0))
         slot = None
         held = _claim(store, cfg)
         reused = None if getattr(args, "again", False) else _finished(store, cfg)

@@ -77,7 +77,7 @@ def parse_value(axis: str, value: Any) -> Any:
         if axis in CHOICES and text not in CHOICES[axis]:
             raise UserError(f"unknown {axis} {text!r} in the {axis} axis: choose from {', '.join(CHOICES[axis])}")
         return text
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: 1e400, inf or -inf for an integer
         want = {"int": "an integer", "float": "a number", "bool": "true or false"}.get(kind.split(" ")[0], kind)
         raise UserError(f"grid value {value!r} of {axis} is not {want}: fix --grid {axis}=...") from None
 
@@ -180,8 +180,10 @@ def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> Non
 
     if not configs:
         raise UserError("the grid has no points")
+    from .limits import check_bounds
+
     for cfg in configs:
-        validate(cfg)
+        check_bounds(validate(cfg))
         cfg.params()
     for device in dict.fromkeys(c.device for c in configs):
         resolve_device(device)
@@ -199,7 +201,8 @@ def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> Non
         part_key = (data_key, cfg.alpha, cfg.num_clients, cfg.seed, cfg.min_size)
         if part_key not in seen:
             seen.add(part_key)
-            partition(y, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
+            parts = partition(y, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
+            check_bounds(validate(cfg), train_size=len(y), largest_client=max((len(p) for p in parts), default=0))
 
 
 from .study_store import StudyStore  # noqa: E402  (the public API in one place)

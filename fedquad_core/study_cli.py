@@ -42,6 +42,8 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     r.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
     r.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--yes-large-grid", action="store_true",
+                   help="allow a grid of more than 1,000 points (each point is a run; see README, Reliability)")
     add_run_options(r)
     c = ssub.add_parser("cancel", parents=[common], help="stop a running study as Ctrl-C does (no new point; "
                         "running points stop after their round)")
@@ -56,12 +58,20 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     s.add_argument("--x", dest="x_axis", help="axis of the table's x column (default: the first swept axis)")
 
 
+FILE_KEYS = {"title", "description", "base", "axes"}
+STORED_KEYS = {"name", "created", "engine", "points"}  # a stored study file given as --file: ignored
+
+
 def _read_file(path: str | None) -> dict[str, Any]:
     if not path:
         return {}
     data = read_json_file(path, "--file")
     if not isinstance(data, dict) or not isinstance(data.get("axes", {}), dict) or not isinstance(data.get("base", {}), dict):
         raise UserError(f"--file {path} must hold a JSON object with 'axes' (key: [values]) and optional 'base'")
+    unknown = sorted(set(data) - FILE_KEYS - STORED_KEYS)
+    if unknown:
+        raise UserError(f"--file {path} has unknown key(s) {', '.join(map(str, unknown))}: use {', '.join(sorted(FILE_KEYS))} "
+                        "(method parameters go in base.method_params)")
     return data
 
 
@@ -103,7 +113,7 @@ def _run(args, store: RunStore) -> int:
     from .study import run_study
 
     study = run_study(spec_from_args(args, store), store, jobs=args.jobs, threads=args.threads, ray=args.ray,
-                      quiet=args.quiet)
+                      quiet=args.quiet, large_grid=args.yes_large_grid)
     args.metric, args.x_axis = list(DEFAULT_METRICS), None
     print_response(store, study, args)
     return 0

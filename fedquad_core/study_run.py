@@ -33,12 +33,18 @@ def _study_dict(spec, points, previous: dict | None, index: dict[str, str]) -> d
     }
 
 
-def prepare_study(spec, store) -> tuple[StudyStore, dict[str, Any], dict[str, RunConfig]]:
-    """Every check, then the study file written: (studies, study dict, key -> config to train)."""
+def prepare_study(spec, store, *, large_grid: bool = False) -> tuple[StudyStore, dict[str, Any], dict[str, RunConfig]]:
+    """Every check, then the study file written: (studies, study dict, key -> config to train).
+    A grid above ``limits.GRID_POINTS_MAX`` points is refused unless ``large_grid``."""
+    from .limits import check_grid_size, check_text
     from .study import check_grid, expand, keyed, parse_axes
 
     studies = store if isinstance(store, StudyStore) else StudyStore(store.root)
     spec = dataclasses.replace(spec, axes=parse_axes(spec.axes))  # a spec built in code is checked too
+    check_grid_size(spec.axes, allow_large=large_grid)  # before a million points are made
+    check_text(spec.title, "the title", "--title (or the file's title)", 200)
+    check_text(spec.description, "the description", "--description (or the file's description)")
+    check_method_params(spec)
     points = expand(spec)
     previous = studies.read(spec.name) if studies.exists(spec.name) else None
     if previous is not None:
@@ -58,14 +64,31 @@ def prepare_study(spec, store) -> tuple[StudyStore, dict[str, Any], dict[str, Ru
     return studies, study, todo
 
 
+def check_method_params(spec) -> None:
+    """The shared method parameters of a study are checked like ``run --config``'s: each must be a
+    parameter of a method of the study (one of them, when method is an axis), or it is refused."""
+    from .config import ConfigError
+    from .methods import METHODS
+
+    params = spec.base.method_params
+    if not isinstance(params, dict):
+        raise ConfigError(f"method_params must be an object of parameter: value (got {params!r})")
+    methods = [m for m in spec.axes.get("method", [spec.base.method]) if m in METHODS]
+    for key in params:
+        owners = [m for m in methods if key in {f.name for f in dataclasses.fields(METHODS[m].Params)}]
+        if methods and not owners:
+            valid = ", ".join(sorted({f.name for m in methods for f in dataclasses.fields(METHODS[m].Params)})) or "none"
+            raise ConfigError(f"method {'/'.join(methods)} has no parameter {key!r}: its parameters are {valid}")
+
+
 def run_study(spec, store, *, jobs: int | None = None, threads: int | None = None, ray: str | None = None,
-              quiet: bool = False) -> dict[str, Any]:
+              quiet: bool = False, large_grid: bool = False) -> dict[str, Any]:
     """Run the study's missing points; return the study dict (also saved in ``<root>/studies``)."""
     if ray:
         from .ray_sweep import check_reachable
 
         check_reachable(ray)
-    studies, study, todo = prepare_study(spec, store)
+    studies, study, todo = prepare_study(spec, store, large_grid=large_grid)
     keys = {p["key"] for p in study["points"]}
     say = (lambda msg: None) if quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     say(f"study {spec.name}: {len(study['points'])} points, {len(keys)} distinct runs, {len(keys) - len(todo)} "

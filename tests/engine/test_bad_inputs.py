@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from bad_inputs import CLI, CONFIG, SWEEP
+from bad_inputs import CLI, CONFIG, STUDY, STUDY_FILE, SWEEP
 from fedquad_core.cli import build_parser, main
 
 BASE = ["--rounds", "1", "--clients", "6", "--snapshot-points", "100", "--no-progress"]
@@ -51,6 +51,21 @@ def test_bad_config_file(content, fragment, tmp_path, capsys):
 def test_bad_sweep_flag(argv, fragment, tmp_path, capsys):
     base = ["--methods", "fedavg", "--rounds", "1", "--clients", "6", "--snapshot-points", "100"]
     assert fragment in _run(argv, tmp_path, capsys, base=base, command="sweep")
+
+
+STUDY_BASE = ["--rounds", "1", "--clients", "6", "--snapshot-points", "100", "--quiet"]
+
+
+@pytest.mark.parametrize("argv,fragment", STUDY, ids=[" ".join(a)[:40] for a, _ in STUDY])
+def test_bad_study_grid(argv, fragment, tmp_path, capsys):
+    assert fragment in _run(argv, tmp_path, capsys, base=STUDY_BASE, command="study run bad")
+
+
+@pytest.mark.parametrize("content,fragment", STUDY_FILE, ids=[str(c)[:40] for c, _ in STUDY_FILE])
+def test_bad_study_file(content, fragment, tmp_path, capsys):
+    path = tmp_path / "study.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    assert fragment in _run(["--file", str(path)], tmp_path, capsys, base=STUDY_BASE, command="study run bad")
 
 
 def test_every_run_flag_has_a_bad_input():
