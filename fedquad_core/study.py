@@ -32,6 +32,10 @@ def _config_fields() -> dict[str, str]:
     return {f.name: str(f.type) for f in dataclasses.fields(RunConfig) if f.name not in NOT_AXES}
 
 
+def valid_name(name: str) -> bool:
+    return isinstance(name, str) and bool(_NAME.match(name)) and ".." not in name
+
+
 def check_name(name: str) -> str:
     if not isinstance(name, str) or not _NAME.match(name) or ".." in name:
         raise UserError(f"invalid study name {name!r}: use letters, digits, '.', '_' and '-'")

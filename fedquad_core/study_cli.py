@@ -125,10 +125,17 @@ def _list(args, store: RunStore) -> int:
     from .study_table import study_frame
     from .version import engine_fingerprint
 
+    from .study_store import DamagedStudy
+
     studies = StudyStore(store.root)
-    rows = []
+    rows, damaged = [], []
     for name in studies.names():
-        study = studies.read(name)
+        try:
+            study = studies.read(name)
+        except DamagedStudy as e:
+            rows.append([name, "damaged", "-", "-", ""])
+            damaged.append(f"damaged {name}: {e.reason}")
+            continue
         frame = study_frame(store, study)
         done = sum(r["state"] == "finished" for r in frame)
         engine = "current" if study.get("engine") == engine_fingerprint() else f"other ({study.get('engine')})"
@@ -138,6 +145,8 @@ def _list(args, store: RunStore) -> int:
         print(f"no studies in {store.root}")
         return 0
     print_table(["study", "done", "axes", "engine", "title"], rows)
+    for line in damaged:
+        print(line)
     return 0
 
 

@@ -19,6 +19,14 @@ class StudyNotFound(StoreError):
     """No study of that name in the root."""
 
 
+class DamagedStudy(StoreError):
+    """A study file that cannot be read as a study; ``reason`` says why in one line."""
+
+    def __init__(self, name: str, reason: str):
+        super().__init__(f"study {name} is damaged: {reason}")
+        self.name, self.reason = name, reason
+
+
 class StudyStore:
     """Reads and writes the studies of one run-store root."""
 
@@ -36,19 +44,30 @@ class StudyStore:
         return self.folder / f"{check_name(name)}.json"
 
     def names(self) -> list[str]:
+        """Every entry that claims to be a study (damaged ones included; ``read`` says why); a
+        stray file whose name is not a study name (``bad name.json``, ``.x.json``) is ignored."""
+        from .study import valid_name
+
         if not self.folder.is_dir():
             return []
-        return sorted(p.stem for p in self.folder.glob("*.json") if not p.name.startswith("."))
+        return sorted(p.stem for p in self.folder.glob("*.json") if valid_name(p.stem))
 
     def exists(self, name: str) -> bool:
-        return self.path(name).is_file()
+        return os.path.lexists(self.path(name))
 
     def read(self, name: str) -> dict[str, Any]:
-        study = _read_json(self.path(name), None)
-        if not isinstance(study, dict):
+        """The study, or ``StudyNotFound`` / ``DamagedStudy`` (one line each)."""
+        from .run_files import Damaged
+        from .study_files import read_study
+
+        path = self.path(name)
+        if not os.path.lexists(path):
             raise StudyNotFound(f"no study {name!r} in {self.root}: `fedquad study list --runs-dir {self.root}` "
                                 "shows the studies")
-        return study
+        try:
+            return read_study(path)
+        except Damaged as e:
+            raise DamagedStudy(name, f"{path}: {e}") from None
 
     def write(self, study: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -61,8 +80,12 @@ def finished_runs(runs: RunStore, engine: str | None = None) -> dict[str, str]:
     engine = engine or engine_fingerprint()
     index: dict[str, str] = {}
     for run_id in runs.run_ids():
-        status = _read_json(runs.root / run_id / "status.json", {})
-        if status.get("state") == "finished" and status.get("engine") == engine and status.get("key"):
+        try:
+            status = _read_json(runs.root / run_id / "status.json", {})
+        except (OSError, ValueError):  # unreadable (a folder, not UTF-8): a damaged run is no finished run
+            continue
+        if (isinstance(status, dict) and status.get("state") == "finished" and status.get("engine") == engine
+                and isinstance(status.get("key"), str)):
             index.setdefault(status["key"], run_id)
     return index
 
