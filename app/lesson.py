@@ -14,7 +14,7 @@ from app import lesson_text as text
 from app import quadruplet_figure as quad
 from app import study_figures as sf
 from app.figures import curves_figure, metrics_frame, partition_heatmap
-from app.lesson_data import LessonData, alpha_label
+from app.lesson_data import LessonData, StoreError, alpha_label
 from app.lesson_figures import (LABELS, PAIR, FigureItem, Missing, embedding_item, first_seed, require_run,
                                 response, response_item, spectra, spectra_table)
 
@@ -28,6 +28,7 @@ class StepContent:
     figures: list[FigureItem] = field(default_factory=list)
     footer: str = ""
     problem: str | None = None    # what to run instead, when the data for this step is missing
+    notices: list[str] = field(default_factory=list)  # damaged files left out (one line each)
 
 
 # ---- the steps -------------------------------------------------------------------------------
@@ -156,7 +157,10 @@ def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str
     try:
         content = builder(data, talk)
     except Missing as e:
-        return StepContent(f"{i} · {title}", problem=str(e))
+        return StepContent(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
+    except StoreError as e:  # a damaged run file the step cannot do without: one line, not an exception box
+        return StepContent(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
+    content.notices = sorted(getattr(data, "notices", ()))
     skew = data.skew_alpha() if data is not None else None
     content.footer = (f"{data.settings()} · skew shown: {alpha_label(skew)}" if data is not None and builder is not step_idea
                       else "FedQuad loss, Göksu & Pugeault 2025; quadruplet loss, Chen et al. 2017")

@@ -136,7 +136,7 @@ def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict 
     and ``kind`` ("UMAP" | "PCA"). None when the run has no snapshot."""
     store = RunStore(service.source_root(ref.source))
     try:
-        rounds = store.snapshot_rounds(run_id)
+        rounds = store.snapshot_rounds(run_id, readable=True)  # a damaged snapshot file is left out
         if not rounds:
             return None
         snap = store.read_snapshot(run_id, rounds[-1])

@@ -259,14 +259,41 @@ class RunStore:
     def read_partition(self, run_id: str) -> dict[str, Any] | None:
         return self._checked(run_id, run_files.read_partition)
 
-    def snapshot_rounds(self, run_id: str) -> list[int]:
+    def snapshot_rounds(self, run_id: str, *, readable: bool = False) -> list[int]:
+        """The snapshot rounds of a run (a stray file name is ignored); ``readable=True`` leaves out
+        the damaged snapshot files (``snapshot_damage`` says which and why)."""
         folder = self._require(run_id) / "embeddings"
-        return sorted(int(p.stem.split("_")[1]) for p in folder.glob("round_*.npz")) if folder.is_dir() else []
+        rounds = run_files.snapshot_rounds(folder)
+        if readable:
+            rounds = [r for r in rounds if run_files.snapshot_damage(self._snapshot_path(folder, r)) is None]
+        return rounds
+
+    def snapshot_damage(self, run_id: str) -> list[str]:
+        """One line per damaged snapshot file of the run (empty when every one reads)."""
+        folder = self._require(run_id) / "embeddings"
+        reasons = [run_files.snapshot_damage(self._snapshot_path(folder, r)) for r in run_files.snapshot_rounds(folder)]
+        try:
+            layouts = sorted(p for p in folder.iterdir() if run_files.UMAP_FILE.match(p.name))
+        except OSError:
+            layouts = []
+        reasons += [run_files.layout_damage(p) for p in layouts]
+        return [f"run {run_id}: {reason}, left out" for reason in reasons if reason]
+
+    @staticmethod
+    def _snapshot_path(folder: Path, round_: int) -> Path:
+        return folder / f"round_{int(round_):04d}.npz"
 
     def read_snapshot(self, run_id: str, round_: int) -> dict[str, np.ndarray]:
-        path = self._require(run_id) / "embeddings" / f"round_{int(round_):04d}.npz"
-        with np.load(path, allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
+        """The snapshot's arrays (never unpickled); ``DamagedRun`` naming the file when it cannot be read."""
+        path = self._snapshot_path(self._require(run_id) / "embeddings", round_)
+        return self._checked(run_id, lambda _: run_files.read_snapshot(path))
+
+    def read_layout(self, run_id: str, round_: int, n: int | None = None) -> np.ndarray | None:
+        """The stored UMAP layout of a snapshot, None when there is none; ``DamagedRun`` when it cannot be read."""
+        path = self._require(run_id) / "embeddings" / f"umap_round_{int(round_):04d}.npy"
+        if not os.path.lexists(path):
+            return None
+        return self._checked(run_id, lambda _: run_files.read_layout(path, n))
 
     def weights_path(self, run_id: str) -> Path:
         return self._require(run_id) / "model.pt"
