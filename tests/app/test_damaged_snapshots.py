@@ -107,3 +107,19 @@ def test_lesson_steps_with_damaged_snapshots(roots, step):
     assert at.header[0].value.startswith(f"{step} ·")
     notices = [w.value for w in at.warning]
     assert any("round_0004.npz" in n for n in notices), notices
+
+
+def test_explore_names_damaged_study_files_and_shows_the_others(recorded_root, tmp_path):
+    studies = tmp_path / "runs" / "studies"
+    studies.mkdir(parents=True)
+    (studies / "broken.json").write_text("{")
+    (studies / "folder.json").mkdir()
+    (studies / "no-points.json").write_text('{"axes": {"seed": [0]}}')
+    (studies / "bad name.json").write_text("{")  # not a study name: ignored
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.switch_page("views/explore.py").run()
+    assert not at.exception, at.exception
+    notes = [w.value for w in at.warning if w.value.startswith("Damaged, left out")]
+    assert len(notes) == 1 and "study broken is damaged" in notes[0] and "and 1 more" in notes[0], notes
+    assert "bad name" not in notes[0]
+    assert at.title[0].value == "Explore" and at.selectbox  # the recorded studies are still there
