@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run")
     p = sub.add_parser("compare", help="final and best accuracy and final ratio of several runs")
     p.add_argument("runs", nargs="+")
-    p = sub.add_parser("cancel", help="stop a run after its current round (a study: fedquad study cancel NAME)")
+    p = sub.add_parser("cancel", help="stop a run after its current round, or a running study (as Ctrl-C does)")
     p.add_argument("run")
     p = sub.add_parser("delete", help="delete a finished run's folder")
     p.add_argument("run")

@@ -222,6 +222,13 @@ def cmd_compare(args, store: RunStore) -> int:
 
 
 def cmd_cancel(args, store: RunStore) -> int:
+    from .study import valid_name
+    from .study_store import StudyStore
+
+    if not store.exists(args.run) and valid_name(args.run) and StudyStore(store.root).exists(args.run):
+        from .study_cli import cancel_study  # a study of that name: stop it as Ctrl-C does
+
+        return cancel_study(args.run, store)
     done = store.request_cancel(args.run)
     print(f"cancel requested for {args.run}: {done}")
     return 0

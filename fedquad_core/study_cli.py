@@ -99,13 +99,17 @@ def cmd_study(args: argparse.Namespace, store: RunStore) -> int:
 
 
 def _cancel(args, store: RunStore) -> int:
+    return cancel_study(args.name, store)
+
+
+def cancel_study(name: str, store: RunStore) -> int:
     from .study import check_name
     from .study_run import request_study_cancel
 
-    if not request_study_cancel(store.root, check_name(args.name)):
-        print(f"study {args.name} is not running in {store.root}: nothing to cancel")
+    if not request_study_cancel(store.root, check_name(name)):
+        print(f"study {name} is not running in {store.root}: nothing to cancel")
         return 0
-    print(f"cancel requested for study {args.name}: no new point starts, running points stop after their round")
+    print(f"cancel requested for study {name}: no new point starts, running points stop after their round")
     return 0
 
 

@@ -135,7 +135,7 @@ def test_study_cancel_stops_a_running_study(tmp_path, groups, capsys):
     proc = _study(tmp_path, "cancel-me", "--grid", "seed=0,1", "--rounds", "400", "--jobs", "1")
     groups.append(proc)
     _wait_running(tmp_path, proc)
-    assert main(["study", "cancel", "cancel-me", "--runs-dir", str(tmp_path)]) == 0
+    assert main(["cancel", "cancel-me", "--runs-dir", str(tmp_path)]) == 0  # `fedquad cancel` of a study
     assert "cancel requested for study cancel-me" in capsys.readouterr().out
     code, out, err = _finish(proc, 120)
     assert code == 130 and "stopped by fedquad study cancel" in err, err
