@@ -15,7 +15,7 @@ import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
 from fedquad_core.store import DamagedRun, RunNotFound, RunStore, StoreError
-from fedquad_core.study_store import StudyStore
+from fedquad_core.study.store import StudyStore
 
 LESSON_STUDY = "digits-alpha"
 NEEDED_AXES = ("alpha", "method")

@@ -13,7 +13,7 @@ from app import study_figures as sf
 from app.geometry_figures import embedding_scatter
 from app.lesson_data import LessonData, alpha_label
 from app.projection import pca_2d, procrustes_align
-from fedquad_core.study_table import study_frame
+from fedquad_core.study.table import study_frame
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
 PAIR = ("fedavg", "fedquad")
@@ -51,7 +51,7 @@ def _x_order(data: LessonData) -> list:
 
 
 def points(data: LessonData) -> pd.DataFrame:
-    """One row per grid point with its final numbers (``fedquad_core.study_table.study_frame``)."""
+    """One row per grid point with its final numbers (``fedquad_core.study.table.study_frame``)."""
     return pd.DataFrame(study_frame(data.store, data.study))
 
 

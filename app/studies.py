@@ -56,7 +56,7 @@ def damaged_studies() -> list[str]:
 
 
 def _scan() -> tuple[list[StudyRef], list[str]]:
-    from fedquad_core.study_store import DamagedStudy
+    from fedquad_core.study.store import DamagedStudy
 
     out, damaged = [], []
     for source in ("recorded", "mine"):

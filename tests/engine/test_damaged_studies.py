@@ -10,7 +10,7 @@ import pytest
 
 from fedquad_core.cli import main
 from fedquad_core.store import RunStore
-from fedquad_core.study_store import StudyStore, finished_runs
+from fedquad_core.study.store import StudyStore, finished_runs
 
 
 def _study(name: str, **change) -> dict:

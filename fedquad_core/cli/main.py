@@ -14,8 +14,12 @@ import sys
 import threading
 from typing import Sequence
 
+from ..errors import USER_ERRORS
+from ..store import RunStore
+from . import commands
 from .args import OneLineParser, add_run_options, int_in
-from .errors import USER_ERRORS
+from .study import add_study_parser, cmd_study
+from .sweep import add_sweep_parser, cmd_sweep
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,12 +48,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run")
     p = sub.add_parser("delete", help="delete a finished run's folder")
     p.add_argument("run")
-    from .study_cli import add_study_parser
-    from .sweep import add_sweep_parser
-
     add_sweep_parser(sub)
     add_study_parser(sub, common)
     return parser
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    store = RunStore(args.runs_dir)
+    if args.command in ("run", "sweep"):  # they write into it
+        commands.check_runs_dir(args.runs_dir, store)
+    return {"run": commands.cmd_run, "list": commands.cmd_list, "show": commands.cmd_show,
+            "compare": commands.cmd_compare, "cancel": commands.cmd_cancel, "delete": commands.cmd_delete,
+            "sweep": cmd_sweep, "study": cmd_study}[args.command](args, store)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,8 +75,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from .commands import dispatch
-
     try:
         return dispatch(args)
     except USER_ERRORS as exc:
@@ -76,7 +84,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print("fedquad: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        from .study_run import StudyStopped
+        from ..study.run import StudyStopped
 
         if not isinstance(exc, StudyStopped):
             raise

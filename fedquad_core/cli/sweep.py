@@ -14,9 +14,13 @@ import sys
 import time
 from typing import Any
 
+from ..config import alpha_label
+from ..errors import UserError
+from ..methods import METHODS
+from ..store import RunStore, atomic_write_text
+from ..study import StudySpec, parse_axes, run_study
 from .args import add_run_options, config_from_args, int_in
-from .methods import METHODS
-from .store import RunStore
+from .tables import print_table, summarize
 
 
 def _floats(text: str) -> list[float | None]:
@@ -52,9 +56,6 @@ def add_sweep_parser(sub) -> None:
 
 def spec(args: argparse.Namespace):
     """The sweep as a study: axes alpha x clients x seed x method, in the old sweep's order."""
-    from .errors import UserError
-    from .study import StudySpec, parse_axes
-
     unknown = [m for m in args.methods if m not in METHODS]
     if unknown:
         raise UserError(f"unknown method(s) {', '.join(unknown)} in --methods: choose from {', '.join(METHODS)}")
@@ -66,12 +67,10 @@ def spec(args: argparse.Namespace):
 
 def setting_label(cfg: dict[str, Any]) -> str:
     alpha = cfg["alpha"]
-    return f"α={'iid' if alpha is None else format(alpha, 'g')}, {cfg['num_clients']} clients"
+    return f"α={alpha_label(alpha, 'g')}, {cfg['num_clients']} clients"
 
 
 def table(store: RunStore, run_ids: list[str], metric: str) -> tuple[list[str], list[list[str]]]:
-    from .commands import summarize
-
     cells: dict[tuple[str, str], list[float]] = {}
     methods, settings = [], []
     for run_id in run_ids:
@@ -99,16 +98,11 @@ def table(store: RunStore, run_ids: list[str], metric: str) -> tuple[list[str], 
 
 
 def cmd_sweep(args: argparse.Namespace, store: RunStore) -> int:
-    from .commands import print_table
-    from .study import run_study
-
     study = run_study(spec(args), store, jobs=args.jobs, threads=args.threads, ray=args.ray)
     run_ids = list(dict.fromkeys(p["run_id"] for p in study["points"] if p["run_id"] and store.exists(p["run_id"])))
     headers, rows = table(store, run_ids, args.metric)
     print_table(headers, rows)
     if args.out:
-        from .store import atomic_write_text
-
         lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         atomic_write_text(args.out, "\n".join(lines) + "\n")

@@ -4,9 +4,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..config import alpha_label
+from ..errors import UserError
+from ..store import RunStore
+from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
+from ..study.store import DamagedStudy
+from ..study.table import response_table, slider_axes, study_frame
+from ..version import engine_fingerprint
 from .args import add_run_options, config_from_args, int_in, read_json_file
-from .errors import UserError
-from .store import RunStore
+from .tables import print_table
 
 METRIC_LABELS = {"final_acc": "final acc %", "best_acc": "best acc %", "final_ratio": "ratio",
                  "final_ratio_l2": "ratio (L2)", "effective_rank": "eff. rank"}
@@ -76,9 +82,6 @@ def _read_file(path: str | None) -> dict[str, Any]:
 
 
 def spec_from_args(args: argparse.Namespace, store: RunStore):
-    from .study import StudySpec, parse_axes, parse_grid
-    from .study_store import StudyStore
-
     data = _read_file(args.file)
     if not args.grid and not data:
         studies = StudyStore(store.root)
@@ -103,8 +106,8 @@ def _cancel(args, store: RunStore) -> int:
 
 
 def cancel_study(name: str, store: RunStore) -> int:
-    from .study import check_name
-    from .study_run import request_study_cancel
+    from ..study.grid import check_name
+    from ..study.run import request_study_cancel
 
     if not request_study_cancel(store.root, check_name(name)):
         print(f"study {name} is not running in {store.root}: nothing to cancel")
@@ -114,8 +117,6 @@ def cancel_study(name: str, store: RunStore) -> int:
 
 
 def _run(args, store: RunStore) -> int:
-    from .study import run_study
-
     study = run_study(spec_from_args(args, store), store, jobs=args.jobs, threads=args.threads, ray=args.ray,
                       quiet=args.quiet, large_grid=args.yes_large_grid)
     args.metric, args.x_axis = list(DEFAULT_METRICS), None
@@ -124,13 +125,6 @@ def _run(args, store: RunStore) -> int:
 
 
 def _list(args, store: RunStore) -> int:
-    from .commands import print_table
-    from .study_store import StudyStore
-    from .study_table import study_frame
-    from .version import engine_fingerprint
-
-    from .study_store import DamagedStudy
-
     studies = StudyStore(store.root)
     rows, damaged = [], []
     for name in studies.names():
@@ -155,8 +149,6 @@ def _list(args, store: RunStore) -> int:
 
 
 def _show(args, store: RunStore) -> int:
-    from .study_store import StudyStore
-
     print_response(store, StudyStore(store.root).read(args.name), args)
     return 0
 
@@ -171,13 +163,10 @@ def _cell(entry: dict, metric: str) -> str:
 
 
 def _value(axis: str, value: Any) -> str:
-    return "iid" if axis == "alpha" and value is None else str(value)
+    return alpha_label(value) if axis == "alpha" else str(value)
 
 
 def print_response(store: RunStore, study: dict[str, Any], args) -> None:
-    from .commands import print_table
-    from .study_table import response_table, slider_axes, study_frame
-
     frame = study_frame(store, study)
     sliders = slider_axes(study)
     x_axis = args.x_axis or (sliders[0] if sliders else None)

@@ -13,11 +13,15 @@ import threading
 import time
 from typing import Any, Callable
 
-from .config import RunConfig
-from .errors import UserError
-from .store import ACTIVE, RunStore, new_run_id
-from .study_store import StudyStore, finished_runs, grid_difference
-from .version import engine_fingerprint
+from ..config import RunConfig
+from ..devices import usable_cores
+from ..errors import UserError
+from ..preflight import check_grid
+from ..store import ACTIVE, RunStore, new_run_id
+from ..version import engine_fingerprint
+from .grid import expand, keyed, parse_axes
+from .ray import check_reachable, run_on_ray
+from .store import StudyStore, finished_runs, grid_difference
 
 Done = Callable[[str, str, "str | None"], None]  # (key, run_id, error or None)
 
@@ -36,8 +40,7 @@ def _study_dict(spec, points, previous: dict | None, index: dict[str, str]) -> d
 def prepare_study(spec, store, *, large_grid: bool = False) -> tuple[StudyStore, dict[str, Any], dict[str, RunConfig]]:
     """Every check, then the study file written: (studies, study dict, key -> config to train).
     A grid above ``limits.GRID_POINTS_MAX`` points is refused unless ``large_grid``."""
-    from .limits import check_grid_size, check_text
-    from .study import check_grid, expand, keyed, parse_axes
+    from ..limits import check_grid_size, check_text
 
     studies = store if isinstance(store, StudyStore) else StudyStore(store.root)
     spec = dataclasses.replace(spec, axes=parse_axes(spec.axes))  # a spec built in code is checked too
@@ -67,8 +70,8 @@ def prepare_study(spec, store, *, large_grid: bool = False) -> tuple[StudyStore,
 def check_method_params(spec) -> None:
     """The shared method parameters of a study are checked like ``run --config``'s: each must be a
     parameter of a method of the study (one of them, when method is an axis), or it is refused."""
-    from .config import ConfigError
-    from .methods import METHODS
+    from ..config import ConfigError
+    from ..methods import METHODS
 
     params = spec.base.method_params
     if not isinstance(params, dict):
@@ -85,8 +88,6 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
               quiet: bool = False, large_grid: bool = False) -> dict[str, Any]:
     """Run the study's missing points; return the study dict (also saved in ``<root>/studies``)."""
     if ray:
-        from .ray_sweep import check_reachable
-
         check_reachable(ray)
     studies, study, todo = prepare_study(spec, store, large_grid=large_grid)
     keys = {p["key"] for p in study["points"]}
@@ -103,8 +104,6 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
             say(f"study {spec.name}: run {run_id} ({todo[key].name}) failed: {error.splitlines()[0]}")
 
     if todo and ray:
-        from .ray_sweep import run_on_ray
-
         keys_in_order = list(todo)
         run_on_ray(list(todo.values()), studies.runs, ray, threads=threads,
                    on_done=lambda i, run_id, error: done(keys_in_order[i], run_id, error))
@@ -113,7 +112,7 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
         running = _hold_running_lock(studies.root, spec.name)
         cancel.unlink(missing_ok=True)  # a request left from before this driver began
         try:
-            run_in_pool(todo, studies.runs, jobs=jobs or _cores(), threads=threads, on_done=done, progress=not quiet,
+            run_in_pool(todo, studies.runs, jobs=jobs or usable_cores(), threads=threads, on_done=done, progress=not quiet,
                         cancel_file=cancel)
         except StudyStopped as exc:
             done_n = sum(1 for p in study["points"] if p.get("run_id") and _finished(studies.runs, p["run_id"]))
@@ -172,19 +171,12 @@ def study_running(root, name: str) -> bool:
 
 def request_study_cancel(root, name: str) -> bool:
     """Ask every driver of study ``name`` to stop (as Ctrl-C does); False when none is running."""
-    from .store import atomic_write_text
+    from ..store import atomic_write_text
 
     if not study_running(root, name):
         return False
     atomic_write_text(cancel_path(root, name), "cancel\n")
     return True
-
-
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
 
 
 class StudyStopped(Exception):
@@ -236,7 +228,7 @@ def _run_one(payload: tuple[dict, str, str, int | None, str, str]) -> str | None
     finished run another process trained while this one waited is reused), or None when the
     study was stopped first."""
     config, root, run_id, threads, stop, key = payload
-    from .claims import claim, finished_run, release
+    from ..claims import claim, finished_run, release
 
     if _stopped(stop):  # the study was interrupted before this point started
         return None
@@ -247,7 +239,7 @@ def _run_one(payload: tuple[dict, str, str, int | None, str, str]) -> str | None
         reused = finished_run(RunStore(root), key)
         if reused or _stopped(stop):
             return reused
-        from .runner import execute
+        from ..runner import execute
 
         run_id = execute(RunConfig.from_dict(config), RunStore(root), run_id=run_id, progress=False, threads=threads)
         if RunStore(root).read_status(run_id).get("stopped_by") in ("SIGINT", "SIGTERM"):

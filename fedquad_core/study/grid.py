@@ -1,7 +1,7 @@
 """A study: a named grid of runs over run settings, computed once (see README, "Studies").
 
     spec = StudySpec("digits-alpha", base=RunConfig(...), axes=parse_grid(["alpha=0.1,iid", "seed=0,1"]))
-    check_grid([p.config for p in expand(spec)])   # every user error of the grid, before any run
+    check_grid([p.config for p in expand(spec)])   # preflight: every user error, before any run
     run_study(spec, RunStore("runs"), jobs=2)       # reuses finished runs with the same key
 
 An axis is a RunConfig field (``alpha``, ``num_clients`` or ``clients``, ``seed``, ``method``, ...)
@@ -13,13 +13,13 @@ import dataclasses
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from .config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig, validate
-from .args import method_param_fields
-from .errors import UserError
-from .methods import METHODS
-from .version import run_key
+from ..config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig, alpha_label
+from ..errors import UserError
+from ..methods import METHODS
+from ..methods.params import method_param_fields
+from ..version import run_key
 
 NOT_AXES = ("name", "method_params")
 ALIASES = {"clients": "num_clients"}
@@ -132,7 +132,7 @@ class Point:
 
 
 def _label(coords: dict[str, Any]) -> str:
-    return " ".join(f"{k}={'iid' if k == 'alpha' and v is None else v}" for k, v in coords.items())
+    return " ".join(f"{k}={alpha_label(v) if k == 'alpha' else v}" for k, v in coords.items())
 
 
 def expand(spec: StudySpec) -> list[Point]:
@@ -161,57 +161,3 @@ def expand(spec: StudySpec) -> list[Point]:
 def keyed(points: list[Point]) -> list[Point]:
     """The points with their run keys (needs every config valid: call after ``check_grid``)."""
     return [dataclasses.replace(p, key=run_key(p.config)) for p in points]
-
-
-Labels = Callable[[RunConfig], Any]
-
-
-def _load_labels(dataset: str, train_subset: int | None, seed: int, cfg: RunConfig):
-    from .data import load_dataset
-
-    ds = load_dataset(dataset, data_dir=cfg.data_dir, download=cfg.download, train_subset=train_subset, seed=seed)
-    return ds.y_train.numpy()
-
-
-def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> None:
-    """Every user error of a grid (settings, devices, data, each distinct partition) before any
-    run starts. ``labels(cfg)`` may supply the training labels a run with ``cfg`` would see
-    (the dashboard's cache), or None to skip that data's size and partition checks; by default
-    the data set is loaded once per distinct draw."""
-    from .data import check_data
-    from .devices import resolve_device
-    from .partition import partition
-
-    if not configs:
-        raise UserError("the grid has no points")
-    from .limits import check_bounds
-
-    for cfg in configs:
-        check_bounds(validate(cfg))
-        cfg.params()
-    for device in dict.fromkeys(c.device for c in configs):
-        resolve_device(device)
-    drawn: dict[tuple, Any] = {}
-    seen: set[tuple] = set()
-    for cfg in configs:
-        data_key = (cfg.dataset, cfg.data_dir, cfg.download, cfg.train_subset, cfg.seed if cfg.train_subset else 0)
-        if data_key not in drawn:
-            check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
-            drawn[data_key] = labels(cfg) if labels else _load_labels(cfg.dataset, cfg.train_subset, data_key[4], cfg)
-        y = drawn[data_key]
-        if y is None:
-            continue
-        validate(cfg, num_train_samples=len(y))
-        part_key = (data_key, cfg.alpha, cfg.num_clients, cfg.seed, cfg.min_size)
-        if part_key not in seen:
-            seen.add(part_key)
-            parts = partition(y, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
-            check_bounds(validate(cfg), train_size=len(y), largest_client=max((len(p) for p in parts), default=0))
-
-
-from .study_store import StudyStore  # noqa: E402  (the public API in one place)
-from .study_run import run_study  # noqa: E402
-from .study_table import response_table, study_frame  # noqa: E402
-
-__all__ = ["StudySpec", "Point", "parse_grid", "parse_axes", "expand", "check_grid", "run_key", "StudyStore",
-           "run_study", "study_frame", "response_table"]

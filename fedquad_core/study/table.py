@@ -9,7 +9,7 @@ import math
 import statistics
 from typing import Any
 
-from .store import RunNotFound, RunStore, StoreError
+from ..store import RunNotFound, RunStore, StoreError
 
 METRICS = ("final_acc", "best_acc", "final_ratio", "final_ratio_l2", "effective_rank")
 REPLICATE, SERIES = "seed", "method"

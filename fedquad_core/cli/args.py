@@ -7,22 +7,11 @@ import dataclasses
 import json
 from typing import Any
 
-from .config import CLIENT_EXECS, DATASET_DEFAULTS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
-from .errors import UserError
-from .methods import METHODS
-
-
-def method_param_fields() -> dict[str, dataclasses.Field]:
-    """Every method parameter's dataclass field, by name (the first method that has it)."""
-    fields: dict[str, dataclasses.Field] = {}
-    for cls in METHODS.values():
-        for f in dataclasses.fields(cls.Params):
-            fields.setdefault(f.name, f)
-    return fields
-
-
-def _owners(name: str) -> str:
-    return ", ".join(m for m, cls in METHODS.items() if name in {f.name for f in dataclasses.fields(cls.Params)})
+from ..config import CLIENT_EXECS, DATASET_DEFAULTS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
+from ..devices import usable_cores
+from ..errors import UserError
+from ..methods import METHODS
+from ..methods.params import method_param_fields, owners
 
 
 def method_param_help(name: str) -> str:
@@ -31,7 +20,7 @@ def method_param_help(name: str) -> str:
     per = [(m, f.metadata.get("help", ""), f.default) for m, cls in METHODS.items()
            for f in dataclasses.fields(cls.Params) if f.name == name]
     if len({(h, d) for _, h, d in per}) == 1:
-        return f"{per[0][1]} (default {per[0][2]}) [{_owners(name)}]"
+        return f"{per[0][1]} (default {per[0][2]}) [{', '.join(owners(name))}]"
     return "; ".join(f"{m}: {h} (default {d})" for m, h, d in per)
 
 
@@ -112,9 +101,7 @@ def int_in(lo: int, hi: int):
 
 def _workers(text: str) -> int:
     if text.strip().lower() == "auto":
-        from .parallel import default_workers
-
-        return default_workers()
+        return usable_cores()
     try:
         return int(text)
     except ValueError:

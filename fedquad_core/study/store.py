@@ -11,8 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .store import RunStore, StoreError, _read_json, atomic_write_json
-from .version import BOOKKEEPING, engine_fingerprint
+from ..config import alpha_label
+from ..store import RunStore, StoreError, _read_json, atomic_write_json
+from ..version import BOOKKEEPING, engine_fingerprint
+from .grid import check_name, valid_name
 
 
 class StudyNotFound(StoreError):
@@ -39,15 +41,11 @@ class StudyStore:
         return self.root / "studies"
 
     def path(self, name: str) -> Path:
-        from .study import check_name
-
         return self.folder / f"{check_name(name)}.json"
 
     def names(self) -> list[str]:
         """Every entry that claims to be a study (damaged ones included; ``read`` says why); a
         stray file whose name is not a study name (``bad name.json``, ``.x.json``) is ignored."""
-        from .study import valid_name
-
         if not self.folder.is_dir():
             return []
         return sorted(p.stem for p in self.folder.glob("*.json") if valid_name(p.stem))
@@ -57,8 +55,8 @@ class StudyStore:
 
     def read(self, name: str) -> dict[str, Any]:
         """The study, or ``StudyNotFound`` / ``DamagedStudy`` (one line each)."""
-        from .run_files import Damaged
-        from .study_files import read_study
+        from ..run_files import Damaged
+        from .files import read_study
 
         path = self.path(name)
         if not os.path.lexists(path):
@@ -103,4 +101,4 @@ def grid_difference(study: dict[str, Any], base: dict[str, Any], axes: dict[str,
 
 
 def _axes_text(axes: dict[str, list]) -> str:
-    return " ".join(f"{k}={','.join('iid' if v is None else str(v) for v in vals)}" for k, vals in axes.items())
+    return " ".join(f"{k}={','.join(alpha_label(v) if k == 'alpha' else str(v) for v in vals)}" for k, vals in axes.items())
