@@ -4,9 +4,12 @@ prints the one line and exits 2, before any training starts; a run that fails on
 from __future__ import annotations
 
 from .config import ConfigError
-from .data import DataError
 from .partition import PartitionError
 from .store import RunNotFound, StoreError
+
+
+class DataError(Exception):
+    """Data is missing or unreadable. The message is one line: what is wrong and how to fix it."""
 
 
 class UserError(Exception):

@@ -173,7 +173,7 @@ def cmd_compare(args, store: RunStore) -> int:
 
 
 def cmd_cancel(args, store: RunStore) -> int:
-    from ..study.grid import valid_name
+    from ..study.store import valid_name
     from ..study.store import StudyStore
 
     if not store.exists(args.run) and valid_name(args.run) and StudyStore(store.root).exists(args.run):

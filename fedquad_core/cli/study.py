@@ -106,7 +106,7 @@ def _cancel(args, store: RunStore) -> int:
 
 
 def cancel_study(name: str, store: RunStore) -> int:
-    from ..study.grid import check_name
+    from ..study.store import check_name
     from ..study.run import request_study_cancel
 
     if not request_study_cancel(store.root, check_name(name)):

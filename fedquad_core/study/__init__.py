@@ -8,12 +8,21 @@
 The grid's preflight is ``fedquad_core.preflight.check_grid`` (re-exported here)."""
 from __future__ import annotations
 
-from ..preflight import check_grid
-from ..version import run_key
-from .grid import Point, StudySpec, check_name, expand, keyed, parse_axes, parse_grid
-from .run import run_study
-from .store import StudyStore
-from .table import response_table, study_frame
+import importlib
 
+# Loaded on first use, so that reading study files (``study.store``, ``study.table``) does not
+# import torch: the dashboard's projection worker starts without it.
+_HOME = {"check_grid": "..preflight", "run_key": "..version", "run_study": ".run", "StudyStore": ".store", "check_name": ".store",
+         "response_table": ".table", "study_frame": ".table",
+         **{name: ".grid" for name in ("Point", "StudySpec", "expand", "keyed", "parse_axes",
+                                       "parse_grid")}}
 __all__ = ["StudySpec", "Point", "parse_grid", "parse_axes", "expand", "keyed", "check_name", "check_grid",
            "run_key", "StudyStore", "run_study", "study_frame", "response_table"]
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name], __name__), name)
+    globals()[name] = value
+    return value

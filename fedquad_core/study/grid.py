@@ -20,26 +20,16 @@ from ..errors import UserError
 from ..methods import METHODS
 from ..methods.params import method_param_fields
 from ..version import run_key
+from .store import check_name
 
 NOT_AXES = ("name", "method_params")
 ALIASES = {"clients": "num_clients"}
 CHOICES = {"method": tuple(METHODS), "dataset": DATASET_NAMES, "model": MODEL_NAMES, "device": DEVICES,
            "client_exec": CLIENT_EXECS}
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 def _config_fields() -> dict[str, str]:
     return {f.name: str(f.type) for f in dataclasses.fields(RunConfig) if f.name not in NOT_AXES}
-
-
-def valid_name(name: str) -> bool:
-    return isinstance(name, str) and bool(_NAME.match(name)) and ".." not in name
-
-
-def check_name(name: str) -> str:
-    if not isinstance(name, str) or not _NAME.match(name) or ".." in name:
-        raise UserError(f"invalid study name {name!r}: use letters, digits, '.', '_' and '-'")
-    return name
 
 
 def axis_name(key: str) -> str:

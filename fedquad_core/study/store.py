@@ -7,6 +7,7 @@ and the index that makes a run never trained twice: the finished runs of the roo
 from __future__ import annotations
 
 import json
+import re
 import os
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,20 @@ from typing import Any
 from ..config import alpha_label
 from ..store import RunStore, StoreError, _read_json, atomic_write_json
 from ..version import BOOKKEEPING, engine_fingerprint
-from .grid import check_name, valid_name
+from ..errors import UserError
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def valid_name(name: str) -> bool:
+    return isinstance(name, str) and bool(_NAME.match(name)) and ".." not in name
+
+
+def check_name(name: str) -> str:
+    if not valid_name(name):
+        raise UserError(f"invalid study name {name!r}: use letters, digits, '.', '_' and '-'")
+    return name
+
 
 
 class StudyNotFound(StoreError):

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from app.projection.maths import pca_2d
+
 NUMBA_CACHE = Path.home() / ".cache" / "fedquad-numba"
 UMAP_PARAMS = dict(n_neighbors=15, min_dist=0.1, random_state=0, n_jobs=1)
 # Below this many points umap-learn finds exact neighbours from the full distance matrix, which
@@ -55,8 +57,6 @@ def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> None:
 def compute_umap(z) -> np.ndarray:
     """UMAP of ``z`` to 2-D with the fixed parameters (PCA below 4 points, where UMAP cannot work)."""
     if len(z) < 4:
-        from app.projection import pca_2d
-
         return pca_2d(z)
     z = np.asarray(z, dtype=np.float32).reshape(len(z), -1)
     params = {**UMAP_PARAMS, "n_neighbors": min(UMAP_PARAMS["n_neighbors"], len(z) - 1)}

@@ -2,7 +2,7 @@
 ``partition_figures`` and ``geometry_figures`` (re-exported, so pages import from one place).
 
 Every builder is pure (data in, ``plotly.graph_objects.Figure`` out) and takes ``talk`` for the
-presentation look of ``app.theme``.
+presentation look of ``app.figures.theme``.
 """
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.geometry_figures import (cdnv_heatmap, cdnv_log_range, embedding_scatter, per_class_intra_figure,
+from app.figures.geometry import (cdnv_heatmap, cdnv_log_range, embedding_scatter, per_class_intra_figure,
                                    spectrum_figure)
-from app.partition_figures import client_sizes_figure, partition_heatmap
-from app.theme import DASHES, apply_theme, run_styles
+from app.figures.partition import client_sizes_figure, partition_heatmap
+from app.figures.theme import DASHES, apply_theme, run_styles
 
 __all__ = [
     "curves_figure", "metrics_frame", "partition_heatmap", "client_sizes_figure", "embedding_scatter",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.lesson_data import alpha_label
+from app.lesson.data import alpha_label
 
 
 COLLAPSE_FACTOR = 1.5  # ratio under skew / ratio IID from which step 3 calls it collapse

@@ -1,5 +1,6 @@
-"""Downloads: figures as PNG / SVG / PDF (kaleido 1.x driving a headless Chrome/Chromium), as
-self-contained HTML (plotly.js embedded, so it opens offline), tables as CSV, and a zip per run.
+"""The bytes of downloads (no widgets; ``app.export.widgets`` draws the menus): figures as PNG /
+SVG / PDF (kaleido 1.x driving a headless Chrome/Chromium), as self-contained HTML (plotly.js
+embedded, so it opens offline), tables as CSV, and a zip per run.
 
 Finding the browser: ``$BROWSER_PATH`` if set, else choreographer's own search (a Chrome that
 ``kaleido.get_chrome`` downloaded, then chrome / chromium on ``$PATH``, then typical install
@@ -18,6 +19,8 @@ import zipfile
 
 import pandas as pd
 import plotly.graph_objects as go
+
+from app.figures.charts import curves_figure, metrics_frame
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 MIME = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "html": "text/html", "csv": "text/csv"}
@@ -86,75 +89,14 @@ def _render(fig: go.Figure, opts: dict, path: str) -> bytes:
             return kaleido.calc_fig_sync(fig, opts=opts, kopts={"path": path, "mathjax": False})
 
 
-def _csv_bytes(data) -> bytes:
+def csv_bytes(data) -> bytes:
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     return frame.to_csv(index=False).encode()
-
-
-FORMAT_HELP = {"png": "image, 2x resolution", "svg": "vector, for slides", "pdf": "vector, for papers",
-               "html": "interactive, opens offline", "csv": "the plotted numbers"}
-
-
-def _figure_payload(fig, fmt: str):
-    """Deferred bytes of the figure (``fig`` may be a zero-argument callable that builds it then)."""
-    return lambda: figure_bytes(fig() if callable(fig) else fig, fmt)
-
-
-def _csv_payload(data):
-    if callable(data):
-        return lambda: _csv_bytes(data())
-    return _csv_bytes(data)  # small: made now, so a click survives the page re-running meanwhile
-
-
-def render_downloads(fig, data, name: str, key: str, caption: str | None = None) -> None:
-    """One compact "Download" menu for one figure (PNG, SVG, PDF, HTML, CSV inside), to be placed
-    directly under its chart.
-
-    ``fig`` is a Figure or a zero-argument callable returning one; ``data`` is a DataFrame, a
-    zero-argument callable returning one, or None (no CSV). With callables, the files hold the data
-    as it is when the button is clicked (the Live page uses this, so its menus need not be redrawn
-    on every refresh). Figure files are made only when clicked (Streamlit's deferred ``data``);
-    the CSV of a DataFrame is small and made at once. The menu's key is ``key`` and each button's
-    ``{key}-{fmt}``. Beside the menu, "Add to my deck" (key ``deck-{key}``, hidden in presenter
-    mode) appends the figure, its data and ``caption`` to the deck of ``app.deck``.
-    """
-    import streamlit as st
-
-    from app import deck, state
-
-    ok, why = export_available()
-    formats = (list(IMAGE_FORMATS) if ok else []) + ["html"] + (["csv"] if data is not None else [])
-    row = st.container(horizontal=True, gap="small")
-    with row.popover("Download", icon=":material/download:", key=key, help=f"Download {name} as a file"):
-        for fmt in formats:
-            payload = _csv_payload(data) if fmt == "csv" else _figure_payload(fig, fmt)
-            st.download_button(f"{fmt.upper()} — {FORMAT_HELP[fmt]}", data=payload, file_name=f"{name}.{fmt}",
-                               mime=MIME[fmt], key=f"{key}-{fmt}", on_click="ignore", width="stretch")
-        if not ok:
-            st.caption(f"PNG/SVG/PDF export is off: {why}. The chart toolbar's camera icon saves a PNG.")
-    if not state.presenter():
-        row.button("Add to my deck", icon=":material/playlist_add:", key=f"deck-{key}", on_click=deck.add,
-                   args=(fig, data, name, caption), help="Collect this figure for slides (listed and exported "
-                                                         "on the Lesson page; kept while this tab is open)")
-
-
-def show_figure(fig: go.Figure, key: str, data, name: str, *, note: str | None = None, fig_fn=None,
-                data_fn=None) -> None:
-    """The chart as the theme drew it (``theme=None``: Streamlit's own theme would restyle fonts,
-    colours and legends), its Download menu right under it, then an optional caption."""
-    import streamlit as st
-
-    st.plotly_chart(fig, key=key, theme=None)
-    render_downloads(fig_fn or fig, data_fn or data, name, key=f"dl_{key}", caption=note)
-    if note:  # under the menu, so the menus of two charts side by side stay level
-        st.caption(note)
 
 
 def run_bundle(store, run_id: str) -> bytes:
     """A zip of one run: config.json, status.json, metrics.csv, partition.csv and its curves
     (figures/*.html always, figures/*.svg when image export works)."""
-    from app.figures import curves_figure, metrics_frame
-
     config, status, rows = store.read_config(run_id), store.read_status(run_id), store.read_metrics(run_id)
     df = metrics_frame({run_id: rows}, {run_id: {"label": config.get("label") or run_id,
                                                  "method": config.get("method", "unknown")}})

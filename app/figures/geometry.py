@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.theme import DASHES, PATTERNS, apply_theme, class_colors, run_styles, themed_figure
+from app.figures.theme import DASHES, PATTERNS, apply_theme, class_colors, run_styles, themed_figure
 
 CDNV_LOG_RANGE = (-3.0, 2.0)  # fallback log10 range (0.001-100) when there is nothing to fit
 CDNV_HEIGHT = 430

@@ -1,9 +1,8 @@
-"""2-D pictures of a snapshot's embeddings: PCA (instant), UMAP (cached on disk next to the
-run, computed in the background), and Procrustes alignment so consecutive rounds do not spin
-or mirror.
+"""UMAP pictures of a snapshot's embeddings, cached on disk next to the run and computed in the
+background (PCA and the Procrustes alignment of consecutive rounds: ``app.projection.maths``).
 
 UMAP never runs in the Streamlit process: numba's compile alone takes 15-50 s. The app's
-projection worker (``app.projection_worker``) projects every new snapshot as it lands. A page
+projection worker (``app.projection.worker``) projects every new snapshot as it lands. A page
 calls ``umap_cached`` and, when that is None, ``request_umap`` (a request for the worker, or a
 one-shot process of this module when no worker is alive), and waits while ``umap_pending``.
 
@@ -26,47 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from app.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
-from fedquad_core.store import atomic_write, pid_alive
+from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
+from app.engine import atomic_write, pid_alive
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
-
-
-def pca_2d(z) -> np.ndarray:
-    """(n, 2) float32 PCA projection; each axis signed so its largest loading is positive."""
-    from sklearn.decomposition import PCA
-
-    z = np.asarray(z, dtype=np.float64).reshape(len(z), -1)
-    out = np.zeros((len(z), 2), dtype=np.float32)
-    k = min(2, z.shape[1], max(len(z) - 1, 0))
-    if k == 0:
-        return out
-    pca = PCA(n_components=k, svd_solver="full").fit(z)
-    signs = np.sign(pca.components_[np.arange(k), np.abs(pca.components_).argmax(axis=1)])
-    out[:, :k] = pca.transform(z) * np.where(signs == 0, 1, signs)
-    return out
-
-
-def procrustes_align(xy, ref) -> np.ndarray:
-    """``xy`` rotated / reflected / uniformly scaled and shifted onto ``ref`` (rows correspond).
-
-    Orthogonal Procrustes: R = U V^T from the SVD of X^T Y of the centred sets, scale
-    trace(S) / ||X||^2. ``ref`` None returns ``xy`` unchanged.
-    """
-    xy = np.asarray(xy, dtype=np.float64)
-    if ref is None:
-        return xy.astype(np.float32)
-    ref = np.asarray(ref, dtype=np.float64)
-    if xy.shape != ref.shape:
-        raise ValueError(f"procrustes_align needs corresponding points: {xy.shape} vs {ref.shape}")
-    mx, mr = xy.mean(axis=0), ref.mean(axis=0)
-    x, r = xy - mx, ref - mr
-    norm = float((x ** 2).sum())
-    if norm == 0.0:
-        return np.broadcast_to(mr, xy.shape).astype(np.float32)
-    u, s, vt = np.linalg.svd(x.T @ r)
-    return ((s.sum() / norm) * x @ (u @ vt) + mr).astype(np.float32)
 
 
 WORKER_LOCK = ".projection_worker.lock"  # in the store root; the worker holds an flock on it
@@ -101,7 +64,7 @@ def worker_alive(root) -> bool:
 def umap_cached(run_dir, round_: int, n: int | None = None) -> np.ndarray | None:
     """The cached UMAP layout of that snapshot (``(n, 2)`` floats, never unpickled), or None: none
     cached, or a damaged file (the page's notice names it, ``service.snapshot_notices``)."""
-    from fedquad_core.run_files import Damaged, read_layout
+    from app.engine import Damaged, read_layout
 
     try:
         return read_layout(snapshot_files(run_dir, round_)[1], n)
@@ -111,7 +74,7 @@ def umap_cached(run_dir, round_: int, n: int | None = None) -> np.ndarray | None
 
 def umap_ready(run_dir, round_: int) -> bool:
     """True when that snapshot's layout is cached and reads (checked once per file version)."""
-    from fedquad_core.run_files import layout_damage
+    from app.engine import layout_damage
 
     path = snapshot_files(run_dir, round_)[1]
     return path.is_file() and layout_damage(path) is None

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
-from fedquad_core.store import DamagedRun, RunNotFound, RunStore, StoreError
-from fedquad_core.study.store import StudyStore
+from app.engine import DamagedRun, RunNotFound, RunStore, StoreError
+from app.engine import StudyStore
 
 LESSON_STUDY = "digits-alpha"
 NEEDED_AXES = ("alpha", "method")

@@ -7,7 +7,9 @@ import time
 
 import streamlit as st
 
-from app import service, state, studies
+from app import service, state
+from app.engine import parse_grid
+from app.studies import catalog as studies
 
 SETTINGS = {"alpha": "Dirichlet α", "num_clients": "clients", "participation": "participation", "seed": "seed",
             "lr": "learning rate", "local_epochs": "local epochs", "rounds": "rounds", "batch_size": "batch size"}
@@ -31,8 +33,6 @@ def _fill(axis_key: str, values_key: str) -> None:
 
 
 def _grid(axis: str, text: str) -> dict[str, list]:
-    from fedquad_core.study import parse_grid
-
     return parse_grid([f"{axis}={text}"])
 
 

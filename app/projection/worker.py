@@ -3,7 +3,7 @@ compiled and projects each embedding snapshot as it lands, so a run's UMAP pictu
 seconds after it ends (``benchmarks/umap_ready.py``).
 
 The app starts it (``ensure_worker``, from ``app/main.py``); by hand:
-``python -m app.projection_worker ROOT [--parent PID] [--idle-exit SECONDS]``.
+``python -m app.projection.worker ROOT [--parent PID] [--idle-exit SECONDS]``.
 
 - **One per store**: it holds an exclusive ``flock`` on ``ROOT/.projection_worker.lock`` for its
   whole life; a second one finds the lock taken and exits before importing anything heavy.
@@ -13,7 +13,7 @@ The app starts it (``ensure_worker``, from ``app/main.py``); by hand:
   each run's newest snapshot first (so a run's final picture comes before its backlog). Older runs wait until a page asks. A snapshot that fails gets its
   error in its ``.log`` file and is retried only when asked again.
 - **Where it writes**: only in the run folders directly under ROOT (symbolic links are not
-  followed), the same cache and marker files as the one-shot process (``app.projection``).
+  followed), the same cache and marker files as the one-shot process (``app.projection.cache``).
 - **When it exits**: when its parent (the Streamlit server) is gone, after ``--idle-exit``
   seconds without work, or on SIGTERM (``stop_worker``).
 """
@@ -31,8 +31,8 @@ import time
 import traceback
 from pathlib import Path
 
-from app import projection as proj
-from fedquad_core.store import ACTIVE, atomic_write_text, pid_alive
+from app.projection import cache as proj
+from app.engine import ACTIVE, atomic_write_text, pid_alive
 
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5
@@ -85,7 +85,7 @@ def ensure_worker(root, parent: int | None = None, idle_s: float = IDLE_S) -> bo
         return False  # alive, or started from here and still taking the lock
     root.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-m", "app.projection_worker", str(root),
+    cmd = [sys.executable, "-m", "app.projection.worker", str(root),
            "--parent", str(parent or os.getpid()), "--idle-exit", str(idle_s)]
     with open(root / LOG_NAME, "a") as log:
         proc = subprocess.Popen(cmd, cwd=proj.REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
@@ -212,7 +212,7 @@ def _exit_when_gone(parent: int, poll_s: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.projection_worker", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m app.projection.worker", description=__doc__.split("\n\n")[0])
     parser.add_argument("root", help="the run store to serve (the user's runs folder)")
     parser.add_argument("--parent", type=int, help="exit when this process is gone (the app's server)")
     parser.add_argument("--idle-exit", type=float, default=IDLE_S, help="exit after this many seconds without work")

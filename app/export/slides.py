@@ -1,11 +1,12 @@
 """The talk as files: a PDF deck (fpdf2), a PowerPoint deck (python-pptx) and a zip of every
 figure as SVG + PDF with its CSV. One slide per ``Slide``: title, figure(s), sentences, footer.
 
-Figures are rendered once per export by a ``Renderer`` (through ``app.export.figure_bytes``,
+Figures are rendered once per export by a ``Renderer`` (through ``app.export.files.figure_bytes``,
 i.e. kaleido + Chromium) and the bytes are reused across the three files. Pure: no streamlit.
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import zipfile
@@ -15,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.export import figure_bytes
+from app.export.files import figure_bytes
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 PAGE_MM = (338.67, 190.5)    # 16:9, the size PowerPoint uses (13.333 x 7.5 in)
@@ -25,24 +26,27 @@ BOX_ASPECT = 2.6             # width / height of a slide's figure area
 
 @dataclass
 class SlideFigure:
-    name: str
+    name: str                          # file stem of its exports
     fig: go.Figure
-    data: pd.DataFrame | None = None
+    data: pd.DataFrame | None = None   # the plotted numbers (CSV)
+    caption: str = ""
 
 
 @dataclass
 class Slide:
+    """One screen of the lesson, one collected deck figure, one exported slide: the same thing."""
     title: str
     sentences: list[str] = field(default_factory=list)
     figures: list[SlideFigure] = field(default_factory=list)
     footer: str = ""
+    problem: str | None = None         # what to run instead, when the data for a lesson step is missing
+    notices: list[str] = field(default_factory=list)  # damaged files a lesson step left out (one line each)
 
 
-def from_step(content) -> Slide:
-    """A ``lesson.StepContent`` (or anything with title/sentences/figures/footer) as a slide."""
-    figs = [SlideFigure(f.name, f.fig, f.data) for f in content.figures]
-    sentences = list(content.sentences) or ([content.problem] if getattr(content, "problem", None) else [])
-    return Slide(content.title, sentences, figs, content.footer)
+def from_step(content: Slide) -> Slide:
+    """A lesson step as exported: a step that only names its problem says it as its sentence."""
+    sentences = list(content.sentences) or ([content.problem] if content.problem else [])
+    return dataclasses.replace(content, sentences=sentences, figures=list(content.figures))
 
 
 class Renderer:

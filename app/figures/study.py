@@ -4,11 +4,11 @@ margins heatmap with FedAvg as the colour bar's reference, and the singular-valu
 alpha (the picture of FedDecorr, Shi et al. ICLR 2023, Fig. 1).
 
 Every builder is pure: pandas / numpy in, ``plotly.graph_objects.Figure`` out, ``talk`` for the
-presentation look of ``app.theme``. The tables they take:
+presentation look of ``app.figures.theme``. The tables they take:
 
 - *points*: one row per grid point, as ``fedquad_core.study.study_frame`` gives it (the axis
   columns, ``run_id``, ``state``, ``final_acc``, ``final_ratio``, ``effective_rank``, ...);
-- *metrics*: the long per-round table of ``app.figures.metrics_frame`` (``run``, ``method``,
+- *metrics*: the long per-round table of ``app.figures.charts.metrics_frame`` (``run``, ``method``,
   ``round``, metric columns), with a ``seed`` column added.
 """
 from __future__ import annotations
@@ -23,7 +23,8 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from app.theme import apply_theme, method_color, themed_figure
+from app import engine
+from app.figures.theme import apply_theme, method_color, themed_figure
 
 METRIC_TITLES = {"final_acc": "final test accuracy", "best_acc": "best test accuracy",
                  "final_ratio": "final intra / inter ratio", "final_ratio_l2": "final intra / inter (L2)",
@@ -228,9 +229,7 @@ def _title(title: str) -> dict:
 
 
 def _label(method: str) -> str:
-    from fedquad_core.methods import METHODS  # labels only; the registry imports no torch model
-
-    cls = METHODS.get(method)
+    cls = engine.METHODS.get(method)  # looked up on first use: the registry pulls in torch
     return cls.label if cls else str(method)
 
 

@@ -275,3 +275,19 @@ def _thicken(fig: go.Figure) -> None:
             size = trace.marker.size
             if size is None or isinstance(size, (int, float)):
                 trace.marker.size = (size or 6) * 1.6
+
+
+# ---- the page around the figures ------------------------------------------------------------
+TALK_CSS = """<style>
+.stApp, [data-testid="stSidebar"], [data-testid="stHeader"] {background: #ffffff !important; color: #111 !important;}
+.stApp p, .stApp li, .stApp label {font-size: 1.2rem;}
+.stApp h1 {font-size: 2.6rem;} .stApp h2 {font-size: 2.1rem;} .stApp h3 {font-size: 1.7rem;}
+</style>"""
+PRESENTER_CSS = """<style>
+[data-testid="stToolbar"], [data-testid="stDecoration"], footer {display: none !important;}
+</style>"""
+
+
+def page_css(talk: bool, presenter: bool) -> list[str]:
+    """The style blocks of the page in talk mode (white, large fonts) and presenter mode (no chrome)."""
+    return ([TALK_CSS] if talk else []) + ([PRESENTER_CSS] if presenter else [])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.theme import apply_theme
+from app.figures.theme import apply_theme
 
 LT3_COLOR = "#D62728"
 LT3_COLUMN = "< 3 classes"

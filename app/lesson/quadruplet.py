@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from app.theme import apply_theme, class_colors
+from app.figures.theme import apply_theme, class_colors
 
 POINTS = ("a", "p", "n1", "n2")
 NAMES = {"a": "anchor", "p": "positive", "n1": "negative 1", "n2": "negative 2"}

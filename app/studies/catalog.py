@@ -14,9 +14,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app import projection, service
-from fedquad_core.launcher import spawn_detached
-from fedquad_core.store import RunNotFound, RunStore, StoreError, atomic_write_json, pid_alive
+from app import service
+from app.projection import cache as projection
+from app.projection import maths
+from app.engine import (USER_ERRORS, RunNotFound, RunStore, StoreError, StudySpec, StudyStore, atomic_write_json,
+                        check_name, expand, parse_axes, pid_alive, singular_values, spawn_detached, study_frame)
 
 SERIES, REPLICATE = "method", "seed"
 METRICS = ("final_acc", "best_acc", "final_ratio", "final_ratio_l2", "effective_rank")
@@ -38,12 +40,6 @@ class StudyRef:
         return f"{self.title} ({'recorded' if self.source == 'recorded' else 'mine'})"
 
 
-def _engine():
-    from fedquad_core import study
-
-    return study
-
-
 def study_refs() -> list[StudyRef]:
     """Every readable study: the recorded ones first (what a fresh clone shows), then the user's
     (a damaged study file is left out: ``damaged_studies`` names it)."""
@@ -56,14 +52,14 @@ def damaged_studies() -> list[str]:
 
 
 def _scan() -> tuple[list[StudyRef], list[str]]:
-    from fedquad_core.study.store import DamagedStudy
+    from app.engine import DamagedStudy
 
     out, damaged = [], []
     for source in ("recorded", "mine"):
         root = service.source_root(source)
         if source == "recorded" and service.runs_dir().resolve() == root.resolve():
             continue
-        store = _engine().StudyStore(root)
+        store = StudyStore(root)
         for name in store.names():
             try:
                 title = store.read(name).get("title") or name
@@ -81,7 +77,7 @@ def ref_from_id(ref_id: str, refs: list[StudyRef]) -> StudyRef | None:
 
 
 def read_study(ref: StudyRef) -> dict:
-    return _engine().StudyStore(service.source_root(ref.source)).read(ref.name)
+    return StudyStore(service.source_root(ref.source)).read(ref.name)
 
 
 def slider_axes(study: dict) -> list[str]:
@@ -113,7 +109,7 @@ def points_frame(ref: StudyRef) -> pd.DataFrame:
     """One row per grid point (the engine's ``study_frame``): axis columns, run_id, state, the final
     metrics; ``source`` added. A point counts as done when its state is "finished"."""
     study = read_study(ref)
-    rows = _engine().study_frame(RunStore(service.source_root(ref.source)), study)
+    rows = study_frame(RunStore(service.source_root(ref.source)), study)
     df = pd.DataFrame(rows)
     for axis in study["axes"]:
         if axis in df:
@@ -160,8 +156,6 @@ def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict 
     out = {"round": rounds[-1], "labels": snap.get("labels")}
     s = snap.get("singular_values")
     if s is None and "embeddings" in snap:
-        from fedquad_core.geometry import singular_values
-
         s = singular_values(snap["embeddings"])
     out["singular_values"] = None if s is None else np.asarray(s, dtype=float)
     if project and "embeddings" in snap:
@@ -169,7 +163,7 @@ def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict 
         if xy is not None and len(xy) == len(snap["embeddings"]):
             out["xy"], out["kind"] = xy, "UMAP"
         else:
-            out["xy"], out["kind"] = projection.pca_2d(snap["embeddings"]), "PCA"
+            out["xy"], out["kind"] = maths.pca_2d(snap["embeddings"]), "PCA"
     return out
 
 
@@ -253,9 +247,6 @@ def compute_missing(ref: StudyRef) -> int:
 def check_study(name: str, base: dict, axes: dict) -> str | None:
     """The engine's one up-front check of the whole grid (``check_grid``, through
     ``service.check_configs``), as a one-line message, or None."""
-    from fedquad_core.errors import USER_ERRORS
-    from fedquad_core.study import StudySpec, check_name, expand, parse_axes
-
     try:
         check_name(name)
         if service.runs_dir().joinpath("studies", f"{name}.json").exists():

@@ -1,38 +1,28 @@
 """The lesson as data: seven steps, each a title and a builder that turns a study (``LessonData``)
-into sentences (``lesson_text``, computed from the numbers shown) and one to three figures.
-Pure: no streamlit; the Lesson page draws a ``StepContent`` and ``slides`` exports it.
+into sentences (``app.lesson.text``, computed from the numbers shown) and one to three figures.
+Pure: no streamlit; the Lesson page draws a ``Slide`` and ``app.export.slides`` exports it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from app import lesson_text as text
-from app import quadruplet_figure as quad
-from app import study_figures as sf
-from app.figures import curves_figure, metrics_frame, partition_heatmap
-from app.lesson_data import LessonData, StoreError, alpha_label
-from app.lesson_figures import (LABELS, PAIR, FigureItem, Missing, embedding_item, first_seed, require_run,
+from app.export.slides import Slide, SlideFigure
+from app.lesson import text
+from app.lesson import quadruplet as quad
+from app.figures import study as sf
+from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
+from app.lesson.data import LessonData, StoreError, alpha_label
+from app.lesson.figures import (LABELS, PAIR, Missing, embedding_item, first_seed, require_run,
                                 response, response_item, spectra, spectra_table)
 
-__all__ = ["STEPS", "StepContent", "FigureItem", "Missing", "build_step", "step_idea", "response"]
-
-
-@dataclass
-class StepContent:
-    title: str
-    sentences: list[str] = field(default_factory=list)
-    figures: list[FigureItem] = field(default_factory=list)
-    footer: str = ""
-    problem: str | None = None    # what to run instead, when the data for this step is missing
-    notices: list[str] = field(default_factory=list)  # damaged files left out (one line each)
+__all__ = ["STEPS", "Slide", "SlideFigure", "Missing", "build_step", "step_idea", "response"]
 
 
 # ---- the steps -------------------------------------------------------------------------------
-def step_skew(data: LessonData, talk: bool) -> StepContent:
+def step_skew(data: LessonData, talk: bool) -> Slide:
     skew, iid, seed = data.skew_alpha(), data.iid_alpha(), first_seed(data)
     counts = {}
     for a in (iid, skew):
@@ -40,13 +30,13 @@ def step_skew(data: LessonData, talk: bool) -> StepContent:
         if "counts" not in part:
             raise Missing(f"the {alpha_label(a)} run has no partition.json")
         counts[a] = np.asarray(part["counts"])
-    figs = [FigureItem(f"partition_{alpha_label(a)}", partition_heatmap(c, title=f"{alpha_label(a)}: clients × classes",
+    figs = [SlideFigure(f"partition_{alpha_label(a)}", partition_heatmap(c, title=f"{alpha_label(a)}: clients × classes",
                                                                       talk=talk),
                        pd.DataFrame(c).rename_axis("client").reset_index()) for a, c in counts.items()]
-    return StepContent("1 · Label skew", text.skew_sentences(counts[iid], counts[skew], skew, iid), figs)
+    return Slide("1 · Label skew", text.skew_sentences(counts[iid], counts[skew], skew, iid), figs)
 
 
-def step_fedavg(data: LessonData, talk: bool) -> StepContent:
+def step_fedavg(data: LessonData, talk: bool) -> Slide:
     skew, iid = data.skew_alpha(), data.iid_alpha()
     frames = []
     for a in (iid, skew):
@@ -56,18 +46,18 @@ def step_fedavg(data: LessonData, talk: bool) -> StepContent:
             rows["method"], rows["seed"], rows["run"] = f"FedAvg, {alpha_label(a)}", data.config(r).get("seed", 0), r
             frames.append(rows)
     df = pd.concat(frames, ignore_index=True)
-    curves = FigureItem("fedavg_accuracy_curves", sf.band_curves_figure(df, "test_accuracy", title="FedAvg accuracy per "
+    curves = SlideFigure("fedavg_accuracy_curves", sf.band_curves_figure(df, "test_accuracy", title="FedAvg accuracy per "
                                                                         "round, mean ± std over seeds", talk=talk),
                         df[["method", "seed", "round", "test_accuracy"]])
     resp, _ = response_item(data, "final_acc", ("fedavg",), "FedAvg final accuracy vs α", "fedavg_accuracy_vs_alpha",
                              talk)
     finals = {a: [data.final(r, "test_accuracy") for r in data.runs(alpha=a, method="fedavg")] for a in (iid, skew)}
     rounds = int(df["round"].max())
-    return StepContent("2 · FedAvg under skew", text.accuracy_sentences(finals[iid], finals[skew], skew, rounds, iid),
+    return Slide("2 · FedAvg under skew", text.accuracy_sentences(finals[iid], finals[skew], skew, rounds, iid),
                        [curves, resp])
 
 
-def step_collapse(data: LessonData, talk: bool) -> StepContent:
+def step_collapse(data: LessonData, talk: bool) -> Slide:
     skew, iid, seed = data.skew_alpha(), data.iid_alpha(), first_seed(data)
     ids = {a: require_run(data, alpha=a, method="fedavg", seed=seed) for a in (skew, iid)}
     items = [embedding_item(data, r, f"FedAvg, {alpha_label(a)}", f"embedding_fedavg_{alpha_label(a)}", talk)
@@ -76,34 +66,34 @@ def step_collapse(data: LessonData, talk: bool) -> StepContent:
     ratio = {a: data.final(r, "ratio") for a, r in ids.items()}
     if None in (ratio[skew], ratio[iid]):
         raise Missing("the runs have no intra/inter ratio (no snapshot metrics)")
-    return StepContent("3 · What collapse looks like",
+    return Slide("3 · What collapse looks like",
                        text.collapse_sentences(ratio[iid], ratio[skew], skew, last[iid], last[skew], iid), items)
 
 
-def step_measure(data: LessonData, talk: bool) -> StepContent:
+def step_measure(data: LessonData, talk: bool) -> Slide:
     r_item, r_table = response_item(data, "final_ratio", ("fedavg",), "Intra / inter ratio vs α (FedAvg)",
                                      "ratio_vs_alpha", talk)
     e_item, e_table = response_item(data, "effective_rank", ("fedavg",), "Effective rank vs α (FedAvg)",
                                      "effective_rank_vs_alpha", talk)
     per_alpha = spectra(data, ("fedavg",))
-    spec = FigureItem("spectra_fedavg", sf.spectra_across_figure(per_alpha, title="Spectrum across α, last snapshot",
+    spec = SlideFigure("spectra_fedavg", sf.spectra_across_figure(per_alpha, title="Spectrum across α, last snapshot",
                                                                  talk=talk), spectra_table(per_alpha))
-    return StepContent("4 · Measuring it", text.measuring_sentences(r_table, e_table), [r_item, e_item, spec])
+    return Slide("4 · Measuring it", text.measuring_sentences(r_table, e_table), [r_item, e_item, spec])
 
 
 def step_idea(data: LessonData | None, talk: bool, m1: float = quad.DEFAULT_M1, m2: float = quad.DEFAULT_M2,
-              points: dict | None = None) -> StepContent:
+              points: dict | None = None) -> Slide:
     points = points or quad.PRESETS[quad.DEFAULT_PRESET]
-    items = [FigureItem(f"quadruplet_{form}", quad.quadruplet_figure(points, m1, m2, form, talk=talk),
+    items = [SlideFigure(f"quadruplet_{form}", quad.quadruplet_figure(points, m1, m2, form, talk=talk),
                         pd.DataFrame(quad.quadruplet_table(points, m1, m2, form))) for form in quad.FORMS]
     q, c = quad.quadruplet(points, m1, m2, "fedquad"), quad.quadruplet(points, m1, m2, "chen")
     sentences = ["FedQuad adds a quadruplet term to each client's loss: the anchor must be closer to a same-class "
                  "positive than to two negatives of two other classes, by margins m1 and m2."] \
         + quad.term_sentences(q, m1, m2)[:1] + quad.term_sentences(c, m1, m2)[:1]
-    return StepContent("5 · FedQuad's idea", sentences, items)
+    return Slide("5 · FedQuad's idea", sentences, items)
 
 
-def step_holds(data: LessonData, talk: bool) -> StepContent:
+def step_holds(data: LessonData, talk: bool) -> Slide:
     skew, seed = data.skew_alpha(), first_seed(data)
     ids = {m: require_run(data, alpha=skew, method=m, seed=seed) for m in PAIR}
     items = [embedding_item(data, r, f"{LABELS[m]}, {alpha_label(skew)}, seed {seed}", f"embedding_{m}_{alpha_label(skew)}",
@@ -114,11 +104,11 @@ def step_holds(data: LessonData, talk: bool) -> StepContent:
         raise Missing("the FedAvg/FedQuad runs lack accuracy or snapshot metrics")
     ratio, _ = response_item(data, "final_ratio", PAIR, "Intra / inter ratio vs α, mean ± std over seeds",
                               "ratio_vs_alpha_both", talk)
-    return StepContent("6 · FedQuad holds", text.holds_sentences(vals["fedavg"], vals["fedquad"], skew),
+    return Slide("6 · FedQuad holds", text.holds_sentences(vals["fedavg"], vals["fedquad"], skew),
                        items + [ratio])
 
 
-def step_price(data: LessonData, talk: bool) -> StepContent:
+def step_price(data: LessonData, talk: bool) -> Slide:
     skew, seed = data.skew_alpha(), first_seed(data)
     ids = {m: require_run(data, alpha=skew, method=m, seed=seed) for m in PAIR}
     df = metrics_frame({r: data.metrics(r) for r in ids.values()},
@@ -136,30 +126,30 @@ def step_price(data: LessonData, talk: bool) -> StepContent:
     overlap = [alpha_label(a) for a in sf.band_overlaps(acc_table, "alpha", "final_acc")]
     n_seeds = int(acc_table.loc[acc_table["final_acc_n"] > 0, "final_acc_n"].min())
     sentences = text.price_sentences(cost, lt3, len(counts), overlap, [alpha_label(a) for a in done], skew, n_seeds)
-    items = [FigureItem("accuracy_vs_samples", cost_fig, df[["label", "round", "samples_total", "elapsed",
+    items = [SlideFigure("accuracy_vs_samples", cost_fig, df[["label", "round", "samples_total", "elapsed",
                                                              "test_accuracy"]]), acc_item]
-    return StepContent("7 · The price and the limits", sentences, items)
+    return Slide("7 · The price and the limits", sentences, items)
 
 
-STEPS: list[tuple[str, Callable[[LessonData, bool], StepContent]]] = [
+STEPS: list[tuple[str, Callable[[LessonData, bool], Slide]]] = [
     ("Label skew", step_skew), ("FedAvg under skew", step_fedavg), ("What collapse looks like", step_collapse),
     ("Measuring it", step_measure), ("FedQuad's idea", step_idea), ("FedQuad holds", step_holds),
     ("The price and the limits", step_price),
 ]
 
 
-def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str | None = None) -> StepContent:
-    """Step ``i`` (1-based) from ``data``; when data or a run is missing, a StepContent that says
+def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str | None = None) -> Slide:
+    """Step ``i`` (1-based) from ``data``; when data or a run is missing, a Slide that says
     what to run instead (never an exception)."""
     title, builder = STEPS[i - 1]
     if builder is not step_idea and data is None:
-        return StepContent(f"{i} · {title}", problem=problem or "no study loaded")
+        return Slide(f"{i} · {title}", problem=problem or "no study loaded")
     try:
         content = builder(data, talk)
     except Missing as e:
-        return StepContent(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
+        return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
     except StoreError as e:  # a damaged run file the step cannot do without: one line, not an exception box
-        return StepContent(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
+        return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
     content.notices = sorted(getattr(data, "notices", ()))
     skew = data.skew_alpha() if data is not None else None
     content.footer = (f"{data.settings()} · skew shown: {alpha_label(skew)}" if data is not None and builder is not step_idea

@@ -1,10 +1,12 @@
 """"My deck": figures a user collects from any page ("Add to my deck" next to each figure's
 Download menu), kept in ``st.session_state`` while the tab is open, listed, reordered and
-exported as slides on the Lesson page (same PDF / PPTX / zip code as the lesson, ``app.slides``).
+exported as slides on the Lesson page (same PDF / PPTX / zip code as the lesson, ``app.export.slides``).
 """
 from __future__ import annotations
 
 import plotly.graph_objects as go
+
+from app.export.slides import Slide, SlideFigure
 
 KEY = "my_deck"
 
@@ -42,7 +44,5 @@ def remove(i: int) -> None:
 
 def as_slides(deck: list[dict]):
     """One slide per collected figure: its title, the figure, its caption, its file name as footer."""
-    from app.slides import Slide, SlideFigure
-
     return [Slide(d["title"], [d["caption"]] if d["caption"] else [], [SlideFigure(d["name"], d["fig"], d["data"])],
                   f"FedQuad Lab · {d['name']}") for d in deck]

@@ -1,30 +1,21 @@
 """The lesson's figures from a study (``LessonData``): the items a step shows (figure + its data),
-built with the other pages' builders (``figures``, ``study_figures``) plus the one the lesson adds,
+built with the other pages' builders (``app.figures``) plus the one the lesson adds,
 a class-coloured embedding animated over snapshot rounds (play button and round slider)."""
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app import study_figures as sf
-from app.geometry_figures import embedding_scatter
-from app.lesson_data import LessonData, alpha_label
-from app.projection import pca_2d, procrustes_align
-from fedquad_core.study.table import study_frame
+from app.figures import study as sf
+from app.figures.geometry import embedding_scatter
+from app.export.slides import SlideFigure
+from app.lesson.data import LessonData, alpha_label
+from app.projection.maths import pca_2d, procrustes_align
+from app.engine import study_frame
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
 PAIR = ("fedavg", "fedquad")
-
-
-@dataclass
-class FigureItem:
-    name: str                     # file stem of its exports
-    fig: go.Figure
-    data: pd.DataFrame | None     # the plotted numbers (CSV)
-    caption: str = ""
 
 
 class Missing(LookupError):
@@ -51,7 +42,7 @@ def _x_order(data: LessonData) -> list:
 
 
 def points(data: LessonData) -> pd.DataFrame:
-    """One row per grid point with its final numbers (``fedquad_core.study.table.study_frame``)."""
+    """One row per grid point with its final numbers (``fedquad_core.study_table.study_frame``)."""
     return pd.DataFrame(study_frame(data.store, data.study))
 
 
@@ -95,21 +86,21 @@ def _class_names(data: LessonData, run_id: str):
     return (data.partition(run_id) or {}).get("class_names")
 
 
-def embedding_item(data, run_id, title, name, talk, animate=True) -> FigureItem:
+def embedding_item(data, run_id, title, name, talk, animate=True) -> SlideFigure:
     frames, labels, kind = embedding_frames(data, run_id)
     last, title = max(frames), f"{title} ({kind})"
     fig = (animated_embedding(frames, labels, _class_names(data, run_id), title=title, talk=talk) if animate
            else embedding_scatter(frames[last], labels, _class_names(data, run_id), title=title, talk=talk))
     df = pd.DataFrame({"x": frames[last][:, 0], "y": frames[last][:, 1], "label": labels, "round": last})
-    return FigureItem(name, fig, df)
+    return SlideFigure(name, fig, df)
 
 
-def response_item(data, metric, methods, title, name, talk) -> tuple[FigureItem, pd.DataFrame]:
+def response_item(data, metric, methods, title, name, talk) -> tuple[SlideFigure, pd.DataFrame]:
     table = response(data, metric, methods)
     if table.empty or not (table[f"{metric}_n"] > 0).any():
         raise Missing(f"no finished {', '.join(methods)} runs with '{metric}' in study '{data.study.get('name')}'")
     fig = sf.response_figure(table, "alpha", metric, pair=PAIR, all_values=data.axis("alpha"), title=title, talk=talk)
-    return FigureItem(name, fig, table), table
+    return SlideFigure(name, fig, table), table
 
 
 def spectra(data: LessonData, methods) -> dict[str, dict]:
