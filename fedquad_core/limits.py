@@ -3,7 +3,7 @@
 ``config.validate`` checks types, choices and lower bounds; ``check_bounds`` adds what fits this
 machine and the data set: a run cannot ask for more rounds than anyone waits for, more snapshot
 or evaluation points than the test set has, a batch larger than the training set (or, once the
-partition is drawn, than the largest client), or a float setting that overflows float32 arithmetic.
+partition is drawn, than the largest client), or a float setting that float32 cannot hold.
 ``check_grid_size`` caps the points of a study grid (``--yes-large-grid`` lifts it). Each failure
 is a ``ConfigError`` naming the flag: one line and exit code 2, before any work."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .errors import ConfigError, UserError
 ROUNDS_MAX = 10_000        # about a day of digits rounds, weeks of CIFAR ones
 CLIENTS_MAX = 10_000       # and never more than the training samples (validate)
 SNAPSHOT_EVERY_MAX = ROUNDS_MAX
-FLOAT_MAX = 1e6            # |lr|, momentum, weight decay, a method's float parameter: far below float32's 3.4e38
+FLOAT_MAX = 3.4028234663852886e38  # float32's largest: |lr|, momentum, weight decay, a float method parameter
 SNAPSHOT_POINTS_FLOOR = 2_000  # the default: on a smaller test set it means all the test points evaluated
 GRID_POINTS_MAX = 1_000    # points of one study grid; --yes-large-grid lifts it
 
@@ -41,12 +41,12 @@ def check_bounds(cfg, *, train_size: int | None = None, test_size: int | None = 
     for name, flag in _FLOATS:
         value = getattr(cfg, name, None)
         if _number(value) and not (math.isfinite(value) and abs(value) <= FLOAT_MAX):
-            raise ConfigError(f"{name.replace('_', ' ')} must be a finite number of at most {FLOAT_MAX:g} "
-                              f"(got {value!r}): change {flag}")
+            raise ConfigError(f"{name.replace('_', ' ')} must be a finite number float32 can hold "
+                              f"(at most {FLOAT_MAX:.3g}; got {value!r}): change {flag}")
     for key, value in (getattr(cfg, "method_params", None) or {}).items():
         if _number(value) and not (math.isfinite(value) and abs(value) <= FLOAT_MAX):
-            raise ConfigError(f"{cfg.method} {key} must be a finite number of at most {FLOAT_MAX:g} (got {value!r}): "
-                              f"change --{key.replace('_', '-')}")
+            raise ConfigError(f"{cfg.method} {key} must be a finite number float32 can hold "
+                              f"(at most {FLOAT_MAX:.3g}; got {value!r}): change --{key.replace('_', '-')}")
     if train_size is None or test_size is None:
         train_size, test_size = _sizes(cfg, train_size, test_size)
     if test_size:

@@ -94,9 +94,9 @@ CLI = [
     (["--eval-points", str(10**12)], "eval points cannot be above the"),
     (["--batch-size", str(10**12)], "batch size 1,000,000,000,000 is larger than"),
     (["--snapshot-every", str(10**18)], "snapshot every cannot be above 10,000"),
-    (["--weight-decay", "1e308"], "weight decay must be a finite number of at most"),
-    (["--lr", "1e300"], "lr must be a finite number of at most"),
-    (["--method", "fedquad", "--beta", "1e300"], "fedquad beta must be a finite number of at most"),
+    (["--weight-decay", "1e308"], "weight decay must be a finite number float32 can hold"),
+    (["--lr", "1e300"], "lr must be a finite number float32 can hold"),
+    (["--method", "fedquad", "--beta", "1e300"], "fedquad beta must be a finite number float32 can hold"),
 ]
 
 _WIDE = ",".join(str(i) for i in range(100))
@@ -112,7 +112,7 @@ STUDY = [
     (["--grid", "eval_points=1000000000000"], "eval points cannot be above the"),
     (["--grid", "batch_size=1000000000000"], "is larger than"),
     (["--grid", "snapshot_every=1000000000000000000"], "snapshot every cannot be above"),
-    (["--grid", "weight_decay=1e308"], "weight decay must be a finite number of at most"),
+    (["--grid", "weight_decay=1e308"], "weight decay must be a finite number float32 can hold"),
     (["--grid", "lr=1e400"], "lr must be a finite number"),
     (["--grid", f"seed={_WIDE}", "--grid", f"min_size={_WIDE}"], "10,000 points, more than 1,000"),
     (["--grid", "seed=0", "--title", "two\x00"], "the title must be text"),
@@ -129,7 +129,7 @@ STUDY_FILE = [
     ('{"axes": {"seed": [1e400]}}', "of seed is not an integer"),
     ('{"axes": {"clients": [Infinity]}}', "of num_clients is not an integer"),
     ('{"axes": {"rounds": [-Infinity]}}', "of rounds is not an integer"),
-    ('{"axes": {"seed": [0]}, "base": {"weight_decay": 1e308}}', "weight decay must be a finite number of at most"),
+    ('{"axes": {"seed": [0]}, "base": {"weight_decay": 1e308}}', "weight decay must be a finite number float32 can hold"),
     ('{"axes": {"seed": [0]}, "base": {"rounds": 1000000000}}', "rounds cannot be above"),
 ]
 
