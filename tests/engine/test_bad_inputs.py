@@ -105,3 +105,15 @@ def test_data_source_is_printed_and_stored(tmp_path, capsys):
 def test_bad_study_file(make, fragment, tmp_path, capsys):
     err = _run(["demo", "--file", make(tmp_path)], tmp_path, capsys, base=[], command="study run")
     assert fragment in err
+
+
+def test_yes_large_grid_lifts_the_grid_size_bound(tmp_path, capsys):
+    """1,001 points: refused for their number; with --yes-large-grid the next check speaks (here the
+    rounds, so nothing trains)."""
+    wide = ["--grid", "seed=" + ",".join(str(i) for i in range(1001)), "--rounds", "0"]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert "1,001 points, more than 1,000" in _run(wide, tmp_path / "a", capsys, base=STUDY_BASE[2:],
+                                                  command="study run big")
+    err = _run([*wide, "--yes-large-grid"], tmp_path / "b", capsys, base=STUDY_BASE[2:], command="study run big")
+    assert "rounds must be an integer >= 1" in err and "points" not in err
