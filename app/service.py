@@ -166,7 +166,7 @@ def metrics_frame(run_ids, labels: dict[str, str] | None = None) -> pd.DataFrame
             continue
         if not rows:
             continue
-        df = pd.DataFrame(rows)
+        df = pd.DataFrame([{k: v for k, v in row.items() if k != "local"} for row in rows])  # per-client list: not a column
         df.insert(0, "method", method)
         df.insert(0, "label", (labels or {}).get(run_id, run_id))
         df.insert(0, "run", run_id)

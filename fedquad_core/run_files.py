@@ -112,11 +112,64 @@ def read_metrics(folder: Path) -> list[dict[str, Any]]:
                 raise Damaged(f"metrics.jsonl line {n} has no {key!r}")
         if not _integer(row["round"]):
             raise Damaged(f"metrics.jsonl line {n}: 'round' is {row['round']!r}, not an integer")
-        bad = next((k for k, v in row.items() if not (v is None or _number(v))), None)
+        bad = next((k for k, v in row.items() if k != "local" and not (v is None or _number(v))), None)
         if bad is not None:
             raise Damaged(f"metrics.jsonl line {n}: {bad!r} is {row[bad]!r}, not a number")
+        if "local" in row and not _local_clients_ok(row["local"]):
+            raise Damaged(f"metrics.jsonl line {n}: 'local' is not a list of measured clients "
+                          "(client, classes, samples and numbers)")
         rows.append(row)
     return rows
+
+
+def _local_clients_ok(value: Any) -> bool:
+    """A snapshot row's ``local``: one object per measured client, with an integer ``client`` and
+    ``samples``, ``classes`` a list of integers, every other field a number or null."""
+    if not isinstance(value, list):
+        return False
+    for c in value:
+        if (not isinstance(c, dict) or not _integer(c.get("client")) or not _integer(c.get("samples"))
+                or not isinstance(c.get("classes"), list) or not all(_integer(k) for k in c["classes"])):
+            return False
+        if not all(v is None or _number(v) for k, v in c.items() if k not in ("client", "samples", "classes")):
+            return False
+    return True
+
+
+LOCAL_ARRAYS = ("clients", "samples", "holds", "embeddings", "start_embeddings", "update_cosine")
+
+
+def read_local_snapshot(folder: Path, round_: int) -> dict[str, Any]:
+    """``embeddings/local_round_NNNN.npz``: ``clients`` and ``samples`` [K] integers, ``holds``
+    [K, classes] booleans, ``embeddings`` [K, n, d] and ``start_embeddings`` [n, d] floats,
+    ``update_cosine`` [K, K] floats. Raises ``Damaged`` naming the file when it is missing,
+    unreadable or of another shape."""
+    import zipfile
+
+    import numpy as np
+
+    name = f"local_round_{int(round_):04d}.npz"
+    try:
+        with np.load(folder / "embeddings" / name, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise Damaged(f"{name} is missing") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise Damaged(f"{name} is not a readable .npz file ({type(e).__name__})") from None
+    missing = [k for k in LOCAL_ARRAYS if k not in arrays]
+    if missing:
+        raise Damaged(f"{name} has no {', '.join(missing)}")
+    ids, emb, start, cos = arrays["clients"], arrays["embeddings"], arrays["start_embeddings"], arrays["update_cosine"]
+    k = ids.shape[0] if ids.ndim == 1 else -1
+    ok = (k >= 1 and ids.dtype.kind in "iu" and arrays["samples"].shape == (k,) and arrays["samples"].dtype.kind in "iu"
+          and arrays["holds"].ndim == 2 and arrays["holds"].shape[0] == k and arrays["holds"].dtype == bool
+          and emb.ndim == 3 and emb.shape[0] == k and emb.dtype.kind == "f"
+          and start.shape == emb.shape[1:] and start.dtype.kind == "f"
+          and cos.shape == (k, k) and cos.dtype.kind == "f")
+    if not ok:
+        raise Damaged(f"{name}: arrays of the wrong shape or type (clients {ids.shape}, embeddings {emb.shape}, "
+                      f"start_embeddings {start.shape}, update_cosine {cos.shape})")
+    return arrays
 
 
 _checked_metrics: dict[Path, tuple[tuple[int, int], str | None]] = {}

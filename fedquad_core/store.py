@@ -6,6 +6,8 @@ the dashboard.
                     metrics.jsonl      one JSON object per round, appended and flushed
                     partition.json     clients x classes counts
                     embeddings/round_NNNN.npz   embeddings, labels and the geometry arrays
+                    embeddings/local_round_NNNN.npz   the measured clients' local embeddings
+                                                      and update cosines (``local_metrics``)
                     model.pt           final global weights (load with weights_only=True)
                     cancel             present when a cancel was requested
                     log.txt            stdout/stderr of a background run
@@ -295,6 +297,15 @@ class RunStore:
             return None
         return self._checked(run_id, lambda _: run_files.read_layout(path, n))
 
+    def local_snapshot_rounds(self, run_id: str) -> list[int]:
+        folder = self._require(run_id) / "embeddings"
+        return sorted(int(p.stem.split("_")[2]) for p in folder.glob("local_round_*.npz")) if folder.is_dir() else []
+
+    def read_local_snapshot(self, run_id: str, round_: int) -> dict[str, np.ndarray]:
+        """The measured clients' arrays of one snapshot round, shapes checked (``DamagedRun``
+        names the file when they are wrong)."""
+        return self._checked(run_id, lambda p: run_files.read_local_snapshot(p, round_))
+
     def weights_path(self, run_id: str) -> Path:
         return self._require(run_id) / "model.pt"
 
@@ -357,6 +368,12 @@ class RunWriter:
     def save_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None:
         atomic_write(self.path / "embeddings" / f"round_{int(round_):04d}.npz",
                      lambda f: np.savez_compressed(f, **arrays))
+
+    def save_local_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None:
+        """An uncompressed ``.npz``: float16 embeddings shrink by only a quarter under zlib, which
+        cost a snapshot round more than the whole measurement (benchmarks/local_metrics_cost.py)."""
+        atomic_write(self.path / "embeddings" / f"local_round_{int(round_):04d}.npz",
+                     lambda f: np.savez(f, **arrays))
 
     def save_weights(self, state_dict: dict[str, Any]) -> None:
         import torch

@@ -65,6 +65,9 @@ CLI = [
     (["--snapshot-every", "0"], "--snapshot-every"),
     (["--snapshot-points", "5"], "--snapshot-points"),
     (["--eval-points", "5"], "--eval-points"),
+    (["--local-clients", "-1"], "local clients must be an integer in 0..100"),
+    (["--local-clients", "101"], "--local-clients"),
+    (["--local-clients", "two"], "invalid int value"),
     (["--method", "fedprox", "--mu", "-1"], "--mu"),
     (["--method", "moon", "--tau", "0"], "--tau"),
     (["--method", "moon", "--proj-dim", "0"], "--proj-dim"),
@@ -152,6 +155,8 @@ SWEEP = [
 # (config file: a dict, or raw JSON text; fragment of the one-line error)
 CONFIG = [
     ({"num_clients": "ten"}, "num_clients must be an integer"),
+    ({"local_clients": True}, "local_clients must be an integer"),
+    ({"local_clients": 1000}, "local clients must be an integer in 0..100"),
     ('{"num_clients": 1e309}', "num_clients must be an integer"),
     ({"num_clients": 1e20}, "num_clients must be an integer"),
     ({"participation": "0.5"}, "participation must be a finite number"),

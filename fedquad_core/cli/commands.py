@@ -153,12 +153,19 @@ def cmd_list(args, store: RunStore) -> int:
     return 0
 
 
+LOCAL_COLUMNS = {"local_acc_all": "local acc", "local_acc_own": "own acc", "local_effective_rank": "local rank",
+                 "local_cka": "local CKA", "update_cosine": "upd cos"}
+
+
 def cmd_show(args, store: RunStore) -> int:
     cfg, status, rows = store.read_config(args.run), store.read_status(args.run), store.read_metrics(args.run)
     print(json.dumps({"config": cfg, "status": status}, indent=2, sort_keys=True))
+    local = any("local_acc_all" in r for r in rows)  # mean over the measured clients' local models
     table = [[str(r["round"]), fmt(r["test_accuracy"]), fmt(r.get("train_loss")), fmt(r.get("ratio")),
-              fmt(r.get("ratio_l2")), str(r.get("samples_total", "")), fmt(r.get("elapsed"), ".1f")] for r in rows]
-    print_table(["round", "test acc", "train loss", "ratio", "ratio (L2)", "samples", "seconds"], table)
+              fmt(r.get("ratio_l2")), str(r.get("samples_total", "")), fmt(r.get("elapsed"), ".1f")]
+             + ([fmt(r.get(k), ".3f") for k in LOCAL_COLUMNS] if local else []) for r in rows]
+    print_table(["round", "test acc", "train loss", "ratio", "ratio (L2)", "samples", "seconds"]
+                + (list(LOCAL_COLUMNS.values()) if local else []), table)
     return 0
 
 
