@@ -178,24 +178,8 @@ _checked_metrics: dict[Path, tuple[tuple[int, int], str | None]] = {}
 def metrics_damage(folder: Path) -> str | None:
     """Why ``metrics.jsonl`` is damaged, or None; remembered per file until its size or mtime
     changes, so listing a large store every second does not re-parse every finished run."""
-    path = folder / "metrics.jsonl"
-    try:
-        st = path.stat()
-    except OSError:
-        return None  # no round yet
-    key = (st.st_mtime_ns, st.st_size)
-    hit = _checked_metrics.get(path)
-    if hit and hit[0] == key:
-        return hit[1]
-    try:
-        read_metrics(folder)
-        reason = None
-    except Damaged as e:
-        reason = str(e)
-    if len(_checked_metrics) > 4096:
-        _checked_metrics.clear()
-    _checked_metrics[path] = (key, reason)
-    return reason
+    return _cached_reason(folder / "metrics.jsonl", _checked_metrics, lambda path: read_metrics(folder),
+                          missing=lambda e: None)  # no round yet
 
 
 def read_partition(folder: Path) -> dict[str, Any] | None:
@@ -272,12 +256,18 @@ def layout_damage(path: Path) -> str | None:
 
 
 def _damage(path: Path, read) -> str | None:
+    return _cached_reason(path, _checked_snapshots, read, missing=lambda e: f"embeddings/{path.name}: {e.strerror or e}")
+
+
+def _cached_reason(path: Path, cache: dict, read, missing) -> str | None:
+    """Why ``read(path)`` finds the file damaged (None: it is fine), re-read only when the file's
+    modification time or size changed; ``missing(error)`` answers for a file that is not there."""
     try:
         st = path.stat()
     except OSError as e:
-        return f"embeddings/{path.name}: {e.strerror or e}"
+        return missing(e)
     key = (st.st_mtime_ns, st.st_size)
-    hit = _checked_snapshots.get(path)
+    hit = cache.get(path)
     if hit and hit[0] == key:
         return hit[1]
     try:
@@ -285,9 +275,9 @@ def _damage(path: Path, read) -> str | None:
         reason = None
     except Damaged as e:
         reason = str(e)
-    if len(_checked_snapshots) > 4096:
-        _checked_snapshots.clear()
-    _checked_snapshots[path] = (key, reason)
+    if len(cache) > 4096:
+        cache.clear()
+    cache[path] = (key, reason)
     return reason
 
 
