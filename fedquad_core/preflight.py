@@ -91,8 +91,11 @@ def check_config(cfg: RunConfig) -> RunConfig:
     """The settings preflight of one configuration, run once per configuration on every path
     (``fedquad run``, ``study``, ``sweep``, the dashboard): every setting and the method's
     parameters. Returns the config with its data set's defaults filled in."""
+    from .limits import check_bounds
+
     checked = validate(cfg)
     cfg.params()
+    check_bounds(checked)  # upper bounds that fit the machine and the data (README, "Reliability")
     return checked
 
 
@@ -189,5 +192,9 @@ def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> lis
         part_key = (data_key, cfg.alpha, cfg.num_clients, cfg.seed, cfg.min_size)
         if part_key not in parts:
             parts[part_key] = partition(y, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
+            from .limits import check_bounds
+
+            check_bounds(cfg.with_dataset_defaults(), train_size=len(y),
+                         largest_client=max((len(p) for p in parts[part_key]), default=0))
         out.append(parts[part_key])
     return out

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
-from app.engine import RunNotFound, RunStore, StoreError
+from app.engine import DamagedRun, RunNotFound, RunStore, StoreError
 from app.engine import StudyStore
 
 ROLES = {"local": "digits-local", "global": "fmnist-skew"}  # which recorded study tells which part
@@ -74,6 +74,7 @@ class LessonData:
     study: dict
     source: str = "recorded"
     _metrics: dict = field(default_factory=dict, repr=False)
+    notices: set = field(default_factory=set, repr=False)  # one line per damaged file met (shown by the page)
     studies: dict = field(default_factory=dict, repr=False)  # recorded: every study of the root by name
 
     def role(self, role: str) -> "LessonData":
@@ -86,8 +87,9 @@ class LessonData:
             return self
         if name not in self.studies:
             raise Missing(f"the recorded study '{name}' is missing from {self.root}: run "
-                              f"`python scripts/record_studies.py --only {name}`")
-        return LessonData(self.root, self.studies[name], self.source, self._metrics, self.studies)
+                          f"`python scripts/record_studies.py --only {name}`")
+        return LessonData(self.root, self.studies[name], self.source, self._metrics, notices=self.notices,
+                          studies=self.studies)
 
     @property
     def store(self) -> RunStore:
@@ -138,14 +140,26 @@ class LessonData:
         return self.store.read_partition(run_id)
 
     def snapshot_rounds(self, run_id: str) -> list[int]:
-        return self.store.snapshot_rounds(run_id)
+        """The rounds whose snapshot reads; a damaged snapshot file is left out and noted."""
+        try:
+            self.notices.update(self.store.snapshot_damage(run_id))
+            return self.store.snapshot_rounds(run_id, readable=True)
+        except (RunNotFound, StoreError):
+            return []
 
     def snapshot(self, run_id: str, round_: int) -> dict[str, np.ndarray]:
         return self.store.read_snapshot(run_id, round_)
 
     def stored_umap(self, run_id: str, round_: int) -> np.ndarray | None:
-        path = self.store.path(run_id) / "embeddings" / f"umap_round_{int(round_):04d}.npy"
-        return np.load(path).astype(np.float32) if path.is_file() else None
+        """The stored UMAP layout (read with ``allow_pickle=False``, shape checked), or None: none
+        stored, or a damaged one (noted)."""
+        try:
+            return self.store.read_layout(run_id, round_)
+        except DamagedRun as e:
+            self.notices.add(f"{e}: shown with PCA")
+            return None
+        except (RunNotFound, StoreError):
+            return None
 
     def skew_alpha(self) -> float | None:
         """The strong-skew alpha the lesson shows: 0.1 if the study has it, else its smallest."""

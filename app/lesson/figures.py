@@ -221,7 +221,8 @@ def local_client_item(data: LessonData, run_id: str, talk: bool) -> SlideFigure 
             return None
         local = data.store.read_local_snapshot(run_id, rounds[-1])
         labels = data.snapshot(run_id, rounds[-1])["labels"]
-    except (StoreError, OSError, KeyError, ValueError):
+    except (StoreError, OSError, KeyError, ValueError) as e:
+        data.notices.add(f"{e}: the local-model picture is left out")
         return None
     k = int(np.argmin(local["holds"].sum(axis=1)))
     z = np.asarray(local["embeddings"][k], dtype=np.float32)

@@ -20,7 +20,7 @@ from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
 from app.engine import check_claims, compare
-from app.lesson.data import LessonData, Missing, alpha_label
+from app.lesson.data import LessonData, Missing, StoreError, alpha_label
 from app.lesson.figures import (LABELS, PAIR, claims_figure, embedding_item, first_seed, local_client_item, matched,
                                 matched_table,
                                 matched_values, most_local_epochs, require_run, response, response_item, spectra,
@@ -218,7 +218,10 @@ def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str
     try:
         content = builder(data, talk)
     except Missing as e:
-        return Slide(f"{i} · {title}", problem=str(e))
+        return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
+    except StoreError as e:  # a damaged run file the step cannot do without: one line, not an exception box
+        return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
+    content.notices = sorted(getattr(data, "notices", ()))
     if builder is step_idea:
         content.footer = "FedQuad loss, Göksu & Pugeault 2025; quadruplet loss, Chen et al. 2017"
     return content

@@ -65,7 +65,7 @@ def test_runs_are_compacted_with_a_layout_per_snapshot():
         for r in rounds:
             snap = runs.read_snapshot(run_id, r)
             assert snap["embeddings"].dtype == np.float16 and len(snap["embeddings"]) <= 500
-            layout = np.load(folder / "embeddings" / f"umap_round_{r:04d}.npy")
+            layout = np.load(folder / "embeddings" / f"umap_round_{r:04d}.npy", allow_pickle=False)
             assert layout.shape == (len(snap["labels"]), 2) and np.isfinite(layout).all()
 
 
