@@ -212,8 +212,9 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
                            f"study '{claim.study}' is not in this store", NOT_RUN)
     try:
         study = studies.read(claim.study)
-    except StoreError:
-        return ClaimResult(claim.text, claim.study, METRIC_NAMES.get(claim.metric, claim.metric), f"study file '{claim.study}' is damaged", NOT_RUN)
+    except StoreError as e:
+        return ClaimResult(claim.text, claim.study, METRIC_NAMES.get(claim.metric, claim.metric),
+                           f"damaged, left out: {e}", NOT_RUN)
     runs, a = studies.runs, resolve(study, claim.a)
     what = METRIC_NAMES.get(claim.metric, claim.metric)
     if claim.lowest:

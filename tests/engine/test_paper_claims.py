@@ -67,7 +67,7 @@ def _run(root: Path, run_id: str, curve: list[tuple[float, float]], extra: dict 
 def _study(root: Path, name: str, points: list[tuple[dict, str]], axes: dict, base: dict | None = None):
     (root / "studies").mkdir(exist_ok=True)
     (root / "studies" / f"{name}.json").write_text(json.dumps(
-        {"name": name, "axes": axes, "base": base or {}, "points": [{"coords": c, "run_id": r} for c, r in points]}))
+        {"name": name, "axes": axes, "base": base or {}, "points": [{"coords": c, "run_id": r, "key": r} for c, r in points]}))
 
 
 def skew_root(root: Path, fedquad_rank_gap: float) -> Path:
