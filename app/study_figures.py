@@ -29,7 +29,7 @@ METRIC_TITLES = {"final_acc": "final test accuracy", "best_acc": "best test accu
                  "final_ratio": "final intra / inter ratio", "final_ratio_l2": "final intra / inter (L2)",
                  "effective_rank": "effective rank (final snapshot)",
                  "test_accuracy": "test accuracy", "ratio": "intra / inter class distance"}
-AXIS_TITLES = {"alpha": "Dirichlet α (log scale)", "m1": "margin m1", "m2": "margin m2", "beta": "β",
+AXIS_TITLES = {"alpha": "Dirichlet α (evenly spaced)", "m1": "margin m1", "m2": "margin m2", "beta": "β",
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
 PAIR = ("fedavg", "fedquad")
 IID = "IID"
@@ -59,31 +59,21 @@ def ordered_values(axis: str, values) -> list:
 def axis_positions(axis: str, values) -> tuple[list[float], dict]:
     """x positions of ``values`` and the plotly x-axis settings that label them.
 
-    alpha is drawn on a log axis with IID one decade-ish past the largest alpha (ticked "IID");
-    other numeric axes are linear; anything else is categorical (positions 0, 1, ...)."""
+    alpha's grid values are drawn evenly spaced, in order, IID last (one tick each, so ticks such
+    as 0.1 and 0.2 never crowd, in talk mode's big font neither; the axis title says "evenly
+    spaced"); other numeric axes are linear; anything else is categorical (positions 0, 1, ...)."""
     values = ordered_values(axis, values)
     nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     labels = [value_label(axis, v) for v in values]
-    if axis == "alpha" and nums and min(nums) > 0:
-        iid_x = max(nums) * 4.0
-        xs = [float(v) if v is not None else iid_x for v in values]
-        return xs, dict(type="log", tickvals=xs, ticktext=_thin_labels(np.log10(xs), labels, 0.25), tickangle=0)
+    if axis == "alpha":
+        xs = [float(i) for i in range(len(values))]
+        return xs, dict(type="linear", tickvals=xs, ticktext=labels, tickangle=0,
+                        range=[-0.5, len(values) - 0.5])
     if len(nums) == len(values):
         xs = [float(v) for v in values]
         return xs, dict(type="linear", tickvals=xs, ticktext=labels)
     xs = [float(i) for i in range(len(values))]
     return xs, dict(type="linear", tickvals=xs, ticktext=labels)
-
-
-def _thin_labels(ts, labels: list[str], gap: float) -> list[str]:
-    """Blank the tick labels that would crowd the previous shown one (``gap`` in axis units); the
-    first and the last (IID) always show."""
-    out, last = [], None
-    for i, (t, lab) in enumerate(zip(ts, labels)):
-        keep = last is None or t - last >= gap or i == len(labels) - 1
-        out.append(lab if keep else "")
-        last = t if keep else last
-    return out
 
 
 def _key(value) -> str:
