@@ -176,7 +176,7 @@ def _place_title_and_legend(data: list[dict], layout: dict, talk: bool, font: in
     return dict(
         height=height,
         title=dict(x=0.0, xanchor="left", xref="container", y=1.0, yanchor="top", yref="container",
-                   pad=dict(t=8 + int(max(0, lines - 1) * title * 1.25), l=12), font=dict(size=title)),
+                   pad=dict(t=8, l=12), font=dict(size=title)),  # (plotly anchors a multi-line title's top)
         legend=dict(orientation="h", xref="container", x=0.0, xanchor="left", yref="container",
                     y=1.0 - title_h / height, yanchor="top", font=dict(size=font),
                     title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),

@@ -41,8 +41,7 @@ def snapshot_of(source: str, run_id: str, project: bool, version: int) -> dict |
 
 def memo(key: tuple, build):
     """This session's figure (or table) for ``key`` (built once): a slider move along a response
-    plot's axis only moves its mark, so the figure is kept and the mark moved (``set_current`` /
-    ``set_cell``)."""
+    plot's axis leaves it unchanged (the heatmap only moves its cell mark, ``set_cell``)."""
     cache = st.session_state.setdefault("_x_figs", {})
     if key not in cache:
         if len(cache) >= 48:
@@ -198,7 +197,8 @@ def response(resp: pd.DataFrame, metric: str, title: str, key: str) -> None:
     fixed = tuple((a, sf._key(v)) for a, v in pos.items() if a != resp_axis)
     fig = memo((ref.id, studies.version(ref), key, resp_axis, fixed, talk), lambda: sf.response_figure(
         resp, resp_axis, metric, all_values=values[resp_axis], title=title, talk=talk))
-    sf.set_current(fig, resp_axis, values[resp_axis], pos.get(resp_axis, sf.UNSET))
+    # No slider mark: the figure stays the same while the slider moves along its own axis, so the
+    # browser keeps it as drawn (Streamlit draws a chart whose figure changed anew, ~50-150 ms each).
     cols = ["method", resp_axis, f"{metric}_mean", f"{metric}_std", f"{metric}_n"]
     note = overlap_note(resp, resp_axis, metric)
     if (resp[f"{metric}_n"] == 0).any() or len(set(resp[resp_axis].map(sf._key))) < len(values[resp_axis]):
