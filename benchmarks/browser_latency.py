@@ -69,7 +69,7 @@ OBSERVER = """(() => {
       const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
       if ((el && el.closest(CHART)) || (m.type === 'childList' &&
           ([...m.addedNodes].some(touches) || [...m.removedNodes].some(touches)))) {
-        f.last = performance.now(); f.changes++;
+        f.last = performance.now(); if (!f.changes) f.firstChange = f.last; f.changes++;
         if (!f.first && document.querySelector(CHART + ' svg.main-svg')) f.first = f.last;
         return;
       }
@@ -78,7 +78,7 @@ OBSERVER = """(() => {
   const start = () => obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true,
                                                             characterData: true});
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
-  const mark = () => { f.start = performance.now(); f.last = 0; f.changes = 0; };
+  const mark = () => { f.start = performance.now(); f.last = 0; f.changes = 0; f.firstChange = 0; };
   document.addEventListener('keydown', mark, true);
   document.addEventListener('mousedown', () => { if (f.armed) { f.armed = false; mark(); } }, true);
 })();""" % CHART
@@ -153,10 +153,14 @@ class Server:
             os.killpg(self.proc.pid, signal.SIGKILL)
 
 
+FIRST_CHANGE: list[float] = []  # per move: start -> the first chart change (the server's answer arriving)
+
+
 def settle(page, quiet: float, timeout_ms: int = 120_000) -> float:
     """Wait until the move settled; its time in ms (last chart change minus start)."""
     page.wait_for_function(SETTLED, arg=quiet, timeout=timeout_ms, polling=50)
     f = page.evaluate("() => window.__fq")
+    FIRST_CHANGE.append(f["firstChange"] - f["start"])
     return f["last"] - f["start"]
 
 
@@ -285,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                 result["slider_ms"] = {"forward": fwd, "back": back}
                 print(f"slider (key press -> last chart re-rendered): forward {fmt(fwd)}; back {fmt(back)}; "
                       f"all {fmt(fwd + back)}")
+                result["slider_first_change_ms"] = FIRST_CHANGE[-len(fwd + back):]
+                print(f"  (key press -> first chart changed: {fmt(result['slider_first_change_ms'])})")
                 if not args.no_switch:
                     sw = study_switches(page, args.quiet)
                     result["switch_ms"] = dict(sw)

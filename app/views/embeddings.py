@@ -39,6 +39,8 @@ if not state.presenter():
     c.segmented_control("Projection", ["PCA", "UMAP"], key="e_proj")
 state.publish("e_left", "e_right", "e_proj")
 runs = [st.session_state.e_left, st.session_state.e_right]
+if service.showing_pair(runs):
+    st.caption(service.pair_note())
 use_umap = st.session_state.e_proj == "UMAP"
 rounds = sorted(set(service.snapshot_rounds(runs[0])) | set(service.snapshot_rounds(runs[1])))
 

@@ -28,6 +28,8 @@ if not state.presenter():
                          help="Samples processed and wall time show whether a gap is only more compute.")
 state.publish("v_runs", "v_x")
 selected = list(st.session_state.v_runs)
+if service.showing_pair(selected):
+    st.caption(service.pair_note())
 xcol = X_AXES.get(st.session_state.v_x or "rounds", "round")
 if not selected:
     st.info("Select one or more runs.")

@@ -3,7 +3,7 @@ a fresh clone ships: every page and every Lesson step, every plotly figure on it
 
 A figure fails when
 - its title (``.gtitle``) or legend box (``.legend .bg``) leaves the figure (``svg.main-svg``),
-- its title and legend boxes overlap each other,
+- its title and legend boxes overlap each other, or two legend entries overlap,
 - two tick labels of one axis overlap (``.xtick text`` / ``.ytick text``, per axis layer),
 - traces of one legend group (what one legend entry stands for: mean line, band, seed lines) are
   drawn in different hues (the band or the seed lines would then not match their legend entry).
@@ -62,7 +62,8 @@ MEASURE = """(g) => {
     if (tr.type === 'bar' && tr.marker && rgb(tr.marker.color)) cols.add(rgb(tr.marker.color));
     for (const c of cols) (groups[tr.legendgroup] = groups[tr.legendgroup] || {})[c] = tr.name || '?';
   }
-  return {svg: svg ? box(svg) : null, title: title ? box(title) : null, titleText: title ? title.textContent : '',
+  const items = [...g.querySelectorAll('.legend .traces text.legendtext')].map(t => ({text: t.textContent, box: box(t)}));
+  return {items, svg: svg ? box(svg) : null, title: title ? box(title) : null, titleText: title ? title.textContent : '',
           legend: legend ? box(legend) : null, ticks, groups};
 }"""
 
@@ -96,6 +97,11 @@ def figure_problems(m: dict, where: str) -> list[str]:
         out.append(f"{name}: the legend leaves the figure")
     if m["title"] and m["legend"] and _overlap(m["title"], m["legend"]):
         out.append(f"{name}: the legend overlaps the title")
+    for i, a in enumerate(m["items"]):
+        hit = next((b for b in m["items"][i + 1:] if _overlap(a["box"], b["box"])), None)
+        if hit:
+            out.append(f"{name}: legend entries {a['text']!r} and {hit['text']!r} overlap")
+            break
     for axis, ticks in m["ticks"].items():
         ticks = sorted(ticks, key=lambda t: (t["box"][0], t["box"][1]))
         for a, b in zip(ticks, ticks[1:]):
