@@ -55,8 +55,7 @@ def collapse_sentences(ratio_iid, ratio_skew, alpha, round_iid, round_skew, alph
     """Step 3: the intra/inter ratio of the two pictures (lower = tight, well separated classes)."""
     factor = ratio_skew / ratio_iid if ratio_iid else float("nan")
     return [
-        "Each point is a test image placed by the global model's embedding, coloured by its class; "
-        "press play to watch the rounds.",
+        "Each point is a test image placed by the global model's embedding, coloured by its class.",
         f"At the last snapshot the intra/inter class distance ratio is {ratio_skew:.2f} with {alpha_label(alpha)} "
         f"(round {round_skew}) against {ratio_iid:.2f} with {alpha_label(alpha_iid)} (round {round_iid}): "
         f"spread relative to separation is {factor:.1f}× the {alpha_label(alpha_iid)} value"

@@ -18,12 +18,13 @@ def reference_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
         if fig.layout.height is None:
             fig.layout.height = theme.DEFAULT_HEIGHT[talk]
         lines = theme._wrap_title(fig, title)
-        title_h = int(title * 1.9 + (lines - 1) * title * 1.25) if lines else 0
+        multi = title if lines > 1 else 0
+        title_h = int(title * 1.9 + (lines - 1) * title * 1.25 + 0.4 * multi) if lines else 0
         rows = theme._legend_rows(fig, font)
         top = max(base_top, title_h + rows * theme.LEGEND_ROW[talk] + 14)
         fig.update_layout(
             title=dict(x=0.0, xanchor="left", xref="container", y=1.0, yanchor="top", yref="container",
-                       pad=dict(t=8, l=12), font=dict(size=title)),
+                       pad=dict(t=8 + multi, l=12), font=dict(size=title)),
             legend=dict(orientation="h", xref="container", x=0.0, xanchor="left", yref="container",
                         y=1.0 - title_h / fig.layout.height, yanchor="top", font=dict(size=font),
                         title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),
