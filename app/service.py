@@ -1,10 +1,12 @@
-"""The dashboard's one door to the engine: the run store on disk, the launcher, the config and
-method registry, partitions and dataset labels. Pages import this module, never a trainer or a
-model; nothing here imports torch at module level (``load_dataset`` does, lazily, once)."""
+"""What the pages ask of the engine, through its door ``app.engine``: the run store on disk,
+launching runs (a preset, a group) and the projection worker, the config and method registry,
+partitions and dataset labels. Pages import this module, never a trainer or a model."""
 from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -15,13 +17,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app import presets
 from app.roots import REPO_ROOT, recorded_dir, runs_dir  # noqa: F401  (re-exported: pages call service.*)
-from fedquad_core import launcher
-from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
-from fedquad_core.data import DataError, check_data, data_summary
-from fedquad_core.methods import METHODS
-from fedquad_core.partition import PartitionError, class_counts, partition
-from fedquad_core.store import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
+from app.engine import (ACTIVE, DATASET_NAMES, DEVICES, METHODS, USER_ERRORS, ConfigError, DamagedRun, DataError,
+                        PartitionError, RunConfig, RunNotFound, RunStore, StoreError, check_data, check_grid,
+                        class_counts, data_summary, launcher, load_dataset, partition)
+from app.export import files as export
+from app.projection import worker as projection_worker
 
 __all__ = ["ConfigError", "DataError", "PartitionError", "StoreError", "RunNotFound", "ACTIVE",
            "DATASET_NAMES", "DEVICES", "RunConfig"]
@@ -349,8 +351,6 @@ def dataset_info(dataset: str) -> dict:
 @st.cache_resource(show_spinner="Loading labels…")
 def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0):
     """(training labels as int64 numpy, class names) of the data set as a run would see it."""
-    from fedquad_core.data import load_dataset
-
     ds = load_dataset(dataset, train_subset=train_subset, seed=seed)
     return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
 
@@ -389,9 +389,6 @@ def make_configs(methods: list[str], common: dict[str, Any], params: dict[str, d
 def check_configs(cfgs: list[RunConfig]) -> str | None:
     """The first problem that would stop these runs, as a one-line message, or None (the
     engine's one up-front check of a grid, with this app's cached labels)."""
-    from fedquad_core.errors import USER_ERRORS
-    from fedquad_core.study import check_grid
-
     if not cfgs:
         return "pick at least one method"
 
@@ -413,7 +410,31 @@ def launch_group(cfgs: list[RunConfig]) -> tuple[str, list[str]]:
     return group, ids
 
 
-def bundle(run_id: str) -> bytes:
-    from app import export
+def launch_preset(name: str) -> str | None:
+    """Start every method of a Launch preset (same partition and seed) as one comparison group;
+    the first problem that would stop them as a one-line message (nothing started), or None."""
+    preset = presets.PRESETS[name]
+    cfgs = make_configs(preset["methods"], preset["config"], {})
+    problem = check_configs(cfgs)
+    if problem is None:
+        launch_group(cfgs)
+    return problem
 
+
+@st.cache_resource(show_spinner=False)
+def _worker_start_lock() -> threading.Lock:
+    return threading.Lock()  # one per server process: its sessions' threads start one worker
+
+
+def keep_projection_worker() -> None:
+    """Make sure the user store's UMAP projection worker runs (a flock check; it starts the
+    detached worker only when none is alive, e.g. at the first page load or after an idle exit).
+    The worker exits with this server process. FEDQUAD_PROJECTION_WORKER=0 turns it off."""
+    if os.environ.get("FEDQUAD_PROJECTION_WORKER", "1") == "0":
+        return
+    with _worker_start_lock():
+        projection_worker.ensure_worker(runs_dir(), parent=os.getpid())
+
+
+def bundle(run_id: str) -> bytes:
     return export.run_bundle(store_for(run_id), run_id)

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from app import figures
+from app.figures import charts as figures
 
 
 def best_ms(fn, repeat: int) -> float:
@@ -58,7 +58,7 @@ def main() -> None:
         print(f"build  {name:36s} {best_ms(fn, args.repeat):7.1f} ms")
     if not args.export:
         return
-    from app import export
+    from app.export import files as export
 
     ok, why = export.export_available()
     if not ok:

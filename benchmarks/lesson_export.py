@@ -19,8 +19,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "app")]
 
 import plotly.graph_objects as go  # noqa: E402
 
-from app import export, lesson, slides  # noqa: E402
-from app.lesson_data import LESSON_STUDY, LessonData, read_studies, recorded_dir  # noqa: E402
+from app.export import files as export  # noqa: E402
+from app.lesson import steps as lesson  # noqa: E402
+from app.export import slides  # noqa: E402
+from app.lesson.data import LESSON_STUDY, LessonData, read_studies, recorded_dir  # noqa: E402
 
 
 def study_root(arg: str | None) -> tuple[Path, str]:

@@ -58,9 +58,9 @@ def positions(n: int) -> list[dict]:
 
 def time_functions(moves: list[dict]) -> list[tuple[float, float]]:
     """The page's work for a position, no caches: runs read, frames aggregated, figures built."""
-    from app import studies
-    from app import study_figures as sf
-    from app.figures import embedding_scatter, spectrum_figure
+    from app.studies import catalog as studies
+    from app.figures import study as sf
+    from app.figures.charts import embedding_scatter, spectrum_figure
 
     ref = studies.StudyRef("recorded", "bench", "bench")
     points = studies.points_frame(ref)  # once per study (cached by the page until a point changes)
@@ -98,7 +98,7 @@ def time_apptest(moves: list[dict], *, compile_once: bool = False) -> list[tuple
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
     from streamlit.testing.v1 import AppTest
 
-    from app.study_figures import value_label
+    from app.figures.study import value_label
 
     st.cache_data.clear()  # every position a first visit, whichever pass ran before
     shared = ScriptCache()

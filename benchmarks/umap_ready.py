@@ -1,8 +1,8 @@
 """How soon a UMAP picture is on disk.
 
 (a) A fresh process's time to its first UMAP of a digits-sized snapshot (397 x 64), from
-    process start (``app.umap_fit.compute_umap``): with umap's own numba decorators (compiles every time), with numba's on-disk
-    cache (``app.umap_fit.enable_numba_cache``; the first process fills it), and with the
+    process start (``app.projection.umap_fit.compute_umap``): with umap's own numba decorators (compiles every time), with numba's on-disk
+    cache (``app.projection.umap_fit.enable_numba_cache``; the first process fills it), and with the
     projection worker already warm (snapshot written -> layout on disk).
 (b) The "Collapse in one minute" preset (FedAvg + FedQuad on digits, 50 clients, 30 rounds, a
     snapshot every 3 rounds), launched as the Launch page does, with the worker serving the
@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from app import projection, projection_worker  # noqa: E402
+from app.projection import cache as projection  # noqa: E402
+from app.projection import worker as projection_worker  # noqa: E402
 from app.presets import PRESETS  # noqa: E402
 from fedquad_core.config import RunConfig  # noqa: E402
 from fedquad_core.launcher import launch, reap  # noqa: E402
@@ -36,7 +37,7 @@ from fedquad_core.store import ACTIVE, RunStore  # noqa: E402
 
 CHILD = """
 import sys, numpy as np
-from app import umap_fit
+from app.projection import umap_fit
 if sys.argv[2] == "cache":
     umap_fit.enable_numba_cache()
 with np.load(sys.argv[1]) as d:

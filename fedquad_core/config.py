@@ -1,13 +1,10 @@
-"""Run configuration: one frozen dataclass, validated in one place, serialised as JSON next to
-the results it produced."""
+"""Run configuration: one frozen dataclass, its defaults and their resolution, serialised as JSON
+next to the results it produced. Its checks live in ``preflight``."""
 from __future__ import annotations
 
 import dataclasses
 import json
-import math
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 DATASET_NAMES = ("digits", "fashion-mnist", "cifar10", "cifar100", "tiny-imagenet")
@@ -102,125 +99,6 @@ class RunConfig:
         return cls(**data)
 
 
-def _positive_int(name: str, value: Any, flag: str, minimum: int = 1, maximum: int | None = None) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum or (maximum is not None and value > maximum):
-        bounds = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
-        raise ConfigError(f"{name} must be an integer {bounds} (got {value!r}): change {flag}")
-
-
-SEED_MAX = 2**63 - 1  # torch.Generator.manual_seed's range; numpy takes any seed >= 0
-WORKERS_MAX = 256
-LOCAL_EPOCHS_MAX = 1000  # a client draws its batch order for all its epochs up front
-NAME_MAX = 200
-
-
-def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConfig:
-    """Check every setting before any work starts; raise ConfigError naming what to change.
-    Types first (every field, from its annotation), then choices and ranges, then the data
-    folder and whether the model fits the data's shape."""
-    from .config_types import type_problem
-    from .methods import METHODS
-
-    problem = type_problem(cfg)
-    if problem:
-        raise ConfigError(problem)
-    if cfg.dataset not in DATASET_NAMES:
-        raise ConfigError(f"unknown dataset {cfg.dataset!r}: choose one of {', '.join(DATASET_NAMES)} (--dataset)")
-    if cfg.method not in METHODS:
-        raise ConfigError(f"unknown method {cfg.method!r}: choose one of {', '.join(METHODS)} (--method)")
-    if cfg.model not in MODEL_NAMES:
-        raise ConfigError(f"unknown model {cfg.model!r}: choose one of {', '.join(MODEL_NAMES)} (--model)")
-    if cfg.device not in DEVICES:
-        raise ConfigError(f"unknown device {cfg.device!r}: choose one of {', '.join(DEVICES)} (--device)")
-    if cfg.alpha is not None and cfg.alpha <= 0:
-        raise ConfigError(f"alpha must be a number > 0 (got {cfg.alpha!r}): change --alpha (small = strong skew), or use --iid")
-    cfg = cfg.with_dataset_defaults()
-    _positive_int("clients", cfg.num_clients, "--clients")
-    _positive_int("rounds", cfg.rounds, "--rounds")
-    _positive_int("local epochs", cfg.local_epochs, "--local-epochs", maximum=LOCAL_EPOCHS_MAX)
-    _positive_int("batch size", cfg.batch_size, "--batch-size")
-    if cfg.client_exec not in CLIENT_EXECS:
-        raise ConfigError(f"unknown client execution {cfg.client_exec!r}: choose one of {', '.join(CLIENT_EXECS)} (--client-exec)")
-    _positive_int("snapshot interval", cfg.snapshot_every, "--snapshot-every")
-    _positive_int("snapshot points", cfg.snapshot_points, "--snapshot-points", minimum=10)
-    _positive_int("min size", cfg.min_size, "--min-size", minimum=0)
-    _positive_int("workers", cfg.workers, "--workers", minimum=0, maximum=WORKERS_MAX)
-    _positive_int("seed", cfg.seed, "--seed", minimum=0, maximum=SEED_MAX)
-    if cfg.train_subset is not None:
-        _positive_int("train subset", cfg.train_subset, "--train-subset", minimum=10)
-    if cfg.eval_points is not None:
-        _positive_int("eval points", cfg.eval_points, "--eval-points", minimum=10)
-    if not (0 < cfg.participation <= 1):
-        raise ConfigError(f"participation must be in (0, 1] (got {cfg.participation!r}): change --participation")
-    for name, flag in (("lr", "--lr"), ("momentum", "--momentum"), ("weight_decay", "--weight-decay")):
-        value = getattr(cfg, name)
-        if value is not None and (value < 0 or (name == "lr" and value == 0)):
-            raise ConfigError(f"{name} must be a finite number {'> 0' if name == 'lr' else '>= 0'} (got {value!r}): change {flag}")
-    if cfg.name is not None and (len(cfg.name) > NAME_MAX or not cfg.name.isprintable()):
-        raise ConfigError(f"name must be at most {NAME_MAX} printable characters, no line breaks (got {cfg.name[:40]!r}...): change --name")
-    _check_data_dir(cfg)
-    _check_fits_data(cfg)
-    _validate_method_params(cfg)
-    if num_train_samples is not None and cfg.num_clients > num_train_samples:
-        raise ConfigError(f"{cfg.num_clients} clients but only {num_train_samples} training samples in {cfg.dataset}: lower --clients")
-    return cfg
-
-
-def _check_data_dir(cfg: RunConfig) -> None:
-    """A given data folder (--data-dir, else $FEDQUAD_DATA_DIR) must exist, for every data set,
-    except when --download will create it."""
-    if cfg.data_dir is None:
-        env = os.environ.get("FEDQUAD_DATA_DIR")
-        if env and not cfg.download and not Path(env).expanduser().is_dir():
-            raise ConfigError(f"$FEDQUAD_DATA_DIR={env} is not a folder: point it at the data, unset it, or pass --data-dir")
-        return
-    path = Path(cfg.data_dir).expanduser()
-    if not cfg.data_dir.strip() or "\0" in cfg.data_dir:
-        raise ConfigError(f"data_dir {cfg.data_dir!r} is not a folder name: change --data-dir")
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"--data-dir {cfg.data_dir} is a file, not a folder: pass the folder holding the data")
-    if not path.exists() and not cfg.download:
-        raise ConfigError(f"--data-dir {cfg.data_dir} does not exist: pass the folder holding the data, "
-                          "or add --download to fetch it there")
-
-
-def _check_fits_data(cfg: RunConfig) -> None:
-    """What the data set's shape and size allow: cnn and resnet18 read (C, H, W) images and so does
-    augmentation (a flat data set such as digits needs mlp, no augmentation); a training subset
-    cannot be larger than the training set."""
-    from .data import data_summary
-
-    facts = data_summary(cfg.dataset)
-    shape = tuple(facts["input_shape"])
-    if len(shape) != 3 and cfg.model_name != "mlp":
-        raise ConfigError(f"--model {cfg.model} needs images, but {cfg.dataset} samples are flat vectors of "
-                          f"{shape[0]} values: use --model mlp (or auto)")
-    if len(shape) != 3 and cfg.augment:
-        raise ConfigError(f"--augment crops and flips images, but {cfg.dataset} samples are flat vectors: "
-                          "drop --augment")
-    if cfg.train_subset is not None and cfg.train_subset > facts["train_size"]:
-        raise ConfigError(f"train subset must be at most {facts['train_size']} (the size of {cfg.dataset}'s "
-                          f"training set; got {cfg.train_subset}): change --train-subset")
-
-
-def _validate_method_params(cfg: RunConfig) -> None:
-    from .methods import get_method
-
-    method = get_method(cfg.method)
-    fields = {f.name: f for f in dataclasses.fields(method.Params)}
-    for key, value in cfg.method_params.items():
-        if key not in fields:
-            valid = ", ".join(fields) or "none"
-            raise ConfigError(f"method {cfg.method} has no parameter {key!r}: its parameters are {valid}")
-        meta = fields[key].metadata
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ConfigError(f"{cfg.method} {key} must be a number (got {value!r}): change --{key.replace('_', '-')}")
-        if meta.get("integer") and int(value) != value:
-            raise ConfigError(f"{cfg.method} {key} must be an integer (got {value!r}): change --{key.replace('_', '-')}")
-        high = meta.get("max") if meta.get("integer") else None  # sizes: beyond max, memory runs out
-        if high is not None and value > high:
-            raise ConfigError(f"{cfg.method} {key} cannot be above {high} (got {value!r}): change --{key.replace('_', '-')}")
-        low = meta.get("min")
-        if low is not None and value < low:
-            what = "negative" if low == 0 else f"below {low}"
-            raise ConfigError(f"{cfg.method} {key} cannot be {what} (got {value!r}): change --{key.replace('_', '-')}")
+def alpha_label(alpha: float | None, spec: str = "", *, iid: str = "iid") -> str:
+    """How an alpha is written everywhere: ``iid`` (or ``iid="IID"``) for None, else ``format(alpha, spec)``."""
+    return iid if alpha is None else format(alpha, spec)

@@ -1,6 +1,6 @@
 """The type check of every RunConfig field, read from the dataclass's own annotations (a new field
 is covered without an edit here): bool is not a number, numbers are finite, str fields are str,
-None only where the annotation allows it. Used by ``config.validate`` before any range check."""
+None only where the annotation allows it. Used by ``preflight.validate`` before any range check."""
 from __future__ import annotations
 
 import dataclasses

@@ -16,14 +16,12 @@ from pathlib import Path
 from typing import IO
 
 from .config import RunConfig
+from .devices import usable_cores
 from .store import RunStore, process_identity
 
 def default_slots() -> int:
     """One run per usable CPU core (each run trains with one thread)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 def child_env() -> dict[str, str]:

@@ -100,6 +100,21 @@ def supcon_loss(z: torch.Tensor, labels: torch.Tensor, tau: float) -> torch.Tens
     return per_anchor.mean()
 
 
+def masked_supcon_loss(emb: torch.Tensor, labels: torch.Tensor, valid: torch.Tensor, tau: float) -> torch.Tensor:
+    """``supcon_loss`` of a padded batch: the rows where ``valid`` is true only (same anchors,
+    positives and skips), for the vectorised client runner."""
+    z = l2_normalize(emb)
+    n = z.shape[0]
+    sim = z @ z.T / tau
+    cols = valid[None, :] & ~torch.eye(n, dtype=torch.bool, device=z.device)
+    log_prob = sim - torch.logsumexp(sim.masked_fill(~cols, -1e9), dim=1, keepdim=True)
+    positives = (labels[:, None] == labels[None, :]) & cols & valid[:, None]
+    num_pos = positives.sum(dim=1)
+    has_pos = num_pos > 0
+    per_anchor = -torch.where(positives, log_prob, torch.zeros_like(log_prob)).sum(dim=1) / num_pos.clamp(min=1)
+    return torch.where(has_pos, per_anchor, torch.zeros_like(per_anchor)).sum() / has_pos.sum().clamp(min=1)
+
+
 def moon_contrastive_loss(z, z_glob, z_prev, tau: float) -> torch.Tensor:
     """MOON: ``-log(e^{cos(z,zg)/tau} / (e^{cos(z,zg)/tau} + e^{cos(z,zprev)/tau}))``, batch mean."""
     logits = torch.stack(

@@ -28,6 +28,7 @@ from typing import Any, Sequence
 import torch
 import torch.multiprocessing as tmp
 
+from .devices import usable_cores
 from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client, train_settings
 from .methods import get_method
 from .models import build_model
@@ -146,10 +147,7 @@ def _shared_copy(t: torch.Tensor) -> torch.Tensor:
 
 def default_workers() -> int:
     """One worker per usable core."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 class ParallelRunner:

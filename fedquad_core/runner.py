@@ -13,19 +13,20 @@ import torch
 
 from .callbacks import Callback, Callbacks, ProgressCallback, SignalStop, StoreCallback
 from .client import ClientJob, ClientResult, TrainData, frozen_copy, train_settings, train_client
-from .config import ConfigError, RunConfig, validate
-from .data import Dataset, DataError, check_data, data_source, load_dataset
-from .devices import resolve_device
+from .config import ConfigError, RunConfig
+from .data import Dataset, DataError, check_data, data_source, data_summary, load_dataset
+from .devices import resolve_device, usable_cores
+from .errors import RUN_INPUT_ERRORS
 from .geometry import stratified_subset
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
+from .preflight import check_config, check_samples
 from .rounds import Diverged, EvalData, LoopSettings, RunFault, clients_per_round, run_rounds
 from .sampling import quadruplet_mode_from_counts
 from .stop_signals import install_stop_signals
 from .store import RunStore, process_identity
 
-USER_ERRORS = (ConfigError, DataError, ValueError)
 PARALLEL_MIN_SAMPLES = 10_000  # per round; below it parallel workers do not pay for themselves
 
 
@@ -44,15 +45,17 @@ class Prepared:
     source: str | None = None  # where the data set's files were read from
 
 
-def prepare(cfg: RunConfig) -> Prepared:
-    """Everything that can fail because of user input, before any training starts."""
-    validate(cfg)
+def prepare(cfg: RunConfig, *, checked: bool = False) -> Prepared:
+    """Everything that can fail because of user input, before any training starts: the
+    preflight (unless the caller ran it: ``checked``), then the data, then the partition."""
+    if not checked:
+        check_config(cfg)
     cfg = cfg.resolved()  # data set and method defaults written out
     resolve_device(cfg.device)
     check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
     ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download, train_subset=cfg.train_subset,
                       seed=cfg.seed)
-    validate(cfg, num_train_samples=len(ds.y_train))
+    check_samples(cfg, len(ds.y_train))
     labels = ds.y_train.numpy()
     parts = partition(labels, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
     source = data_source(cfg.dataset, data_dir=cfg.data_dir)
@@ -87,15 +90,12 @@ def auto_workers(cfg: RunConfig) -> int:
     enough work to pay for the workers' weight transfers. Measured on 2 cores: Fashion-MNIST
     (12k subset, 50 clients) 2.6 vs 4.0 s a round; digits (1,400 samples) 11.0 vs 11.3 s a run,
     i.e. no gain below about 10,000 samples a round."""
-    from .data import data_summary
-    from .parallel import default_workers
-
     per_round = clients_per_round(cfg.num_clients, cfg.participation)
     on_gpu = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
     samples = (cfg.train_subset or data_summary(cfg.dataset)["train_size"]) * cfg.participation * cfg.local_epochs
     if on_gpu or cfg.client_exec not in ("auto", "parallel") or per_round < 2 or samples < PARALLEL_MIN_SAMPLES:
         return 0
-    workers = min(default_workers(), per_round)
+    workers = min(usable_cores(), per_round)
     return workers if workers >= 2 else 0
 
 
@@ -184,7 +184,7 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
         cb.on_end("diverged", {"error": str(exc), "diverged_round": exc.round, "round": exc.round})
     except KeyboardInterrupt:  # Ctrl-C before the rounds began: nothing to keep but the state
         cb.on_end("cancelled", {"round": 0, "stopped_by": "SIGINT"})
-    except (*USER_ERRORS, RunFault) as exc:  # the message is complete: one line, no traceback
+    except (*RUN_INPUT_ERRORS, RunFault) as exc:  # the message is complete: one line, no traceback
         cb.on_end("failed", {"error": str(exc)})
         if not isinstance(exc, RunFault):
             raise

@@ -12,7 +12,7 @@ no model.pt and no log.txt; embedding snapshots as float16 with at most ``--poin
 for seed 0 of digits-alpha (so the app can animate the collapse), only the final snapshot for
 the other runs; and the UMAP layout of every stored snapshot computed here, in this one process
 (numba compiles once, or loads the app's numba cache), as ``embeddings/umap_round_NNNN.npy``
-(app/projection.py's cache file, computed by app/umap_fit.py like the app's).
+(app/projection/cache.py's cache file, computed by app/projection/umap_fit.py like the app's).
 Everything in ``--out`` must weigh at most ``--budget-mb`` (30 MB): the script fails otherwise.
 
 Settings: the digits studies use the dashboard preset "Collapse in one minute" (app/presets.py:
@@ -158,7 +158,7 @@ def _same_run(src: Path, dst: Path) -> bool:
 
 def store_umaps(layouts: list[tuple[Path, int, np.ndarray]]) -> float:
     """UMAP of every stored snapshot, in this process (numba compiles once)."""
-    from app.umap_fit import compute_umap, enable_numba_cache
+    from app.projection.umap_fit import compute_umap, enable_numba_cache
 
     enable_numba_cache()  # before umap is imported: reuse the app's compiled numba code
     t0 = time.perf_counter()

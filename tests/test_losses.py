@@ -153,3 +153,14 @@ def test_all_gradients_finite():
         grads = torch.autograd.grad(loss, z, allow_unused=True)
         assert any(g is not None for g in grads)
         assert all(torch.isfinite(g).all() for g in grads if g is not None)
+
+
+def test_masked_supcon_is_supcon_of_the_valid_rows():
+    from fedquad_core.losses import masked_supcon_loss
+
+    g = torch.Generator().manual_seed(0)
+    z = torch.randn(7, 5, generator=g, dtype=torch.float64)
+    y = torch.tensor([0, 1, 0, 2, 1, 0, 2])
+    valid = torch.tensor([True, True, True, False, True, True, False])
+    want = supcon_loss(z[valid], y[valid], 0.3)
+    assert masked_supcon_loss(z, y, valid, 0.3).item() == pytest.approx(want.item(), abs=1e-12)

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from fedquad_core.client import ClientJob, TrainData
-from fedquad_core.config import ConfigError, RunConfig, validate
+from fedquad_core.config import ConfigError, RunConfig
+from fedquad_core.preflight import validate
 from fedquad_core.models import build_model
 from fedquad_core.parallel import FlatLayout, ParallelRunner
 from fedquad_core.runner import SequentialRunner, make_runner, prepare

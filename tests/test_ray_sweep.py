@@ -6,7 +6,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install ray); the --ray sweep is untested without it")
 
 from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.ray_sweep import run_on_ray  # noqa: E402
+from fedquad_core.study.ray import run_on_ray  # noqa: E402
 from fedquad_core.runner import execute  # noqa: E402
 from fedquad_core.store import RunStore  # noqa: E402
 

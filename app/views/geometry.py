@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import figures, service, state
-from app.export import show_figure
+from app import service, state
+from app.figures import charts as figures
+from app.export.widgets import show_figure
 
 talk = state.talk()
 st.title("Geometry")

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import figures, service, state
-from app.export import render_downloads
+from app import service, state
+from app.figures import charts as figures
+from app.export.widgets import render_downloads
 
 X_AXES = {"rounds": "round", "samples processed": "samples_total", "wall time (s)": "elapsed"}
 talk = state.talk()

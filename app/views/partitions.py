@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import figures, service, state
-from app.export import show_figure
+from app import service, state
+from app.figures import charts as figures
+from app.export.widgets import show_figure
 
 ALPHAS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0]
 talk = state.talk()

@@ -16,14 +16,11 @@ from typing import Callable, NamedTuple
 import numpy as np
 import torch
 
+from ..errors import DataError
 from .augment import random_crop_flip
 
 #: Where data is looked for when no ``data_dir`` is given (relative to the working directory).
 DEFAULT_DATA_DIR = "data"
-
-
-class DataError(Exception):
-    """Data is missing or unreadable. The message is one line: what is wrong and how to fix it."""
 
 
 def data_roots(data_dir: str | os.PathLike | None) -> list[Path]:

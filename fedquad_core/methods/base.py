@@ -140,7 +140,10 @@ def embedding_for_loss(emb: torch.Tensor, normalize: bool) -> torch.Tensor:
 
 
 def param(default: float, *, help: str, min: float | None = 0.0, max: float | None = None,
-          step: float | None = None, log: bool = False, integer: bool = False):
-    """A method hyperparameter: its default plus what the CLI and the dashboard need to expose it."""
+          step: float | None = None, log: bool = False, integer: bool = False, limit: float | None = None):
+    """A method hyperparameter: its default plus what the CLI and the dashboard need to expose it.
+    The same for integers and floats: ``min`` is a hard lower bound (a value below it is refused),
+    ``max`` is where the dashboard's slider ends (a larger value is accepted), and ``limit`` is a
+    hard upper bound (a value above it is refused; sizes set one because memory runs out)."""
     return field(default=default, metadata={"help": help, "min": min, "max": max, "step": step,
-                                            "log": log, "integer": integer})
+                                            "log": log, "integer": integer, "limit": limit})

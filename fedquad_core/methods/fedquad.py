@@ -19,7 +19,7 @@ class FedQuadParams:
     beta: float = param(2.0, help="weight of the FedQuad quadruplet term", max=10.0)
     m1: float = param(1.0, help="margin of the anchor-to-first-negative term [d(a,p) - d(a,n1) + m1]", max=4.0, step=0.05)
     m2: float = param(0.5, help="margin of the anchor-to-second-negative term [d(a,p) - d(a,n2) + m2]", max=4.0, step=0.05)
-    tuples_per_batch: int = param(8, help="quadruplets forwarded with each CE batch", min=1, max=256, integer=True)
+    tuples_per_batch: int = param(8, help="quadruplets forwarded with each CE batch", min=1, max=256, limit=256, integer=True)
 
 
 class FedQuad(TupleObjective):

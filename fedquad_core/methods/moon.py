@@ -26,7 +26,7 @@ class MoonParams:
     mu: float = param(1.0, help="weight of the model-contrastive term (paper: 5 CIFAR-10, 1 CIFAR-100)", max=10.0)
     tau: float = param(0.5, help="temperature of the contrastive term", min=0.01, max=5.0)
     proj_dim: int = param(256, help="output size of the projection head (the classifier reads it)", min=8, max=1024,
-                          integer=True)
+                          limit=1024, integer=True)
 
 
 class Moon(LocalObjective):

@@ -17,7 +17,7 @@ class QuadrupletParams:
     m1: float = param(1.0, help="margin of the anchor-to-negative term [d(a,p) - d(a,n1) + m1]", max=4.0, step=0.05)
     m2: float = param(0.5, help="margin of the negative-to-negative term [d(a,p) - d(n1,n2) + m2] (Chen et al.: m2 < m1)",
                       max=4.0, step=0.05)
-    tuples_per_batch: int = param(8, help="quadruplets forwarded with each CE batch", min=1, max=256, integer=True)
+    tuples_per_batch: int = param(8, help="quadruplets forwarded with each CE batch", min=1, max=256, limit=256, integer=True)
 
 
 class Quadruplet(TupleObjective):

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
-
-from ..losses import l2_normalize, supcon_loss
+from ..losses import masked_supcon_loss, supcon_loss
 from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, param
 
 
@@ -29,16 +27,5 @@ class SupCon(LocalObjective):
 
     @classmethod
     def batched_loss(cls, run, out: BatchedOut):
-        """``losses.supcon_loss`` over the unmasked rows only (same anchors, positives, skips)."""
-        z = l2_normalize(out.emb)
-        n = z.shape[0]
-        valid = out.mask > 0
-        sim = z @ z.T / run.params.tau
-        cols = valid[None, :] & ~torch.eye(n, dtype=torch.bool, device=z.device)
-        log_prob = sim - torch.logsumexp(sim.masked_fill(~cols, -1e9), dim=1, keepdim=True)
-        positives = (out.y[:, None] == out.y[None, :]) & cols & valid[:, None]
-        num_pos = positives.sum(dim=1)
-        has_pos = num_pos > 0
-        per_anchor = -torch.where(positives, log_prob, torch.zeros_like(log_prob)).sum(dim=1) / num_pos.clamp(min=1)
-        sup = torch.where(has_pos, per_anchor, torch.zeros_like(per_anchor)).sum() / has_pos.sum().clamp(min=1)
-        return batched_ce(out) + run.params.beta * sup
+        """``losses.masked_supcon_loss``: ``supcon_loss`` over the unmasked rows only."""
+        return batched_ce(out) + run.params.beta * masked_supcon_loss(out.emb, out.y, out.mask > 0, run.params.tau)

@@ -12,7 +12,7 @@ from .tuples import TupleObjective
 class TripletParams:
     beta: float = param(2.0, help="weight of the triplet term", max=10.0)
     margin: float = param(1.0, help="margin of the triplet term [d(a,p) - d(a,n) + margin]", max=4.0, step=0.05)
-    tuples_per_batch: int = param(8, help="triplets forwarded with each CE batch", min=1, max=256, integer=True)
+    tuples_per_batch: int = param(8, help="triplets forwarded with each CE batch", min=1, max=256, limit=256, integer=True)
 
 
 class Triplet(TupleObjective):

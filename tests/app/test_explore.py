@@ -155,7 +155,7 @@ def test_the_study_and_slider_positions_round_trip_through_the_link(recorded_roo
 
 def test_compute_missing_points_of_a_user_study(recorded_root, monkeypatch, tmp_path):
     """A user's study with a missing point offers one button, which starts the engine in the background."""
-    from app import studies
+    from app.studies import catalog as studies
 
     root, _ = recorded_root
     mine = tmp_path / "runs"
@@ -172,7 +172,7 @@ def test_compute_missing_points_of_a_user_study(recorded_root, monkeypatch, tmp_
 
 
 def test_grid_args_for_the_study_command_line():
-    from app.studies import grid_args
+    from app.studies.catalog import grid_args
 
     assert grid_args({"alpha": [0.05, 1.0, None], "method": ["fedavg"], "seed": [0, 1]}) == [
         "--grid", "alpha=0.05,1.0,iid", "--grid", "method=fedavg", "--grid", "seed=0,1"]
@@ -190,7 +190,7 @@ def test_a_study_started_on_the_launch_page_runs_in_the_background(empty_store):
     then shown on Explore with every point computed."""
     import time
 
-    from app import studies
+    from app.studies import catalog as studies
 
     at = AppTest.from_file(MAIN, default_timeout=60)
     for k, v in {"l_methods": ["fedavg"], "l_num_clients": "6", "l_rounds": "2", "l_snapshot_every": "2",

@@ -13,7 +13,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from app import export, figures
+from app.export import files as export
+from app.figures import charts as figures
 from fedquad_core.store import RunStore
 
 
@@ -106,9 +107,9 @@ def test_render_downloads_draws_buttons_without_rendering_images():
         import pandas as pd
         import plotly.graph_objects as go
 
-        from app import export
+        from app.export import widgets
 
-        export.render_downloads(go.Figure(go.Bar(y=[1, 2])), pd.DataFrame({"y": [1, 2]}), "bars", key="k")
+        widgets.render_downloads(go.Figure(go.Bar(y=[1, 2])), pd.DataFrame({"y": [1, 2]}), "bars", key="k")
 
     at = AppTest.from_function(page).run(timeout=30)
     assert not at.exception

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from app import figures
-from app.theme import METHOD_COLORS, apply_theme, class_colors, method_color
+from app.figures import charts as figures
+from app.figures.theme import METHOD_COLORS, apply_theme, class_colors, method_color
 
 
 def _rows(n_rounds, acc_step, ratio_every=None):
@@ -212,7 +212,7 @@ def test_talk_theme_is_larger_and_thicker(frame):
 def test_long_titles_wrap_in_talk_mode_and_the_plot_starts_below_them():
     import plotly.graph_objects as go
 
-    from app.theme import apply_theme
+    from app.figures.theme import apply_theme
 
     def fig(title):
         f = go.Figure(go.Scatter(x=[1, 2], y=[1, 2], name="FedAvg"))

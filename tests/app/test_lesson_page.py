@@ -96,7 +96,7 @@ def test_quadruplet_sliders_redraw_the_terms(env):
     at.slider(key="q_n1_x").set_value(-2.5).run()  # n1 moved far out: FedQuad's term 1 drops
     assert float(at.metric[0].value) < float(after[0])
     at.selectbox(key="q_preset").set_value("Separated (loss zero)").run()
-    from app.quadruplet_figure import PRESETS, quadruplet
+    from app.lesson.quadruplet import PRESETS, quadruplet
 
     assert at.slider(key="q_n1_x").value == -1.5  # the preset put the points back
     assert float(at.metric[2].value) == pytest.approx(quadruplet(PRESETS["Separated (loss zero)"], 3.0, 0.5).loss,
@@ -122,7 +122,7 @@ def test_the_pictures_term_values_equal_the_engine_losses(env):
     preset's points at the sliders' margins."""
     import torch
 
-    from app.quadruplet_figure import PRESETS, POINTS
+    from app.lesson.quadruplet import PRESETS, POINTS
     from fedquad_core.losses import chen_quadruplet_loss, fedquad_loss
 
     at = lesson_app(5)

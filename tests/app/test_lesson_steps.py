@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app import lesson, lesson_text
-from app import study_figures as sf
-from app.lesson_data import LessonData, alpha_label, load, read_studies, study_from_runs
+from app.lesson import steps as lesson
+from app.lesson import text as lesson_text
+from app.figures import study as sf
+from app.lesson.data import LessonData, alpha_label, load, read_studies, study_from_runs
 from lesson_helpers import write_root
 
 
@@ -113,8 +114,8 @@ def test_animation_frames_keep_one_scale_however_much_the_layouts_differ():
     one spread so the last frame is not a dot in the corner of the first frame's range."""
     import numpy as np
 
-    from app.lesson_figures import unit_spread
-    from app.projection import procrustes_align
+    from app.lesson.figures import unit_spread
+    from app.projection.maths import procrustes_align
 
     rng = np.random.default_rng(0)
     prev = unit_spread(rng.normal(size=(200, 2)))

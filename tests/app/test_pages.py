@@ -124,7 +124,7 @@ def test_runs_page_bundle_and_delete(run_store, tmp_path, monkeypatch):
 
 
 def test_live_explains_train_loss_and_gives_one_download_menu_per_chart(run_store):
-    from app.export import export_available
+    from app.export.files import export_available
 
     at = open_page("views/live.py")
     assert any("not comparable between methods" in c.value for c in at.caption)

@@ -9,18 +9,19 @@ import time
 import numpy as np
 import pytest
 
-from app import projection
+from app.projection import cache as projection
+from app.projection import maths
 
 
 def test_pca_is_deterministic_float32_and_independent_of_row_order():
     rng = np.random.default_rng(0)
     z = rng.normal(size=(120, 16)) * np.linspace(3, 0.1, 16)
-    xy = projection.pca_2d(z)
+    xy = maths.pca_2d(z)
     assert xy.shape == (120, 2) and xy.dtype == np.float32
-    np.testing.assert_array_equal(xy, projection.pca_2d(z))
+    np.testing.assert_array_equal(xy, maths.pca_2d(z))
     perm = rng.permutation(120)
-    np.testing.assert_allclose(projection.pca_2d(z[perm]), xy[perm], atol=1e-5)
-    assert projection.pca_2d(z[:1]).shape == (1, 2)
+    np.testing.assert_allclose(maths.pca_2d(z[perm]), xy[perm], atol=1e-5)
+    assert maths.pca_2d(z[:1]).shape == (1, 2)
 
 
 def test_procrustes_recovers_rotation_reflection_scale_and_shift_exactly():
@@ -30,14 +31,14 @@ def test_procrustes_recovers_rotation_reflection_scale_and_shift_exactly():
     rotation = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
     reflect = np.diag([1.0, -1.0])
     xy = 0.37 * ref @ rotation @ reflect + np.array([4.0, -2.0])
-    np.testing.assert_allclose(projection.procrustes_align(xy, ref), ref, atol=1e-5)
+    np.testing.assert_allclose(maths.procrustes_align(xy, ref), ref, atol=1e-5)
 
 
 def test_procrustes_without_reference_or_with_mismatch():
     xy = np.arange(8.0).reshape(4, 2)
-    np.testing.assert_array_equal(projection.procrustes_align(xy, None), xy)
+    np.testing.assert_array_equal(maths.procrustes_align(xy, None), xy)
     with pytest.raises(ValueError, match="corresponding"):
-        projection.procrustes_align(xy, xy[:3])
+        maths.procrustes_align(xy, xy[:3])
 
 
 @pytest.fixture

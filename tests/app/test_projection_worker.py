@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import projection, projection_worker
+from app.projection import cache as projection
+from app.projection import worker as projection_worker
 
 WARM_TIMEOUT_S = 300  # a fresh machine compiles numba once (about a minute on 2 busy cores)
 
@@ -88,7 +89,7 @@ def test_only_one_worker_per_store(store):
     pid = projection_worker.worker_pid(root)
     assert pid and projection.worker_alive(root)
     assert projection_worker.ensure_worker(root) is False  # alive: nothing started
-    second = subprocess.run([sys.executable, "-m", "app.projection_worker", str(root)], cwd=projection.REPO_ROOT,
+    second = subprocess.run([sys.executable, "-m", "app.projection.worker", str(root)], cwd=projection.REPO_ROOT,
                             capture_output=True, text=True, timeout=60)
     assert second.returncode == 0 and "already serves" in second.stdout, second.stdout + second.stderr
     assert projection_worker.worker_pid(root) == pid

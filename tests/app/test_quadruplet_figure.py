@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from app import quadruplet_figure as quad
+from app.lesson import quadruplet as quad
 from fedquad_core.losses import chen_quadruplet_loss, fedquad_loss, squared_distance
 from fedquad_core.methods.fedquad import FedQuadParams
 
@@ -78,6 +78,6 @@ def test_the_app_module_does_not_import_torch():
     import subprocess
     import sys
 
-    code = "import sys, app.quadruplet_figure; print('torch' in sys.modules)"
+    code = "import sys, app.lesson.quadruplet; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -11,10 +11,11 @@ import pytest
 from pptx import Presentation
 from pypdf import PdfReader
 
-from app import lesson, slides
-from app.deck import as_slides
-from app.export import export_available
-from app.lesson_data import LessonData, read_studies
+from app.lesson import steps as lesson
+from app.export import slides
+from app.export.deck import as_slides
+from app.export.files import export_available
+from app.lesson.data import LessonData, read_studies
 from lesson_helpers import write_root
 
 
@@ -100,7 +101,7 @@ def test_talk_mode_figures_go_into_the_export(tmp_path):
     seen = []
     slides.export_all([slides.from_step(lesson.build_step(2, d, talk=True))], ("pdf",),
                       render=lambda fig, fmt: seen.append(fig.layout.font.size) or fake_render(fig, fmt))
-    assert seen and all(size == 20 for size in seen)  # app.theme's talk font
+    assert seen and all(size == 20 for size in seen)  # app.figures.theme's talk font
 
 
 def test_animated_figures_export_as_stills(steps):

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app import study_figures as sf
+from app.figures import study as sf
 
 
 def points() -> pd.DataFrame:

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
-from app import theme
+from app.figures import theme
 
 
 def reference_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
@@ -95,8 +95,8 @@ def test_themed_figure_is_apply_theme_on_a_validated_figure(talk):
 def _explore_figures(talk: bool) -> list[go.Figure]:
     import pandas as pd
 
-    from app import study_figures as sf
-    from app.figures import embedding_scatter, spectrum_figure
+    from app.figures import study as sf
+    from app.figures.charts import embedding_scatter, spectrum_figure
 
     rng = np.random.default_rng(0)
     metrics = pd.DataFrame([{"run": f"{m}{s}", "method": m, "seed": s, "round": r, "test_accuracy": rng.random()}

@@ -4,9 +4,10 @@ import dataclasses
 
 import pytest
 
-from fedquad_core.args import method_param_help
+from fedquad_core.cli.args import method_param_help
 from fedquad_core.cli import build_parser
-from fedquad_core.config import DATASET_DEFAULTS, DATASET_NAMES, ConfigError, RunConfig, validate
+from fedquad_core.config import DATASET_DEFAULTS, DATASET_NAMES, ConfigError, RunConfig
+from fedquad_core.preflight import validate
 from fedquad_core.methods import METHODS
 
 

@@ -16,7 +16,7 @@ class Block:
 sys.meta_path.insert(0, Block())
 import fedquad_core
 for m in pkgutil.walk_packages(fedquad_core.__path__, 'fedquad_core.'):
-    if m.name.endswith(('ray_sweep', '__main__')):
+    if m.name.endswith(('study.ray', '__main__')):
         continue
     importlib.import_module(m.name)
 from fedquad_core.cli import main

@@ -1,10 +1,10 @@
-"""``ray_sweep._write_run``: what a Ray task sends back (run id, relative paths, bytes) is checked
+"""``study.ray._write_run``: what a Ray task sends back (run id, relative paths, bytes) is checked
 before anything is written: store run-id rules, no '..', no absolute paths, no symlinks. No Ray needed."""
 import os
 
 import pytest
 
-from fedquad_core.ray_sweep import _write_run
+from fedquad_core.study.ray import _write_run
 from fedquad_core.store import RunStore, StoreError
 
 
@@ -46,7 +46,7 @@ def test_existing_run_and_symlinked_run_folder_are_not_overwritten(tmp_path):
 
 def test_symlink_inside_the_run_folder_is_not_followed(tmp_path, monkeypatch):
     """A link appearing under the new run folder (e.g. planted between mkdir and write) is refused."""
-    import fedquad_core.ray_sweep as rs
+    import fedquad_core.study.ray as rs
 
     store = RunStore(tmp_path / "runs")
     store.root.mkdir()

@@ -1,0 +1,44 @@
+"""The dashboard's one door to the engine: every name the app uses from ``fedquad_core`` is
+imported here and nowhere else in ``app/`` (``tests/app/test_layout.py`` checks it), so a move
+inside the engine changes this file only.
+
+The store, config, partition, launcher, geometry and study-table names are light and imported at
+once. The names below ``_LAZY`` pull in torch (the method registry, the data loaders, the study
+grid); they are imported on first use (PEP 562), so the projection processes, which need only
+the store, start without torch.
+"""
+from __future__ import annotations
+
+import importlib
+
+from fedquad_core import launcher
+from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
+from fedquad_core.geometry import singular_values
+from fedquad_core.launcher import spawn_detached
+from fedquad_core.partition import PartitionError, class_counts, partition
+from fedquad_core.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
+                                atomic_write_text, pid_alive)
+from fedquad_core.study.store import StudyStore
+from fedquad_core.study.table import study_frame
+
+_LAZY = {
+    "METHODS": "fedquad_core.methods",
+    "DataError": "fedquad_core.data", "check_data": "fedquad_core.data", "data_summary": "fedquad_core.data",
+    "load_dataset": "fedquad_core.data",
+    "USER_ERRORS": "fedquad_core.errors",
+    "StudySpec": "fedquad_core.study", "check_grid": "fedquad_core.study", "check_name": "fedquad_core.study",
+    "expand": "fedquad_core.study", "parse_axes": "fedquad_core.study", "parse_grid": "fedquad_core.study",
+}
+
+__all__ = ["launcher", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "singular_values", "spawn_detached",
+           "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
+           "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "StudyStore",
+           "study_frame", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value

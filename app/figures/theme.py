@@ -1,0 +1,313 @@
+"""Colours and the two looks of every figure: the everyday dashboard look and "talk" mode.
+
+FedAvg (warm vermillion) and FedQuad (strong blue) are the pair shown side by side, so they get
+the two most distinct hues. Talk mode uses the Okabe-Ito palette (Okabe & Ito 2008), which stays
+distinguishable under the common colour-vision deficiencies, on a white background with large
+fonts, thick lines and big markers.
+"""
+from __future__ import annotations
+
+import copy
+import zlib
+
+import plotly.colors as pc
+import plotly.graph_objects as go
+import plotly.io as pio
+
+METHOD_COLORS: dict[str, str] = {
+    "fedavg": "#E4572E", "fedprox": "#F3A712", "moon": "#8E44AD", "supcon": "#2CA02C",
+    "triplet": "#8C564B", "quadruplet": "#E377C2", "fedquad": "#1F5FBF",
+}
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+TALK_METHOD_COLORS: dict[str, str] = {
+    "fedavg": "#D55E00", "fedprox": "#E69F00", "moon": "#CC79A7", "supcon": "#009E73",
+    "triplet": "#56B4E9", "quadruplet": "#000000", "fedquad": "#0072B2",
+}
+# Ten clearly distinct class colours. Normal: D3 / Tableau "category10" (no two neighbours share a
+# hue family, unlike plotly's default where 0/3, 1/6 and 6/8 blur on a projector). Talk: Okabe-Ito's
+# eight colour-blind-safe colours (yellow last: weakest on white) plus grey and a dark wine.
+CATEGORY10 = ("#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#7F7F7F",
+              "#BCBD22", "#17BECF")
+TALK_CLASSES = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000", "#999999",
+                "#882255", "#F0E442")
+# Different dashes / bar patterns for runs that share a method (and so a colour).
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+PATTERNS = ("", "/", "x", ".", "\\", "+")
+TEXT = "#1A1A1A"          # normal look: near-black text (plotly_white's default is a light slate)
+GRID = "#E3E6EB"
+_FALLBACK = tuple(pc.qualitative.Dark24)
+_TALK_FALLBACK = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#999999")
+
+
+
+
+def _lean_template(name: str) -> go.layout.Template:
+    """A built-in template reduced to its layout and the trace types used here: assigning the
+    full one deep-copies defaults for two dozen trace types (~20 ms a figure)."""
+    full = pio.templates[name]
+    data = {k: full.data[k] for k in ("scatter", "scattergl", "bar", "heatmap")}
+    return go.layout.Template(layout=full.layout, data=data)
+
+
+_TEMPLATES = {False: _lean_template("plotly_white"), True: _lean_template("simple_white")}
+_TEMPLATE_JSON = {k: t.to_plotly_json() for k, t in _TEMPLATES.items()}
+
+
+def method_color(name: str, talk: bool = False) -> str:
+    """The method's hex colour; unknown names get a fixed colour derived from the name."""
+    key = str(name).lower()
+    table = TALK_METHOD_COLORS if talk else METHOD_COLORS
+    if key in table:
+        return table[key]
+    palette = _TALK_FALLBACK if talk else _FALLBACK
+    return palette[zlib.crc32(key.encode()) % len(palette)]
+
+
+def class_colors(n: int, talk: bool = False) -> list[str]:
+    """``n`` distinct hex colours, one per class.
+
+    Up to ten classes get a qualitative palette; more are sampled evenly from the Turbo scale
+    and visited with a stride, so classes with neighbouring indices get far-apart hues.
+    """
+    if n <= 0:
+        return []
+    if n <= 10:
+        return list((TALK_CLASSES if talk else CATEGORY10)[:n])
+    sampled = pc.sample_colorscale("Turbo", [0.03 + 0.94 * i / (n - 1) for i in range(n)])
+    hexes = [_to_hex(c) for c in sampled]
+    stride = next(s for s in (7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 1) if n % s)
+    return [hexes[(i * stride) % n] for i in range(n)]
+
+
+def run_styles(methods, talk: bool = False) -> list[tuple[str, int]]:
+    """(colour, variant) per run, in order: the colour of the run's method, and how many earlier
+    runs share that method (0 for the first), to pick a dash or bar pattern that tells them apart."""
+    seen: dict[str, int] = {}
+    out = []
+    for m in methods:
+        key = str(m).lower()
+        out.append((method_color(key, talk), seen.get(key, 0)))
+        seen[key] = seen.get(key, 0) + 1
+    return out
+
+
+def _to_hex(color: str) -> str:
+    r, g, b = pc.unlabel_rgb(color) if color.startswith("rgb") else pc.hex_to_rgb(color)
+    return "#{:02X}{:02X}{:02X}".format(round(r), round(g), round(b))
+
+
+LEGEND_ROW = {False: 22, True: 30}  # px per legend row
+DEFAULT_HEIGHT = {False: 450, True: 520}
+ASSUMED_WIDTH = 460                  # px a figure gets in a half-width column of the wide layout
+TALK_WIDTH = 360                     # talk mode: a third of the page (the Lesson's three columns at 1600 px)
+
+
+def _width(font_size: int) -> int:
+    """The width a figure is laid out for: talk mode's big fonts (18 px and up) assume a third of
+    the page, so titles wrap and legends get their rows before they would be clipped."""
+    return TALK_WIDTH if font_size >= 18 else ASSUMED_WIDTH
+
+
+def _legend_rows(fig: go.Figure, size: int) -> int:
+    """How many rows the horizontal legend needs at ``ASSUMED_WIDTH`` (or the figure's width)."""
+    return _legend_rows_of(_names(fig), fig.layout.to_plotly_json(), size)
+
+
+def _names(fig: go.Figure) -> list[dict]:
+    """What the legend sizing reads of each trace (no copy of the data arrays)."""
+    return [{"name": t.name, "showlegend": t.showlegend} for t in fig.data]
+
+
+def _legend_rows_of(data: list[dict], layout: dict, size: int) -> int:
+    names = [str(t["name"]) for t in data if t.get("name") and t.get("showlegend") is not False]
+    if not names or (len(names) == 1 and layout.get("showlegend") is not True):
+        return 0
+    entry = (layout.get("legend") or {}).get("entrywidth")
+    widths = [(entry or 0.6 * size * len(n)) + 2.6 * size + 10 for n in names]
+    avail, rows, used = (layout.get("width") or _width(size)) - 30, 1, 0.0
+    for w in widths:
+        if used and used + w > avail:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+def _wrap_title(fig: go.Figure, size: int) -> int:
+    """Break a title that would not fit the figure's width onto several lines (at spaces);
+    return the number of lines (0 without a title)."""
+    layout = fig.layout.to_plotly_json()
+    lines = _wrap_title_of(layout, size)
+    if lines:
+        fig.layout.title.text = layout["title"]["text"]
+    return lines
+
+
+def _wrap_title_of(layout: dict, size: int) -> int:
+    """``_wrap_title`` on a layout dict (``layout["title"]["text"]`` rewritten in place)."""
+    title = layout.get("title")
+    if isinstance(title, str):
+        title = layout["title"] = {"text": title}
+    text = (title or {}).get("text")
+    if not text:
+        return 0
+    if "<br>" in text:
+        return text.count("<br>") + 1
+    per_line = max(12, int(((layout.get("width") or _width(size)) - 24) / (0.56 * size)))
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= per_line:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    title["text"] = "<br>".join(lines)
+    return len(lines)
+
+
+def _place_title_and_legend(data: list[dict], layout: dict, talk: bool, font: int, title: int, base_top: int) -> dict:
+    """Title at the top left; under it, a horizontal legend (left-aligned, growing downwards, so it
+    never runs into the title); the plot area starts under both. Both are placed relative to the
+    whole figure, so the space they take is reserved in the top margin. Returns the layout
+    changes (``theme_layout`` applies them with the rest in one merge)."""
+    height = layout.get("height") or DEFAULT_HEIGHT[talk]  # the legend's place is computed for this height
+    lines = _wrap_title_of(layout, title)
+    # plotly draws a title of several lines about one font size higher than ``yanchor="top"``
+    # says (measured in Chromium and kaleido): pad it down by that much, and leave the room
+    multi = title if lines > 1 else 0
+    title_h = int(title * 1.9 + (lines - 1) * title * 1.25 + 0.4 * multi) if lines else 0
+    rows = _legend_rows_of(data, layout, font)
+    top = max(base_top, title_h + rows * LEGEND_ROW[talk] + 14)
+    return dict(
+        height=height,
+        title=dict(x=0.0, xanchor="left", xref="container", y=1.0, yanchor="top", yref="container",
+                   pad=dict(t=8 + multi, l=12), font=dict(size=title)),
+        legend=dict(orientation="h", xref="container", x=0.0, xanchor="left", yref="container",
+                    y=1.0 - title_h / height, yanchor="top", font=dict(size=font),
+                    title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),
+        margin=dict(t=top),
+    )
+
+
+def _merge(dst: dict, src: dict) -> dict:
+    """``src`` merged into ``dst`` as plotly's ``update`` does (nested dicts merged, the rest set)."""
+    for key, value in src.items():
+        if isinstance(value, dict) and isinstance(dst.get(key), dict):
+            _merge(dst[key], value)
+        else:
+            dst[key] = copy.deepcopy(value)
+    return dst
+
+
+def _axis_keys(layout: dict, letter: str) -> list[str]:
+    keys = [k for k in layout if k == f"{letter}axis" or (k.startswith(f"{letter}axis") and k[5:].isdigit())]
+    return keys or [f"{letter}axis"]
+
+
+def theme_layout(data: list[dict], layout: dict, talk: bool = False) -> dict:
+    """The look of ``apply_theme`` on plain dicts: ``layout`` (a figure's layout as plotly's JSON,
+    nested keys, no ``title_text`` shorthands) is changed in place and returned, with the template
+    (as JSON) set; ``data`` (trace dicts) only sizes the legend."""
+    if not talk:
+        changes = [dict(font=dict(size=14, color=TEXT), title=dict(font=dict(color=TEXT)), margin=dict(l=64, r=20, b=56)),
+                   _place_title_and_legend(data, layout, False, 13, 17, 24)]
+        axis = dict(tickfont=dict(size=13, color=TEXT), title=dict(font=dict(size=14, color=TEXT)), gridcolor=GRID,
+                    linecolor="#9AA0A6", zerolinecolor=GRID)
+    else:
+        changes = [dict(font=dict(size=20, color="#000000"), margin=dict(l=80, r=30, b=70)),
+                   _place_title_and_legend(data, layout, True, 18, 24, 30)]
+        axis = dict(linewidth=2, ticks="outside", tickwidth=2)
+    layout["template"] = _TEMPLATE_JSON[talk]
+    for change in changes:
+        _merge(layout, change)
+    for letter in "xy":
+        for key in _axis_keys(layout, letter):
+            layout[key] = _merge(layout.get(key) or {}, axis)
+    return layout
+
+
+def apply_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
+    """Style ``fig`` in place and return it (normal: clean white; talk: big, bold, white).
+
+    Legends are horizontal, above the plot area and under the title, so a figure in a half-width
+    column keeps its full width for data. Pages pass ``theme=None`` to ``st.plotly_chart`` so the
+    screen shows exactly this look (the same as the downloaded files).
+
+    The layout is changed in one assignment of a merged dict: plotly's ``update_*`` calls walk and
+    validate the figure once per call (about 35 ms a figure for the dozen calls this look needs,
+    against about 10 ms so), which made a page of ten figures slow. Builders that run on every
+    slider move skip even that: ``themed_figure`` makes the figure, themed, from dicts at once.
+    """
+    layout = theme_layout(_names(fig), fig.layout.to_plotly_json(), talk)
+    fig.layout = layout
+    if talk:
+        _thicken(fig)
+    return fig
+
+
+def themed_figure(data: list[dict], layout: dict, talk: bool = False, *, overrides: dict | None = None) -> go.Figure:
+    """``apply_theme(go.Figure(data=data, layout=layout), talk)``, made in one construction (about
+    1-2 ms against 10-40 ms): the look is merged into the dicts first, and plotly's per-property
+    validation is skipped (``_validate=False``, as plotly itself does for its built-in templates).
+    ``data`` holds trace dicts with ``type``; ``layout`` uses nested keys (``title=dict(text=...)``,
+    not ``title_text``). The builders that use it are checked against the validated construction
+    in ``tests/app/test_theme_layout.py`` (an unknown property there raises). ``overrides`` are
+    merged into the layout after the look (settings the look must not change)."""
+    layout = _merge(theme_layout(data, layout, talk), overrides or {})
+    if talk:
+        for trace in data:
+            _thicken_trace(trace)
+    return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def talk_width(width) -> float:
+    """A line's width in talk mode: main lines (2 px and up, or unset) at least 4 px, thin ones
+    (a run's single seed) 1.6 times as thick, and no line (width 0: a band's outline) stays none."""
+    if width is None:
+        return 4
+    if width == 0:
+        return 0
+    return max(width, 4) if width >= 2 else width * 1.6
+
+
+def _thicken_trace(trace: dict) -> None:
+    """Talk mode on a trace dict: thick lines, big markers (as ``_thicken``)."""
+    if trace.get("type", "scatter") not in ("scatter", "scattergl"):
+        return
+    mode = trace.get("mode") or "lines"
+    if "lines" in mode:
+        line = trace.setdefault("line", {})
+        line["width"] = talk_width(line.get("width"))
+    if "markers" in mode:
+        marker = trace.setdefault("marker", {})
+        size = marker.get("size")
+        if size is None or isinstance(size, (int, float)):
+            marker["size"] = (size or 6) * 1.6
+
+
+def _thicken(fig: go.Figure) -> None:
+    """Talk mode: thick lines, big markers."""
+    for trace in fig.data:
+        if trace.type not in ("scatter", "scattergl"):
+            continue
+        mode = trace.mode or "lines"
+        if "lines" in mode:
+            trace.line.width = talk_width(trace.line.width)
+        if "markers" in mode:
+            size = trace.marker.size
+            if size is None or isinstance(size, (int, float)):
+                trace.marker.size = (size or 6) * 1.6
+
+
+# ---- the page around the figures ------------------------------------------------------------
+TALK_CSS = """<style>
+.stApp, [data-testid="stSidebar"], [data-testid="stHeader"] {background: #ffffff !important; color: #111 !important;}
+.stApp p, .stApp li, .stApp label {font-size: 1.2rem;}
+.stApp h1 {font-size: 2.6rem;} .stApp h2 {font-size: 2.1rem;} .stApp h3 {font-size: 1.7rem;}
+</style>"""
+PRESENTER_CSS = """<style>
+[data-testid="stToolbar"], [data-testid="stDecoration"], footer {display: none !important;}
+</style>"""
+
+
+def page_css(talk: bool, presenter: bool) -> list[str]:
+    """The style blocks of the page in talk mode (white, large fonts) and presenter mode (no chrome)."""
+    return ([TALK_CSS] if talk else []) + ([PRESENTER_CSS] if presenter else [])

@@ -1,0 +1,185 @@
+"""The lesson's data: one study (the recorded ``digits-alpha``, or the user's own study or runs)
+read from a run-store root, with the handful of look-ups the steps need. Pure: no streamlit.
+
+A study is the JSON described in README, "Studies" (``<root>/studies/<name>.json``). When the user has runs but
+no study with the needed axes, ``study_from_runs`` builds the same shape from the finished runs
+(axes alpha x method x seed), so the steps have one code path.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from app.roots import recorded_dir, runs_dir as user_dir
+from app.engine import RunNotFound, RunStore, StoreError
+from app.engine import StudyStore
+
+LESSON_STUDY = "digits-alpha"
+NEEDED_AXES = ("alpha", "method")
+RECORD_HINT = ("the recorded study 'digits-alpha' is missing from {root}: run "
+               "`python scripts/record_studies.py` (or switch on \"Use my runs\" with a study over alpha and method)")
+
+
+def read_studies(root: Path) -> list[dict]:
+    """Every readable study in ``root`` (a damaged study file is left out)."""
+    store, out = StudyStore(root), []
+    for name in store.names():
+        try:
+            out.append(store.read(name))
+        except StoreError:
+            continue
+    return out
+
+
+def has_axes(study: dict, axes=NEEDED_AXES) -> bool:
+    return all(len(study.get("axes", {}).get(a) or []) >= (2 if a == "alpha" else 1) for a in axes)
+
+
+def study_from_runs(root: Path) -> dict | None:
+    """A study-shaped dict over the finished runs of ``root`` (axes alpha, method, seed)."""
+    store, points = RunStore(root), []
+    for info in store.list_runs():
+        if info.state != "finished":
+            continue
+        c = info.config
+        points.append({"coords": {"alpha": c.get("alpha"), "method": c.get("method"), "seed": c.get("seed", 0)},
+                       "run_id": info.run_id, "key": info.status.get("key")})
+    if not points:
+        return None
+    axes = {a: _ordered({p["coords"][a] for p in points}) for a in ("alpha", "method", "seed")}
+    base = store.read_config(points[0]["run_id"])
+    return {"name": "my-runs", "title": "My runs", "base": base, "axes": axes, "points": points}
+
+
+def _ordered(values: set) -> list:
+    """Ascending, None (IID) last."""
+    return sorted((v for v in values if v is not None), key=str if any(isinstance(v, str) for v in values) else float) \
+        + ([None] if None in values else [])
+
+
+@dataclass
+class LessonData:
+    """One study plus its run store; every look-up tolerates missing runs (returns None / [])."""
+    root: Path
+    study: dict
+    source: str = "recorded"
+    _metrics: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def store(self) -> RunStore:
+        return RunStore(self.root)
+
+    def axis(self, name: str) -> list:
+        return list(self.study.get("axes", {}).get(name) or [])
+
+    def base(self, key: str, default=None):
+        return (self.study.get("base") or {}).get(key, default)
+
+    def runs(self, **coords) -> list[str]:
+        """Run ids of the finished points whose coordinates match ``coords`` (in seed order)."""
+        out = []
+        for p in self.study.get("points", []):
+            c, rid = p.get("coords", {}), p.get("run_id")
+            if rid and all(_same(c.get(k, self.base(k)), v) for k, v in coords.items()) and self._exists(rid):
+                out.append(rid)
+        return list(dict.fromkeys(out))
+
+    def run(self, **coords) -> str | None:
+        ids = self.runs(**coords)
+        return ids[0] if ids else None
+
+    def _exists(self, run_id: str) -> bool:
+        try:
+            return self.store.exists(run_id)
+        except StoreError:
+            return False
+
+    def config(self, run_id: str) -> dict:
+        return self.store.read_config(run_id)
+
+    def metrics(self, run_id: str) -> list[dict]:
+        if run_id not in self._metrics:
+            try:
+                self._metrics[run_id] = self.store.read_metrics(run_id)
+            except (RunNotFound, StoreError):
+                self._metrics[run_id] = []
+        return self._metrics[run_id]
+
+    def final(self, run_id: str, key: str) -> float | None:
+        """The metric's last recorded value (snapshot metrics: the last snapshot round's)."""
+        vals = [r[key] for r in self.metrics(run_id) if r.get(key) is not None]
+        return float(vals[-1]) if vals else None
+
+    def partition(self, run_id: str) -> dict | None:
+        return self.store.read_partition(run_id)
+
+    def snapshot_rounds(self, run_id: str) -> list[int]:
+        return self.store.snapshot_rounds(run_id)
+
+    def snapshot(self, run_id: str, round_: int) -> dict[str, np.ndarray]:
+        return self.store.read_snapshot(run_id, round_)
+
+    def stored_umap(self, run_id: str, round_: int) -> np.ndarray | None:
+        path = self.store.path(run_id) / "embeddings" / f"umap_round_{int(round_):04d}.npy"
+        return np.load(path).astype(np.float32) if path.is_file() else None
+
+    def skew_alpha(self) -> float | None:
+        """The strong-skew alpha the lesson shows: 0.1 if the study has it, else its smallest."""
+        alphas = [a for a in self.axis("alpha") if a is not None]
+        if not alphas:
+            return None
+        return next((a for a in alphas if math.isclose(a, 0.1)), min(alphas))
+
+    def iid_alpha(self) -> float | None:
+        """None (IID) when the study has it, else its largest alpha."""
+        alphas = self.axis("alpha")
+        return None if None in alphas or not alphas else max(alphas)
+
+    def settings(self) -> str:
+        """The footer: which data these figures come from."""
+        b = self.study.get("base") or {}
+        parts = [f"{self.source} study '{self.study.get('name')}'", f"dataset {b.get('dataset', '?')}",
+                 f"{b.get('num_clients', '?')} clients", f"{b.get('rounds', '?')} rounds",
+                 f"seeds {', '.join(str(s) for s in self.axis('seed')) or b.get('seed', 0)}"]
+        return " · ".join(parts)
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(float(a), float(b))
+    return a == b
+
+
+def alpha_label(alpha) -> str:
+    """"IID" for None (or NaN, as pandas stores None in a number column), else "α=0.1"."""
+    if alpha is None or (isinstance(alpha, float) and math.isnan(alpha)):
+        return "IID"
+    return f"α={alpha:g}"
+
+
+def load(use_mine: bool = False, study_name: str | None = None) -> tuple[LessonData | None, str | None]:
+    """(data, None) or (None, what to run instead). Recorded: ``digits-alpha``. Mine: the named
+    user study (or the first one with alpha and method axes), else the user's finished runs."""
+    if not use_mine:
+        root = recorded_dir()
+        study = next((s for s in read_studies(root) if s.get("name") == LESSON_STUDY), None)
+        return (LessonData(root, study, "recorded"), None) if study else (None, RECORD_HINT.format(root=root))
+    root = user_dir()
+    studies = [s for s in read_studies(root) if has_axes(s)]
+    study = next((s for s in studies if s.get("name") == study_name), studies[0] if studies else None)
+    study = study or study_from_runs(root)
+    if study is None or not has_axes(study):
+        return None, (f"no study over alpha and method in {root} and too few finished runs: run e.g. "
+                      "`python -m fedquad_core study run my-alpha --grid alpha=0.1,iid --grid method=fedavg,fedquad "
+                      "--grid seed=0,1` "
+                      "or launch FedAvg and FedQuad at two alphas on the Launch page")
+    return LessonData(root, study, "my"), None
+
+
+def user_study_names() -> list[str]:
+    return [s["name"] for s in read_studies(user_dir()) if has_axes(s) and s.get("name")]

@@ -1,0 +1,151 @@
+"""The lesson's figures from a study (``LessonData``): the items a step shows (figure + its data),
+built with the other pages' builders (``app.figures``) plus the one the lesson adds,
+a class-coloured embedding animated over snapshot rounds (play button and round slider)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from app.figures import study as sf
+from app.figures.geometry import embedding_scatter
+from app.export.slides import SlideFigure
+from app.lesson.data import LessonData, alpha_label
+from app.projection.maths import pca_2d, procrustes_align
+from app.engine import study_frame
+
+LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
+PAIR = ("fedavg", "fedquad")
+
+
+class Missing(LookupError):
+    """The study lacks a run this step needs (the message says which)."""
+
+
+def require_run(data: LessonData, **coords) -> str:
+    rid = data.run(**coords)
+    if rid is None:
+        want = ", ".join(f"{k}={alpha_label(v) if k == 'alpha' else v}" for k, v in coords.items())
+        raise Missing(f"no finished run with {want} in study '{data.study.get('name')}' ({data.root}): "
+                      "add it to the study (`python scripts/record_studies.py` for the recorded ones)")
+    return rid
+
+
+def first_seed(data: LessonData):
+    seeds = data.axis("seed")
+    return seeds[0] if seeds else data.base("seed", 0)
+
+
+def _x_order(data: LessonData) -> list:
+    alphas = data.axis("alpha")
+    return sorted([a for a in alphas if a is not None]) + ([None] if None in alphas else [])
+
+
+def points(data: LessonData) -> pd.DataFrame:
+    """One row per grid point with its final numbers (``fedquad_core.study_table.study_frame``)."""
+    return pd.DataFrame(study_frame(data.store, data.study))
+
+
+def response(data: LessonData, metric: str, methods=PAIR) -> pd.DataFrame:
+    """Mean, std, n over seeds of ``metric`` per method and alpha (``study_figures.aggregate``)."""
+    pts = points(data)
+    pts = pts[pts["method"].isin(methods)] if "method" in pts else pts.iloc[0:0]
+    return sf.aggregate(pts, ["method", "alpha"], [metric]) if len(pts) else pd.DataFrame()
+
+
+def unit_spread(xy) -> np.ndarray:
+    """``xy`` centred, scaled to a root-mean-square distance of 1 from its centre (rotation kept):
+    chained Procrustes alignment fits a scale below 1 whenever two layouts differ, so without this
+    the later frames of an animation shrink to a dot."""
+    xy = np.asarray(xy, dtype=np.float64)
+    c = xy - xy.mean(axis=0)
+    rms = float(np.sqrt((c ** 2).sum(axis=1).mean())) if len(c) else 0.0
+    return (c / rms if rms > 0 else c).astype(np.float32)
+
+
+def embedding_frames(data: LessonData, run_id: str) -> tuple[dict[int, np.ndarray], np.ndarray, str]:
+    """2-D positions per snapshot round, each aligned to the previous one: the stored UMAP when
+    every round has one (one kind of picture throughout the animation), else PCA."""
+    frames, prev, prev_idx, labels = {}, None, None, None
+    rounds = data.snapshot_rounds(run_id)
+    umaps = {r: data.stored_umap(run_id, r) for r in rounds}
+    use_umap = bool(rounds) and all(u is not None for u in umaps.values())
+    for r in rounds:
+        snap = data.snapshot(run_id, r)
+        xy = umaps[r] if use_umap and len(umaps[r]) == len(snap["labels"]) else pca_2d(snap["embeddings"])
+        if prev is not None and np.array_equal(prev_idx, snap["indices"]):
+            xy = procrustes_align(xy, prev)
+        xy = unit_spread(xy)  # Procrustes' least-squares scale shrinks a little per frame: undo it
+        frames[r], prev, prev_idx, labels = xy, xy, snap["indices"], snap["labels"]
+    if not frames:
+        raise Missing(f"run {run_id} has no embedding snapshot")
+    return frames, labels, "UMAP" if use_umap else "PCA"
+
+
+def _class_names(data: LessonData, run_id: str):
+    return (data.partition(run_id) or {}).get("class_names")
+
+
+def embedding_item(data, run_id, title, name, talk, animate=True) -> SlideFigure:
+    frames, labels, kind = embedding_frames(data, run_id)
+    last, title = max(frames), f"{title} ({kind})"
+    fig = (animated_embedding(frames, labels, _class_names(data, run_id), title=title, talk=talk) if animate
+           else embedding_scatter(frames[last], labels, _class_names(data, run_id), title=title, talk=talk))
+    df = pd.DataFrame({"x": frames[last][:, 0], "y": frames[last][:, 1], "label": labels, "round": last})
+    return SlideFigure(name, fig, df)
+
+
+def response_item(data, metric, methods, title, name, talk) -> tuple[SlideFigure, pd.DataFrame]:
+    table = response(data, metric, methods)
+    if table.empty or not (table[f"{metric}_n"] > 0).any():
+        raise Missing(f"no finished {', '.join(methods)} runs with '{metric}' in study '{data.study.get('name')}'")
+    fig = sf.response_figure(table, "alpha", metric, pair=PAIR, all_values=data.axis("alpha"), title=title, talk=talk)
+    return SlideFigure(name, fig, table), table
+
+
+def spectra(data: LessonData, methods) -> dict[str, dict]:
+    """Final-snapshot singular values of the first seed's run, per method and alpha."""
+    seed, out = first_seed(data), {}
+    for m in methods:
+        for a in _x_order(data):
+            rid = data.run(alpha=a, method=m, seed=seed)
+            if rid and data.snapshot_rounds(rid):
+                out.setdefault(m, {})[a] = np.asarray(data.snapshot(rid, max(data.snapshot_rounds(rid)))["singular_values"])
+    if not out:
+        raise Missing("no embedding snapshots to take spectra from")
+    return out
+
+
+def spectra_table(per_method: dict[str, dict]) -> pd.DataFrame:
+    return pd.DataFrame([{"method": m, "alpha": a, "k": k + 1, "singular_value": float(v)}
+                         for m, per in per_method.items() for a, s in per.items() for k, v in enumerate(s)])
+
+
+
+
+def animated_embedding(frames: dict[int, np.ndarray], labels, class_names=None, *, title: str = "",
+                       talk: bool = False) -> go.Figure:
+    """The last round's picture, with a play button and a round slider stepping through ``frames``
+    (positions per snapshot round, already aligned so points do not jump)."""
+    rounds = sorted(frames)
+    labels = np.asarray(labels).ravel()
+    fig = embedding_scatter(frames[rounds[-1]], labels, class_names, title=title, talk=talk)
+    if len(rounds) < 2:
+        return fig
+    classes = np.unique(labels)
+    all_xy = np.concatenate([frames[r] for r in rounds])
+    pad = 0.05 * (all_xy.max(axis=0) - all_xy.min(axis=0) + 1e-9)
+    fig.update_xaxes(range=[all_xy[:, 0].min() - pad[0], all_xy[:, 0].max() + pad[0]], autorange=False)
+    fig.update_yaxes(range=[all_xy[:, 1].min() - pad[1], all_xy[:, 1].max() + pad[1]], autorange=False)
+    fig.frames = [go.Frame(name=str(r), data=[go.Scatter(x=frames[r][labels == c, 0], y=frames[r][labels == c, 1])
+                                              for c in classes]) for r in rounds]
+    step = dict(frame=dict(duration=700, redraw=True), transition=dict(duration=300), mode="immediate")
+    fig.update_layout(
+        updatemenus=[dict(type="buttons", showactive=False, x=0.0, y=-0.02, xanchor="left", yanchor="top",
+                          buttons=[dict(label="▶ play", method="animate", args=[None, {**step, "fromcurrent": False}])])],
+        sliders=[dict(active=len(rounds) - 1, x=0.12, y=-0.02, len=0.88, yanchor="top",
+                      currentvalue=dict(prefix="round ", xanchor="right"),
+                      steps=[dict(label=str(r), method="animate", args=[[str(r)], step]) for r in rounds])],
+    )
+    fig.update_layout(margin=dict(b=90))
+    return fig

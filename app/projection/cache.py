@@ -1,0 +1,203 @@
+"""UMAP pictures of a snapshot's embeddings, cached on disk next to the run and computed in the
+background (PCA and the Procrustes alignment of consecutive rounds: ``app.projection.maths``).
+
+UMAP never runs in the Streamlit process: numba's compile alone takes 15-50 s. The app's
+projection worker (``app.projection.worker``) projects every new snapshot as it lands. A page
+calls ``umap_cached`` and, when that is None, ``request_umap`` (a request for the worker, or a
+one-shot process of this module when no worker is alive), and waits while ``umap_pending``.
+
+    <run_dir>/embeddings/umap_round_NNNN.npy        the cached (n, 2) float32 layout
+    <run_dir>/embeddings/.umap_round_NNNN.pending   pid of the process computing it
+    <run_dir>/embeddings/.umap_round_NNNN.request   a page asked the worker for it
+    <run_dir>/embeddings/.umap_round_NNNN.log       a one-shot process's output, or the worker's
+                                                     error (a snapshot that failed)
+"""
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
+from app.engine import atomic_write, pid_alive
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
+
+
+WORKER_LOCK = ".projection_worker.lock"  # in the store root; the worker holds an flock on it
+
+
+def snapshot_files(run_dir, round_: int) -> tuple[Path, Path, Path, Path]:
+    folder = Path(run_dir) / "embeddings"
+    stem = f"umap_round_{int(round_):04d}"
+    return (folder / f"round_{int(round_):04d}.npz", folder / f"{stem}.npy",
+            folder / f".{stem}.pending", folder / f".{stem}.log")
+
+
+def request_file(run_dir, round_: int) -> Path:
+    return Path(run_dir) / "embeddings" / f".umap_round_{int(round_):04d}.request"
+
+
+def worker_alive(root) -> bool:
+    """True while a projection worker serves the store at ``root`` (it holds the lock file)."""
+    try:
+        fd = os.open(Path(root) / WORKER_LOCK, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def umap_cached(run_dir, round_: int) -> np.ndarray | None:
+    """The cached UMAP layout of that snapshot, or None."""
+    try:
+        return np.load(snapshot_files(run_dir, round_)[1], allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+
+
+def umap_ready(run_dir, round_: int) -> bool:
+    """True when that snapshot's layout is cached (a cheap check: no file is read)."""
+    return snapshot_files(run_dir, round_)[1].is_file()
+
+
+def umap_pending(run_dir, round_: int) -> bool:
+    """True while a live process computes that layout, or the worker has it in its queue."""
+    if request_file(run_dir, round_).exists() and worker_alive(Path(run_dir).parent):
+        return True
+    return _marker_live(snapshot_files(run_dir, round_)[2])
+
+
+def _marker_live(marker: Path) -> bool:
+    try:
+        text, age = marker.read_text().strip(), time.time() - marker.stat().st_mtime
+    except OSError:
+        return False
+    if not text:
+        return age < CLAIM_GRACE_S
+    return text.isdigit() and pid_alive(int(text))
+
+
+def request_umap(run_dir, round_: int) -> bool:
+    """Ask for that snapshot's layout; True if a request was made now.
+
+    With a projection worker serving the run's store this leaves it a request file (it does the
+    rest of the run after it); without one it starts a one-shot background process. Nothing is
+    asked when the layout is cached, the snapshot is missing, a job is pending, or the run's
+    folder is read-only (a recorded run ships its layouts).
+    """
+    npz, cache, marker, log = snapshot_files(run_dir, round_)
+    if cache.exists() or not npz.exists() or umap_pending(run_dir, round_):
+        return False
+    if not os.access(npz.parent, os.W_OK):
+        return False
+    if worker_alive(Path(run_dir).parent):
+        request_file(run_dir, round_).touch()
+        return True
+    for _ in range(2):
+        try:  # claim: of two sessions asking at once, one creates the marker and starts the job
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            break
+        except FileExistsError:
+            if umap_pending(run_dir, round_):
+                return False
+            marker.unlink(missing_ok=True)  # stale: its process died
+    else:
+        return False
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    env.setdefault("NUMBA_CACHE_DIR", str(NUMBA_CACHE))
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.projection", str(Path(run_dir).resolve()), str(int(round_))],
+            cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    atomic_write(marker, lambda f: f.write(str(proc.pid).encode()))
+    threading.Thread(target=proc.wait, daemon=True).start()  # reap it: no zombie left behind
+    return True
+
+
+def compute_and_cache(run_dir, round_: int) -> Path:
+    """Fit that snapshot's layout and write the cache (atomic); drops this process's marker."""
+    npz, cache, marker, _ = snapshot_files(run_dir, round_)
+    try:
+        with np.load(npz, allow_pickle=False) as data:
+            z = data["embeddings"]
+        xy = compute_umap(z)
+        atomic_write(cache, lambda f: np.save(f, xy))
+        return cache
+    finally:
+        try:
+            if marker.read_text().strip() in ("", str(os.getpid())):
+                marker.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def claim(run_dir, round_: int) -> bool:
+    """Mark a snapshot as being computed by this process; False if cached or taken."""
+    _, cache, marker, _ = snapshot_files(run_dir, round_)
+    if cache.exists():
+        return False
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        if _marker_live(marker):
+            return False
+        marker.unlink(missing_ok=True)  # stale: its process died
+        return claim(run_dir, round_)
+    with os.fdopen(fd, "w") as f:
+        f.write(str(os.getpid()))
+    return True
+
+
+def compute_remaining(run_dir: str, near: int) -> list[int]:
+    """Cache the UMAP of every other snapshot of the run, nearest rounds first (the one-shot
+    process: numba compiles or loads once per process, so it does the whole run)."""
+    done: list[int] = []
+    while True:
+        folder = Path(run_dir) / "embeddings"
+        rounds = sorted((int(p.stem.split("_")[1]) for p in folder.glob("round_*.npz")), key=lambda r: abs(r - near))
+        todo = [r for r in rounds if r not in done and claim(run_dir, r)]
+        if not todo:
+            return done
+        for r in todo:
+            compute_and_cache(run_dir, r)
+            done.append(r)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.projection", description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", nargs="?")
+    parser.add_argument("round", nargs="?", type=int)
+    parser.add_argument("--warm", action="store_true", help="compile UMAP's numba code once on tiny data")
+    args = parser.parse_args(argv)
+    enable_numba_cache()
+    if args.warm:
+        print(f"UMAP warm-up took {warm():.1f} s", flush=True)
+        return 0
+    if args.run_dir is None or args.round is None:
+        parser.error("give RUN_DIR and ROUND, or --warm")
+    t0 = time.perf_counter()
+    path = compute_and_cache(args.run_dir, args.round)
+    print(f"wrote {path} in {time.perf_counter() - t0:.1f} s", flush=True)
+    more = compute_remaining(args.run_dir, args.round)
+    print(f"also cached rounds {more} in {time.perf_counter() - t0:.1f} s in all", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

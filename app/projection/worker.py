@@ -1,0 +1,225 @@
+"""The projection worker: one long-lived process per run store that keeps UMAP's numba code
+compiled and projects each embedding snapshot as it lands, so a run's UMAP pictures are on disk
+seconds after it ends (``benchmarks/umap_ready.py``).
+
+The app starts it (``ensure_worker``, from ``app/main.py``); by hand:
+``python -m app.projection.worker ROOT [--parent PID] [--idle-exit SECONDS]``.
+
+- **One per store**: it holds an exclusive ``flock`` on ``ROOT/.projection_worker.lock`` for its
+  whole life; a second one finds the lock taken and exits before importing anything heavy.
+- **What it projects**, one fit at a time, rescanning after each: the snapshots a page asked
+  for (``.request`` files) and the rest of their runs; then every snapshot written since
+  shortly before it started (``BACKLOG_S``): the runs training now and those that just ended,
+  each run's newest snapshot first (so a run's final picture comes before its backlog). Older runs wait until a page asks. A snapshot that fails gets its
+  error in its ``.log`` file and is retried only when asked again.
+- **Where it writes**: only in the run folders directly under ROOT (symbolic links are not
+  followed), the same cache and marker files as the one-shot process (``app.projection.cache``).
+- **When it exits**: when its parent (the Streamlit server) is gone, after ``--idle-exit``
+  seconds without work, or on SIGTERM (``stop_worker``).
+"""
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from app.projection import cache as proj
+from app.engine import ACTIVE, atomic_write_text, pid_alive
+
+BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
+POLL_S = 0.5
+IDLE_S = 1800.0
+LOG_NAME = ".projection_worker.log"
+
+
+def _take_lock(root: Path) -> int | None:
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / proj.WORKER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def worker_pid(root) -> int | None:
+    """The pid of the worker serving ``root``, or None when there is none."""
+    if not proj.worker_alive(root):
+        return None
+    try:
+        return int((Path(root) / proj.WORKER_LOCK).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def stop_worker(root, timeout: float = 10.0) -> bool:
+    """SIGTERM the worker of ``root`` and wait for it to go; True if one was stopped."""
+    pid = worker_pid(root)
+    if pid is None:
+        return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while proj.worker_alive(root) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not proj.worker_alive(root)
+
+
+def ensure_worker(root, parent: int | None = None, idle_s: float = IDLE_S) -> bool:
+    """Start the worker for the store at ``root`` unless one is alive; True if started now.
+
+    Two processes racing both start one; the second exits at once on the lock."""
+    root = Path(root).resolve()
+    starting = _started.get(root)
+    if proj.worker_alive(root) or (starting is not None and starting.poll() is None):
+        return False  # alive, or started from here and still taking the lock
+    root.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "app.projection.worker", str(root),
+           "--parent", str(parent or os.getpid()), "--idle-exit", str(idle_s)]
+    with open(root / LOG_NAME, "a") as log:
+        proc = subprocess.Popen(cmd, cwd=proj.REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    threading.Thread(target=proc.wait, daemon=True).start()  # reap it: no zombie left behind
+    _started[root] = proc
+    return True
+
+
+_started: dict[Path, subprocess.Popen] = {}
+
+
+def _active(run: Path) -> bool:
+    try:
+        return json.loads((run / "status.json").read_text()).get("state") in ACTIVE
+    except (OSError, ValueError):
+        return True  # no status yet (or being replaced): treat as training
+
+
+class Queue:
+    """Finds the snapshots still to project under ``root``, in the order to do them."""
+
+    def __init__(self, root: Path, since: float):
+        self.root, self.since = root, since
+        self.quiet: dict[Path, int] = {}    # embeddings folder -> its mtime when nothing was to do
+        self.failed: set[tuple[Path, int]] = set()
+        self.wanted: set[Path] = set()      # runs a page asked for: all their snapshots
+
+    def jobs(self) -> list[tuple[Path, int]]:
+        """Asked-for snapshots, then each run's newest one not projected yet (ended runs' first:
+        their final round is what a page shows), then the rest; newest first within each."""
+        asked, latest, auto = [], [], []
+        for run in self._runs():
+            emb = run / "embeddings"
+            try:
+                stamp = emb.stat().st_mtime_ns
+            except OSError:
+                continue
+            if self.quiet.get(emb) == stamp:
+                continue
+            found, todo = False, []
+            for npz in emb.glob("round_*.npz"):
+                try:
+                    r, mtime = int(npz.stem.split("_")[1]), npz.stat().st_mtime
+                except (ValueError, IndexError, OSError):
+                    continue
+                if proj.umap_cached(run, r) is not None:
+                    continue
+                if proj.request_file(run, r).exists():
+                    asked.append((mtime, run, r))
+                elif (run, r) not in self.failed and (run in self.wanted or mtime >= self.since):
+                    todo.append((mtime, run, r))
+                else:
+                    continue
+                found = True
+            if todo:
+                todo.sort(key=lambda job: job[2])
+                mtime, _, r = todo.pop()
+                # a run that has ended keeps its final picture: before a training run's newest
+                latest.append((not _active(run), mtime, run, r))
+                auto.extend(todo)
+            if not found:
+                self.quiet[emb] = stamp
+        jobs = [job[-2:] for job in sorted(asked, reverse=True) + sorted(latest, reverse=True)]
+        return jobs + [(run, r) for _, run, r in sorted(auto, reverse=True)]
+
+    def _runs(self) -> list[Path]:
+        try:
+            entries = list(self.root.iterdir())
+        except OSError:
+            return []
+        return [p for p in entries if not p.is_symlink() and p.is_dir() and not (p / "embeddings").is_symlink()]
+
+    def project(self, run: Path, r: int) -> bool:
+        """Fit and cache one snapshot; False when another process has it."""
+        request = proj.request_file(run, r)
+        if request.exists():
+            self.wanted.add(run)
+            self.failed.discard((run, r))
+        if not proj.claim(run, r):
+            return False
+        try:
+            proj.compute_and_cache(run, r)
+        except Exception:  # noqa: BLE001 - one bad snapshot must not stop the worker
+            self.failed.add((run, r))
+            try:
+                atomic_write_text(proj.snapshot_files(run, r)[3], traceback.format_exc())
+            except OSError:
+                pass
+        request.unlink(missing_ok=True)
+        return True
+
+
+def serve(root, parent: int | None = None, idle_s: float = IDLE_S, poll_s: float = POLL_S) -> int:
+    """Run the worker until its parent dies, it idles ``idle_s`` seconds, or it is killed."""
+    root = Path(root).resolve()
+    lock = _take_lock(root)
+    if lock is None:
+        print(f"a projection worker already serves {root}", flush=True)
+        return 0
+    started = time.time()
+    if parent is not None:  # a thread, so that a long fit or the warm-up cannot delay the exit
+        threading.Thread(target=_exit_when_gone, args=(parent, poll_s), daemon=True).start()
+    proj.enable_numba_cache()
+    print(f"[{time.strftime('%H:%M:%S')}] worker {os.getpid()} for {root}: "
+          f"UMAP warm-up {proj.warm():.1f} s", flush=True)
+    queue, last_work = Queue(root, started - BACKLOG_S), time.monotonic()
+    while True:
+        done = next((True for run, r in queue.jobs() if queue.project(run, r)), False)
+        if done:
+            last_work = time.monotonic()
+        elif time.monotonic() - last_work > idle_s:
+            print(f"idle for {idle_s:.0f} s: exiting", flush=True)
+            os.close(lock)
+            return 0
+        else:
+            time.sleep(poll_s)
+
+
+def _exit_when_gone(parent: int, poll_s: float) -> None:
+    while pid_alive(parent):
+        time.sleep(poll_s)
+    os._exit(0)  # the kernel drops the lock; a claimed snapshot's marker names a dead pid: stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.projection.worker", description=__doc__.split("\n\n")[0])
+    parser.add_argument("root", help="the run store to serve (the user's runs folder)")
+    parser.add_argument("--parent", type=int, help="exit when this process is gone (the app's server)")
+    parser.add_argument("--idle-exit", type=float, default=IDLE_S, help="exit after this many seconds without work")
+    parser.add_argument("--poll", type=float, default=POLL_S, help="seconds between scans of the store")
+    args = parser.parse_args(argv)
+    return serve(args.root, args.parent, args.idle_exit, args.poll)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""The controls every page shares, in the sidebar: the one-click demo, talk mode, presenter mode
+and About (with the methods compared and their papers)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app import presets, service, state
+from app.figures.theme import page_css
+
+QUICK_PRESET = "Collapse in one minute"
+
+
+def about() -> str:
+    lines = ["**FedQuad Lab** makes representational collapse in federated learning visible: under label "
+             "skew each client's classes pull the shared embedding apart, and FedQuad's quadruplet term "
+             "keeps classes compact and separated.", "",
+             "FedQuad: Göksu & Pugeault, *FedQuad: Federated Stochastic Quadruplet Learning*, arXiv 2509.04107, 2025.",
+             "", "Methods compared:"]
+    for name in service.method_names():
+        lines.append(f"- **{service.method_label(name)}**: {service.method_citation(name)}")
+    return "\n".join(lines)
+
+
+def quick_start() -> None:
+    """One click from any page: launch the collapse demo (FedAvg vs FedQuad, same partition and
+    seed) in the background and go to the Live page to watch it."""
+    preset = presets.PRESETS[QUICK_PRESET]
+    if not st.button(f"▶ {QUICK_PRESET}", type="primary", use_container_width=True, key="quick_start",
+                     help=f"{preset['note']} Starts {' vs '.join(map(service.method_label, preset['methods']))} "
+                          "in the background, then opens the Live page."):
+        return
+    problem = service.launch_preset(QUICK_PRESET)
+    if problem:
+        st.error(problem)
+        return
+    st.switch_page("views/live.py")
+
+
+def global_controls() -> None:
+    for key in ("talk", "presenter"):
+        if key not in st.session_state:
+            st.session_state[key] = state.value(key, False, bool)
+    with st.sidebar:
+        if not state.presenter():
+            quick_start()
+        st.toggle("Talk mode", key="talk", help="White background, large fonts, colour-blind-safe palette.")
+        st.toggle("Presenter mode", key="presenter", help="Hide the controls; the view stays as set.")
+        if not state.presenter():
+            with st.expander("About"):
+                st.markdown(about())
+    for key in ("talk", "presenter"):
+        if st.session_state[key]:
+            st.query_params[key] = "1"
+        elif key in st.query_params:
+            del st.query_params[key]
+    for css in page_css(state.talk(), state.presenter()):
+        st.markdown(css, unsafe_allow_html=True)

@@ -1,0 +1,243 @@
+"""The dashboard's door to studies (README, "Studies"): the studies of both run-store roots (the user's
+and the recorded, read-only one), their points as a table, the final snapshot of a run as the
+Explore page shows it, and starting a study's missing points as a detached background process.
+
+Nothing here trains or imports a model; the engine's ``fedquad_core.study`` reads the study files
+and the runs. Reading a recorded run never writes into its folder (no UMAP requests: the stored
+UMAP layout, else PCA)."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from app import service
+from app.projection import cache as projection
+from app.projection import maths
+from app.engine import (USER_ERRORS, RunNotFound, RunStore, StoreError, StudySpec, StudyStore, atomic_write_json,
+                        check_name, expand, parse_axes, pid_alive, singular_values, spawn_detached, study_frame)
+
+SERIES, REPLICATE = "method", "seed"
+METRICS = ("final_acc", "best_acc", "final_ratio", "final_ratio_l2", "effective_rank")
+
+
+@dataclass(frozen=True)
+class StudyRef:
+    source: str        # "mine" | "recorded"
+    name: str
+    title: str
+
+    @property
+    def id(self) -> str:
+        """The study's id in a link: ``recorded:digits-alpha`` or ``mine:my-study``."""
+        return f"{self.source}:{self.name}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.title} ({'recorded' if self.source == 'recorded' else 'mine'})"
+
+
+def study_refs() -> list[StudyRef]:
+    """Every study: the recorded ones first (what a fresh clone shows), then the user's."""
+    out = []
+    for source in ("recorded", "mine"):
+        root = service.source_root(source)
+        if source == "recorded" and service.runs_dir().resolve() == root.resolve():
+            continue
+        store = StudyStore(root)
+        for name in store.names():
+            try:
+                title = store.read(name).get("title") or name
+            except (OSError, ValueError, KeyError):
+                continue  # a damaged study file is left out, not fatal
+            out.append(StudyRef(source, name, str(title)))
+    return out
+
+
+def ref_from_id(ref_id: str, refs: list[StudyRef]) -> StudyRef | None:
+    return next((r for r in refs if r.id == ref_id), None)
+
+
+def read_study(ref: StudyRef) -> dict:
+    return StudyStore(service.source_root(ref.source)).read(ref.name)
+
+
+def slider_axes(study: dict) -> list[str]:
+    """Axes with more than one value other than the series (method) and the replicate (seed)."""
+    return [a for a, v in study["axes"].items() if a not in (SERIES, REPLICATE) and len(v) > 1]
+
+
+def version(ref: StudyRef) -> tuple:
+    """Changes whenever the study file or a point's status changes (a cache key for its table)."""
+    root = service.source_root(ref.source)
+    parts = [_mtime(root / "studies" / f"{ref.name}.json")]
+    if ref.source == "mine":
+        try:
+            study = read_study(ref)
+        except (OSError, ValueError):
+            return tuple(parts)
+        parts += [_mtime(root / p["run_id"] / "status.json") for p in study["points"] if p.get("run_id")]
+    return tuple(parts)
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def points_frame(ref: StudyRef) -> pd.DataFrame:
+    """One row per grid point (the engine's ``study_frame``): axis columns, run_id, state, the final
+    metrics; ``source`` added. A point counts as done when its state is "finished"."""
+    study = read_study(ref)
+    rows = study_frame(RunStore(service.source_root(ref.source)), study)
+    df = pd.DataFrame(rows)
+    for axis in study["axes"]:
+        if axis in df:
+            df[axis] = df[axis].astype(object).where(df[axis].notna(), None)
+    df["source"] = ref.source
+    return df
+
+
+def progress(points: pd.DataFrame) -> tuple[int, int]:
+    """(points finished, points in the grid)."""
+    return int((points["state"] == "finished").sum()), len(points)
+
+
+# ---- runs at a grid point --------------------------------------------------------------------
+def run_metrics(ref: StudyRef, at: pd.DataFrame) -> pd.DataFrame:
+    """The per-round metrics of the finished runs of ``at`` (rows of ``points_frame``), with
+    ``method`` and ``seed`` columns."""
+    store = RunStore(service.source_root(ref.source))
+    frames = []
+    for row in at[at["state"] == "finished"].itertuples(index=False):
+        try:
+            rows = store.read_metrics(row.run_id)
+        except (RunNotFound, StoreError):
+            continue
+        if rows:
+            df = pd.DataFrame(rows)
+            df["run"], df["method"], df["seed"] = row.run_id, getattr(row, SERIES, "?"), getattr(row, REPLICATE, 0)
+            frames.append(df)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run", "method", "seed", "round"])
+
+
+def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict | None:
+    """The run's last snapshot: ``round``, ``labels``, ``singular_values`` (recomputed from the
+    embeddings when not stored) and, with ``project``, ``xy`` (the stored UMAP layout, else PCA)
+    and ``kind`` ("UMAP" | "PCA"). None when the run has no snapshot."""
+    store = RunStore(service.source_root(ref.source))
+    try:
+        rounds = store.snapshot_rounds(run_id)
+        if not rounds:
+            return None
+        snap = store.read_snapshot(run_id, rounds[-1])
+    except (RunNotFound, StoreError, OSError, ValueError):
+        return None
+    out = {"round": rounds[-1], "labels": snap.get("labels")}
+    s = snap.get("singular_values")
+    if s is None and "embeddings" in snap:
+        s = singular_values(snap["embeddings"])
+    out["singular_values"] = None if s is None else np.asarray(s, dtype=float)
+    if project and "embeddings" in snap:
+        xy = projection.umap_cached(store.path(run_id), rounds[-1])
+        if xy is not None and len(xy) == len(snap["embeddings"]):
+            out["xy"], out["kind"] = xy, "UMAP"
+        else:
+            out["xy"], out["kind"] = maths.pca_2d(snap["embeddings"]), "PCA"
+    return out
+
+
+def first_seed_runs(at: pd.DataFrame) -> dict[str, str]:
+    """Per method, the finished run of the lowest seed at this grid point."""
+    rows = [r for r in at.to_dict("records") if r["state"] == "finished"]
+    if REPLICATE in at:  # stable: among equal seeds the table's order decides, as before
+        rows.sort(key=lambda r: (r[REPLICATE] is None, r[REPLICATE] if r[REPLICATE] is not None else 0))
+    out: dict[str, str] = {}
+    for r in rows:
+        out.setdefault(str(r[SERIES]), str(r["run_id"]))
+    return out
+
+
+def class_names(ref: StudyRef, run_id: str, n: int) -> list[str]:
+    try:
+        names = (RunStore(service.source_root(ref.source)).read_partition(run_id) or {}).get("class_names") or []
+    except (RunNotFound, StoreError):
+        names = []
+    return [str(c) for c in names] if len(names) >= n else [str(i) for i in range(n)]
+
+
+# ---- computing a study's points in the background --------------------------------------------
+def _files(root: Path, name: str) -> tuple[Path, Path, Path]:
+    folder = Path(root) / ".studies"
+    return folder / f"{name}.study.json", folder / f"{name}.pid", folder / f"{name}.log"
+
+
+def running(ref: StudyRef) -> bool:
+    """True while the background process computing this (user) study is alive."""
+    if ref.source != "mine":
+        return False
+    try:
+        return pid_alive(int(_files(service.runs_dir(), ref.name)[1].read_text().strip()))
+    except (OSError, ValueError):
+        return False
+
+
+def log_tail(ref: StudyRef, lines: int = 5) -> str:
+    try:
+        return "\n".join(_files(service.runs_dir(), ref.name)[2].read_text().splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def grid_args(axes: dict) -> list[str]:
+    """``--grid axis=v1,v2`` arguments of the study CLI (None alpha as ``iid``)."""
+    out = []
+    for axis, values in axes.items():
+        text = ",".join("iid" if v is None else repr(v) if isinstance(v, float) else str(v) for v in values)
+        out += ["--grid", f"{axis}={text}"]
+    return out
+
+
+def launch(name: str, spec: dict | None = None, *, jobs: int | None = None) -> int:
+    """Start ``python -m fedquad_core study run NAME`` in the user's store, detached (it outlives
+    the dashboard, like a run); return its pid. ``spec`` ({"title", "base", "axes"}) starts a new
+    study; without it the stored study resumes: its missing points are trained, finished ones
+    reused (the engine never trains a run twice)."""
+    root = service.runs_dir()
+    spec_file, pid_file, log_file = _files(root, name)
+    spec_file.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "fedquad_core", "study", "run", name, "--runs-dir", str(root), "--quiet"]
+    if spec is not None:
+        atomic_write_json(spec_file, spec)
+        cmd += ["--file", str(spec_file)]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    proc = spawn_detached(cmd, log_file, name=f"study-{name}", cwd=service.REPO_ROOT)
+    pid_file.write_text(str(proc.pid))
+    return proc.pid
+
+
+def compute_missing(ref: StudyRef) -> int:
+    """Start the background process that computes a user study's missing points; return its pid."""
+    if ref.source != "mine":
+        raise StoreError(f"study {ref.name} is recorded (read-only): compute it as a study of your own")
+    return launch(ref.name)
+
+
+def check_study(name: str, base: dict, axes: dict) -> str | None:
+    """The engine's one up-front check of the whole grid (``check_grid``, through
+    ``service.check_configs``), as a one-line message, or None."""
+    try:
+        check_name(name)
+        if service.runs_dir().joinpath("studies", f"{name}.json").exists():
+            return f"a study named {name!r} exists already: choose another name"
+        spec = StudySpec(name, service.RunConfig.from_dict(base), parse_axes(axes))
+        configs = [p.config for p in expand(spec)]
+    except (*USER_ERRORS, ValueError, TypeError) as e:
+        return str(e)
+    return service.check_configs(configs)

@@ -1,0 +1,234 @@
+"""The Explore page's parts: the study's cached tables and snapshots, and each section drawn for
+one view (the study, its slider axes and values, the slider position, the response axis)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app import service, state
+from app.export.widgets import show_figure
+from app.figures import study as sf
+from app.figures.charts import embedding_scatter, spectrum_figure
+from app.studies import catalog as studies
+
+
+@dataclass
+class View:
+    ref: studies.StudyRef
+    study: dict
+    axes: list[str]
+    values: dict[str, list]
+    pos: dict
+    resp_axis: str | None
+    talk: bool
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def points_of(source: str, name: str, version: tuple) -> pd.DataFrame:
+    return studies.points_frame(studies.StudyRef(source, name, name))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def metrics_of(source: str, name: str, runs: tuple, version: tuple) -> pd.DataFrame:
+    """Keyed by the finished runs' (run_id, method, seed): cheap to hash, unlike the table itself."""
+    at = pd.DataFrame(list(runs), columns=["run_id", studies.SERIES, studies.REPLICATE]).assign(state="finished")
+    return studies.run_metrics(studies.StudyRef(source, name, name), at)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def snapshot_of(source: str, run_id: str, project: bool, version: int) -> dict | None:
+    return studies.final_snapshot(studies.StudyRef(source, "", ""), run_id, project=project)
+
+
+def memo(key: tuple, build):
+    """This session's figure (or table) for ``key`` (built once): a slider move along a response
+    plot's axis leaves it unchanged (the heatmap only moves its cell mark, ``set_cell``)."""
+    cache = st.session_state.setdefault("_x_figs", {})
+    if key not in cache:
+        if len(cache) >= 48:
+            cache.clear()
+        cache[key] = build()
+    return cache[key]
+
+
+def where(fixed: dict) -> str:
+    return ", ".join(f"{a} = {sf.value_label(a, v)}" for a, v in fixed.items()) or "the study's setting"
+
+
+def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
+    pair = [m for m in sf.PAIR if m in set(resp["method"])]
+    if len(pair) < 2:
+        return ""
+    name = "α" if axis == "alpha" else axis
+    if resp[f"{metric}_n"].max() < 2:
+        return "One seed per point: no seed band, so these lines say nothing about seed noise."
+    xs = sf.band_overlaps(resp, axis, metric)
+    if not xs:
+        return f"FedAvg's and FedQuad's ± 1 std bands do not overlap at any computed {name}."
+    return (f"Grey: the bands overlap at {name} = {', '.join(sf.value_label(axis, x) for x in xs)}: the "
+            "difference there is within seed noise.")
+
+
+def compute_controls(view: View, points: pd.DataFrame) -> None:
+    done, total = studies.progress(points)
+    active = studies.running(view.ref) or points["state"].isin(service.ACTIVE).any()
+    a, b = st.columns([3, 2])
+    a.markdown(f"**{done} / {total}** grid points computed" + (" — computing…" if active else ""))
+    if active:
+        a.progress(done / max(total, 1))
+    missing = total - done - int(points["state"].isin(service.ACTIVE).sum())
+    if missing <= 0 or active or state.presenter():
+        return
+    if view.ref.source == "recorded":
+        b.caption(f"{missing} point(s) of this recorded study were not recorded; recorded studies are read-only. "
+                  f"Compute them in your own store with `python -m fedquad_core study run {view.ref.name} "
+                  f"{' '.join(studies.grid_args(view.study['axes']))}` (add the study's base settings).")
+        return
+    if b.button(f"Compute {missing} missing point{'s' * (missing != 1)}", key="x_compute", icon=":material/play_arrow:",
+                help="Runs them in the background; finished points are reused, never trained twice."):
+        try:
+            studies.compute_missing(view.ref)
+            st.toast("Started: the views fill in as points finish.")
+            st.rerun()
+        except (OSError, service.StoreError) as e:
+            st.error(str(e))
+    elif studies.log_tail(view.ref) and not active:
+        b.caption(f"Last computation's log: {studies.log_tail(view.ref, 2)}")
+
+
+def at_position(view: View, points: pd.DataFrame) -> None:
+    at = sf.select(points, view.pos)
+    done = at[at["state"] == "finished"]
+    if len(done) < len(at):
+        st.warning(f"At {where(view.pos)}: {len(at) - len(done)} of {len(at)} runs are missing (not computed yet); "
+                   "the figures show what is there.", icon=":material/hourglass_empty:")
+    if done.empty:
+        return
+    ver = studies.version(view.ref) if view.ref.source == "mine" else ()
+    runs = tuple(zip(done["run_id"], *(done[c] if c in done else [d] * len(done)
+                                       for c, d in ((studies.SERIES, "?"), (studies.REPLICATE, 0)))))
+    metrics = metrics_of(view.ref.source, view.ref.name, runs, ver)
+    fixed = {a: v for a, v in view.pos.items() if a != view.resp_axis}
+    resp = memo((view.ref.id, studies.version(view.ref), "resp", view.resp_axis, tuple((a, sf._key(v)) for a, v in fixed.items())),
+                lambda: sf.aggregate(sf.select(points, fixed), ["method", view.resp_axis], list(studies.METRICS))) \
+        if view.resp_axis else None  # kept while the slider moves along resp_axis, like the response plots
+    tag = where(view.pos)
+    rows = [("test_accuracy", "final_acc", "Accuracy", "acc"), ("ratio", "final_ratio", "Intra / inter ratio", "ratio")]
+    for y, metric, title, key in rows:
+        left, right = st.columns(2)
+        with left:
+            fig = sf.band_curves_figure(metrics, y, title=f"{title} at {tag}", talk=view.talk)
+            show_figure(fig, f"x_{key}", metrics[[c for c in ("run", "method", "seed", "round", y) if c in metrics]],
+                        f"{view.ref.name}_{key}_{tag}", note="Thick: mean over seeds; band: ± 1 std; thin: each seed.")
+        if resp is not None:
+            with right:
+                response(view, resp, metric, f"{title} against {view.resp_axis}", f"x_{key}_resp")
+    first = studies.first_seed_runs(at)
+    embeddings(view, first)
+    left, right = st.columns(2)
+    with left:
+        spectra = {}
+        for method, run_id in first.items():
+            snap = snapshot_of(view.ref.source, run_id, False, 0)
+            if snap and snap["singular_values"] is not None:
+                s = np.asarray(snap["singular_values"], dtype=float)
+                spectra[sf._label(method)] = np.where(s > s.max(initial=0) * sf.SPECTRUM_FLOOR, s, 0.0)  # 0: not drawn
+        if spectra:
+            fig = spectrum_figure(spectra, methods={sf._label(m): m for m in first}, talk=view.talk,
+                                  title=f"Spectrum at {tag} (lowest seed)")
+            data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
+                                 for k, s in spectra.items() for i, v in enumerate(s)])
+            show_figure(fig, "x_spec", data, f"{view.ref.name}_spectrum_{tag}")
+    if resp is not None:
+        with right:
+            response(view, resp, "effective_rank", f"Effective rank against {view.resp_axis}", "x_rank_resp")
+
+
+def response(view: View, resp: pd.DataFrame, metric: str, title: str, key: str) -> None:
+    fixed = tuple((a, sf._key(v)) for a, v in view.pos.items() if a != view.resp_axis)
+    fig = memo((view.ref.id, studies.version(view.ref), key, view.resp_axis, fixed, view.talk), lambda: sf.response_figure(
+        resp, view.resp_axis, metric, all_values=view.values[view.resp_axis], title=title, talk=view.talk))
+    # No slider mark: the figure stays the same while the slider moves along its own axis, so the
+    # browser keeps it as drawn (Streamlit draws a chart whose figure changed anew, ~50-150 ms each).
+    cols = ["method", view.resp_axis, f"{metric}_mean", f"{metric}_std", f"{metric}_n"]
+    note = overlap_note(resp, view.resp_axis, metric)
+    if (resp[f"{metric}_n"] == 0).any() or len(set(resp[view.resp_axis].map(sf._key))) < len(view.values[view.resp_axis]):
+        note += " Dashed columns: not computed yet."
+    show_figure(fig, key, resp[cols], f"{view.ref.name}_{metric}_vs_{view.resp_axis}", note=note.strip() or None)
+
+
+def embeddings(view: View, runs: dict[str, str]) -> None:
+    per_row = min(len(runs), 4) or 1
+    cols = st.columns(per_row)
+    for i, (method, run_id) in enumerate(runs.items()):
+        snap = snapshot_of(view.ref.source, run_id, True, studies._mtime(service.source_root(view.ref.source) / run_id / "embeddings"))
+        with cols[i % per_row]:
+            if not snap or "xy" not in snap:
+                st.caption(f"{sf._label(method)}: no snapshot stored.")
+                continue
+            y = snap["labels"]
+            names = studies.class_names(view.ref, run_id, int(y.max()) + 1 if y.size else 0)
+            fig = embedding_scatter(snap["xy"], y, names, talk=view.talk,
+                                    title=f"{sf._label(method)}, round {snap['round']} ({snap['kind']})")
+            data = pd.DataFrame({"x": snap["xy"][:, 0], "y": snap["xy"][:, 1], "label": y})
+            show_figure(fig, f"x_emb_{method}", data, f"{view.ref.name}_embedding_{method}_{where(view.pos)}")
+
+
+def heatmap(view: View, points: pd.DataFrame) -> None:
+    xa, ya = view.axes[0], view.axes[1]
+    st.subheader(f"{xa} × {ya}: FedQuad against FedAvg")
+    opts = {"final_ratio": "final intra/inter ratio", "final_acc": "final accuracy"}
+    state.init("x_hm", "final_ratio", str, list(opts))
+    if not state.presenter():
+        st.segmented_control("Heatmap of", list(opts), key="x_hm", format_func=opts.get)
+    state.publish("x_hm")
+    metric = st.session_state.x_hm or "final_ratio"
+    fixed = {a: v for a, v in view.pos.items() if a not in (xa, ya)}
+    resp = memo((view.ref.id, studies.version(view.ref), "heat-table", metric, tuple((a, sf._key(v)) for a, v in fixed.items())),
+                lambda: sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric]))
+    fig = memo((view.ref.id, studies.version(view.ref), "heat", metric, tuple(fixed.items()), view.talk), lambda: sf.margins_heatmap(
+        resp, xa, ya, metric, all_x=view.values[xa], all_y=view.values[ya], title=f"FedQuad's {opts[metric]} (mean over seeds)",
+        talk=view.talk))
+    sf.set_cell(fig, xa, ya, (view.pos[xa], view.pos[ya]))
+    show_figure(fig, "x_heat", resp, f"{view.ref.name}_heatmap_{metric}",
+                note="Colour bar centred at FedAvg's value (its tick): blue = better than FedAvg, red = worse. "
+                     "Blank cells: not computed. The open square is the slider position.")
+
+
+def across_alpha(view: View, points: pd.DataFrame) -> None:
+    st.subheader("The collapse across α in one figure")
+    fixed = {a: v for a, v in view.pos.items() if a != "alpha"}
+    key = (view.ref.id, studies.version(view.ref), "across", tuple((a, sf._key(v)) for a, v in fixed.items()), view.talk)
+    if key in st.session_state.get("_x_figs", {}):
+        fig, data = st.session_state["_x_figs"][key]
+        show_figure(fig, "x_spectra", data, f"{view.ref.name}_spectra_across_alpha",
+                    note=across_note(sf.select(points, fixed)))
+        return
+    sel = sf.select(points, fixed)
+    spectra: dict[str, dict] = {}
+    for alpha in view.values["alpha"]:
+        for method, run_id in studies.first_seed_runs(sf.select(sel, {"alpha": alpha})).items():
+            snap = snapshot_of(view.ref.source, run_id, False, 0)
+            if snap and snap["singular_values"] is not None:
+                spectra.setdefault(method, {})[alpha] = snap["singular_values"]
+    ordered = {m: spectra[m] for m in (*[p for p in sf.PAIR if p in spectra], *[m for m in spectra if m not in sf.PAIR])}
+    if not ordered:
+        st.caption("No snapshot stored yet.")
+        return
+    fig = sf.spectra_across_figure(ordered, talk=view.talk, title="Singular values of the final embeddings, "
+                                   "normalised by the largest (lowest seed)")
+    data = pd.DataFrame([{"method": m, "alpha": sf.value_label("alpha", a), "component": i + 1, "singular_value": v}
+                         for m, per in ordered.items() for a, s in per.items() for i, v in enumerate(s)])
+    memo(key, lambda: (fig, data))
+    show_figure(fig, "x_spectra", data, f"{view.ref.name}_spectra_across_alpha", note=across_note(sel))
+
+
+ACROSS_NOTE = ("Dark = strong skew, light = IID. FedDecorr (Shi et al. ICLR 2023, Fig. 1) saw more singular "
+               "values fall towards zero under stronger skew (fewer directions used). Here: ")
+
+
+def across_note(points: pd.DataFrame) -> str:
+    return ACROSS_NOTE + (sf.skew_effect_note(points) or "not enough alphas computed to compare.")

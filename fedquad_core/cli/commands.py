@@ -1,0 +1,132 @@
+"""What the run-store subcommands do: run, list, show, compare, cancel, delete (the parser is in
+``cli.main``, sweep and study in their own modules)."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+
+from ..config import RunConfig
+from ..errors import UserError
+from ..launcher import acquire_slot, held_slot
+from ..preflight import check_config
+from ..runner import auto_workers, execute, prepare
+from ..stop_signals import sigint_ignored
+from ..store import RunStore, process_identity
+from .args import config_from_args
+from .tables import fmt, print_table, summarize
+
+
+def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
+    if args.run_id and store.exists(args.run_id):  # a queued run created by the launcher
+        status = store.read_status(args.run_id)
+        if status.get("state") not in ("queued",):
+            raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
+        cfg = RunConfig.from_dict(store.read_config(args.run_id))
+        writer = store.writer(args.run_id)
+        writer.set_status("queued", **process_identity(os.getpid()))
+        slot = held_slot()  # taken by slot_wait, which exec'd this process
+        if slot is None:
+            try:
+                slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
+            except KeyboardInterrupt:  # Ctrl-C while waiting for a slot
+                writer.set_status("cancelled", round=0, stopped_by="SIGINT")
+                print(f"run {args.run_id}: cancelled before it started")
+                return 130
+        if slot is None:
+            writer.set_status("cancelled", round=0)
+            return 0
+        prep = None
+    else:
+        cfg = check_config(config_from_args(args))  # the preflight, before anything reads a setting
+        if args.run_id and store.path(args.run_id).exists():  # the run-id rules, before any work
+            raise UserError(f"{store.path(args.run_id)} exists and is not a run: choose another --run-id")
+        if args.workers is None and "workers" not in _config_file_keys(args):
+            cfg = dataclasses.replace(cfg, workers=auto_workers(cfg))
+        prep = prepare(cfg, checked=True)  # data and partition: every user error before a run folder exists
+        slot = None
+    # Ctrl-C is execute's to handle from here on; it puts this "ignore" back when it returns, so
+    # a late second Ctrl-C cannot cut the summary below (or the exit code) short.
+    with sigint_ignored():
+        run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads, prep=prep)
+        return _report(store, run_id, slot)
+
+
+def _report(store: RunStore, run_id: str, slot) -> int:
+    status = store.read_status(run_id)
+    rows = store.read_metrics(run_id)
+    last = rows[-1] if rows else {}
+    print(f"run {run_id}: {status['state']}" + (f" after round {last.get('round')}, test accuracy "
+                                                  f"{last.get('test_accuracy', float('nan')):.4f}" if rows else ""))
+    if status.get("error"):
+        print(status["error"].splitlines()[0], file=sys.stderr)
+    if slot is not None:
+        slot.close()
+    if status["state"] == "cancelled" and status.get("stopped_by") == "SIGINT":
+        return 130  # the shell's code for a Ctrl-C
+    return 0 if status["state"] in ("finished", "cancelled") else 1
+
+
+def check_runs_dir(text: str, store: RunStore) -> None:
+    if not str(text).strip() or "\0" in str(text) or store.root.exists() and not store.root.is_dir():
+        raise UserError(f"--runs-dir {str(text)!r} is not a folder: pass a folder for the run store")
+
+
+def _config_file_keys(args: argparse.Namespace) -> set[str]:
+    if not getattr(args, "config", None):
+        return set()
+    with open(args.config) as fh:
+        return set(json.load(fh))
+
+
+def cmd_list(args, store: RunStore) -> int:
+    infos = store.list_runs()
+    if not infos:
+        print(f"no runs in {store.root}")
+        return 0
+    rows = []
+    for info in infos:
+        if info.damaged:
+            rows.append([info.run_id, "damaged"] + ["-"] * 6)
+            continue
+        s = summarize(store, info.run_id)
+        rows.append([info.run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), fmt(s["alpha"], "g"),
+                     str(s["rounds"]), fmt(s["final_acc"])])
+    print_table(["run", "state", "method", "dataset", "clients", "alpha", "rounds", "final acc"], rows)
+    for info in infos:
+        if info.damaged:
+            print(f"damaged {info.run_id}: {info.damaged}")
+    return 0
+
+
+def cmd_show(args, store: RunStore) -> int:
+    cfg, status, rows = store.read_config(args.run), store.read_status(args.run), store.read_metrics(args.run)
+    print(json.dumps({"config": cfg, "status": status}, indent=2, sort_keys=True))
+    table = [[str(r["round"]), fmt(r["test_accuracy"]), fmt(r.get("train_loss")), fmt(r.get("ratio")),
+              fmt(r.get("ratio_l2")), str(r.get("samples_total", "")), fmt(r.get("elapsed"), ".1f")] for r in rows]
+    print_table(["round", "test acc", "train loss", "ratio", "ratio (L2)", "samples", "seconds"], table)
+    return 0
+
+
+def cmd_compare(args, store: RunStore) -> int:
+    rows = []
+    for run_id in args.runs:
+        s = summarize(store, run_id)
+        rows.append([run_id, str(s["method"]), s["state"], str(s["rounds"]), fmt(s["final_acc"]), fmt(s["best_acc"]),
+                     fmt(s["final_ratio"])])
+    print_table(["run", "method", "state", "rounds", "final acc", "best acc", "final ratio"], rows)
+    return 0
+
+
+def cmd_cancel(args, store: RunStore) -> int:
+    store.request_cancel(args.run)
+    print(f"cancel requested for {args.run}: it stops after its current round")
+    return 0
+
+
+def cmd_delete(args, store: RunStore) -> int:
+    store.delete(args.run)
+    print(f"deleted {args.run}")
+    return 0

@@ -1,0 +1,154 @@
+"""``fedquad study run | list | show``: the command line of studies (``fedquad_core.study``)."""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..config import alpha_label
+from ..errors import UserError
+from ..store import RunStore
+from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
+from ..study.table import response_table, slider_axes, study_frame
+from ..version import engine_fingerprint
+from .args import add_run_options, config_from_args, int_in, read_json_file
+from .tables import print_table
+
+METRIC_LABELS = {"final_acc": "final acc %", "best_acc": "best acc %", "final_ratio": "ratio",
+                 "final_ratio_l2": "ratio (L2)", "effective_rank": "eff. rank"}
+DEFAULT_METRICS = ("final_acc", "best_acc", "final_ratio", "effective_rank")
+
+
+def _metrics(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in METRIC_LABELS]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(METRIC_LABELS)} (comma list)")
+    return names
+
+
+def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("study", help="a named grid of runs, computed once: study run | list | show",
+                       description="A study is a named grid of runs over run settings, stored beside the runs. "
+                                   "A point whose exact settings already have a finished run (from any study or "
+                                   "`fedquad run`) reuses it; rerunning a study resumes it.")
+    ssub = p.add_subparsers(dest="study_command", required=True, metavar="STUDY_COMMAND")
+    r = ssub.add_parser("run", parents=[common], help="run (or resume) a study's missing points",
+                        description="Run a study's grid in background processes, --jobs at a time. Every axis is a "
+                                    "run setting or method parameter (alpha with 'iid', clients, participation, "
+                                    "method, seed, m1, m2, beta, ...); flags below set what all points share.")
+    r.add_argument("name", help="study name (letters, digits, '.', '_', '-')")
+    r.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
+                   help="one axis, e.g. --grid alpha=0.05,0.1,iid --grid method=fedavg,fedquad --grid seed=0,1,2")
+    r.add_argument("--file", help="JSON study file: {\"title\", \"description\", \"base\": {RunConfig keys}, "
+                                  "\"axes\": {key: [values]}}; flags and --grid override it")
+    r.add_argument("--title", help="title shown in the dashboard")
+    r.add_argument("--description", help="one or two sentences shown in the dashboard")
+    r.add_argument("--jobs", type=int_in(1, 1024), help="runs at a time, each in its own process with one thread (default: one per core)")
+    r.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
+    r.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_run_options(r)
+    ssub.add_parser("list", parents=[common], help="the studies in the store and how many points are done")
+    s = ssub.add_parser("show", parents=[common], help="a study's response table: mean ± std over seeds per point",
+                        description="Per method and grid point: final and best accuracy, ratio and effective rank, "
+                                    "mean ± std over seeds, n finished/total, then the points not finished.")
+    s.add_argument("name")
+    s.add_argument("--metric", type=_metrics, default=list(DEFAULT_METRICS),
+                   help=f"comma list of {', '.join(METRIC_LABELS)} (default {','.join(DEFAULT_METRICS)})")
+    s.add_argument("--x", dest="x_axis", help="axis of the table's x column (default: the first swept axis)")
+
+
+def _read_file(path: str | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    data = read_json_file(path, "--file")
+    if not isinstance(data, dict) or not isinstance(data.get("axes", {}), dict) or not isinstance(data.get("base", {}), dict):
+        raise UserError(f"--file {path} must hold a JSON object with 'axes' (key: [values]) and optional 'base'")
+    return data
+
+
+def spec_from_args(args: argparse.Namespace, store: RunStore):
+    data = _read_file(args.file)
+    if not args.grid and not data:
+        studies = StudyStore(store.root)
+        if not studies.exists(args.name):
+            raise UserError(f"no study {args.name!r} yet: give its axes with --grid KEY=V1,V2 (or --file)")
+        data = studies.read(args.name)  # resume it with its own grid
+    axes = parse_axes(data.get("axes") or {})
+    axes.update(parse_grid(args.grid))
+    if not axes:
+        raise UserError("the study has no axes: give at least one --grid KEY=V1,V2")
+    base = config_from_args(args, defaults=data.get("base") or {})
+    return StudySpec(args.name, base, axes, title=args.title or data.get("title"),
+                     description=args.description or data.get("description"))
+
+
+def cmd_study(args: argparse.Namespace, store: RunStore) -> int:
+    return {"run": _run, "list": _list, "show": _show}[args.study_command](args, store)
+
+
+def _run(args, store: RunStore) -> int:
+    study = run_study(spec_from_args(args, store), store, jobs=args.jobs, threads=args.threads, ray=args.ray,
+                      quiet=args.quiet)
+    args.metric, args.x_axis = list(DEFAULT_METRICS), None
+    print_response(store, study, args)
+    return 0
+
+
+def _list(args, store: RunStore) -> int:
+    studies = StudyStore(store.root)
+    rows = []
+    for name in studies.names():
+        study = studies.read(name)
+        frame = study_frame(store, study)
+        done = sum(r["state"] == "finished" for r in frame)
+        engine = "current" if study.get("engine") == engine_fingerprint() else f"other ({study.get('engine')})"
+        rows.append([name, f"{done}/{len(frame)}", " x ".join(f"{k}({len(v)})" for k, v in study["axes"].items()),
+                     engine, study.get("title") or ""])
+    if not rows:
+        print(f"no studies in {store.root}")
+        return 0
+    print_table(["study", "done", "axes", "engine", "title"], rows)
+    return 0
+
+
+def _show(args, store: RunStore) -> int:
+    print_response(store, StudyStore(store.root).read(args.name), args)
+    return 0
+
+
+def _cell(entry: dict, metric: str) -> str:
+    mean, std = entry[f"{metric}_mean"], entry[f"{metric}_std"]
+    if mean is None:
+        return "-"
+    scale, spec = (100.0, ".2f") if metric.endswith("acc") else (1.0, ".3f" if "ratio" in metric else ".2f")
+    text = format(mean * scale, spec)
+    return text if std is None else f"{text} ± {format(std * scale, spec)}"
+
+
+def _value(axis: str, value: Any) -> str:
+    return alpha_label(value) if axis == "alpha" else str(value)
+
+
+def print_response(store: RunStore, study: dict[str, Any], args) -> None:
+    frame = study_frame(store, study)
+    sliders = slider_axes(study)
+    x_axis = args.x_axis or (sliders[0] if sliders else None)
+    if x_axis and x_axis not in study["axes"]:
+        raise UserError(f"study {study['name']} has no axis {x_axis!r}: its axes are {', '.join(study['axes'])}")
+    table = response_table(frame, x_axis)
+    group_keys = [k for k in table[0] if not k.endswith(("_mean", "_std", "_n")) and k not in ("n", "total", "missing")]
+    group_keys = [k for k in group_keys if len(study["axes"].get(k, [])) > 1 or k == "method"]
+    headers = [*group_keys, *(METRIC_LABELS[m] for m in args.metric), "n"]
+    rows = [[*(_value(k, e[k]) for k in group_keys), *(_cell(e, m) for m in args.metric), f"{e['n']}/{e['total']}"]
+            for e in table]
+    done = sum(r["state"] == "finished" for r in frame)
+    print(f"study {study['name']}" + (f": {study['title']}" if study.get("title") else "")
+          + f" ({done}/{len(frame)} points finished; mean ± std over seeds)")
+    print_table(headers, rows)
+    missing = [r for r in frame if r["state"] != "finished"]
+    if missing:
+        print(f"not finished ({len(missing)}):")
+        for r in missing:
+            coords = " ".join(f"{k}={_value(k, r[k])}" for k in study["axes"])
+            print(f"  {coords}  {r['state']}" + (f"  {r['run_id']}" if r["run_id"] else ""))

@@ -1,0 +1,28 @@
+"""Studies: a named grid of runs over run settings, computed once (see README, "Studies").
+
+- ``grid``: the spec, its axes and values, and its points (``StudySpec``, ``parse_grid``, ``expand``)
+- ``store``: study files beside the runs, and the index of finished runs by run key
+- ``run``: preflight of the whole grid, then the missing points in a process pool or on Ray (``ray``)
+- ``table``: a study's numbers per point and over seeds
+
+The grid's preflight is ``fedquad_core.preflight.check_grid`` (re-exported here)."""
+from __future__ import annotations
+
+import importlib
+
+# Loaded on first use, so that reading study files (``study.store``, ``study.table``) does not
+# import torch: the dashboard's projection worker starts without it.
+_HOME = {"check_grid": "..preflight", "run_key": "..version", "run_study": ".run", "StudyStore": ".store", "check_name": ".store",
+         "response_table": ".table", "study_frame": ".table",
+         **{name: ".grid" for name in ("Point", "StudySpec", "expand", "keyed", "parse_axes",
+                                       "parse_grid")}}
+__all__ = ["StudySpec", "Point", "parse_grid", "parse_axes", "expand", "keyed", "check_name", "check_grid",
+           "run_key", "StudyStore", "run_study", "study_frame", "response_table"]
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name], __name__), name)
+    globals()[name] = value
+    return value

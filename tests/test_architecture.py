@@ -1,0 +1,144 @@
+"""The layout's rules, read from the source with ``ast`` (every import, at any level, also inside
+functions; relative imports resolved): no import cycle within the project, the app reaches the
+engine through one door module, and the engine never imports the app or Streamlit."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("fedquad_core", "app")
+DOOR = "app.engine"  # the one app module that may import fedquad_core
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """Every module ``name`` imports (absolute names); ``from X import y`` counts as X.y when
+    X.y is a module of the project, else as X."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            subs = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known]
+            if subs:
+                out.update(subs)
+            if len(subs) < len(node.names):
+                out.add(target)
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = _modules()
+    known = set(mods)
+    return {name: _imports(name, path, known) for name, path in mods.items()}
+
+
+def _project_edges(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    return {name: {t for t in targets if t in graph and t != name} for name, targets in graph.items()}
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    comps: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(comp)
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return [_one_cycle(edges, set(c)) for c in comps]
+
+
+def _one_cycle(edges: dict[str, set[str]], comp: set[str]) -> list[str]:
+    """A concrete path start -> ... -> start inside one component (for the failure message)."""
+    start = min(comp)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(edges[v] & comp):
+            if w == start:
+                return paths[v] + [start]
+            if w not in paths:
+                paths[w] = paths[v] + [w]
+                queue.append(w)
+    return sorted(comp)
+
+
+def test_import_graph_sees_relative_and_function_level_imports():
+    graph = _graph()
+    assert "fedquad_core.config" in graph["fedquad_core.preflight"]  # relative, module level
+    assert "fedquad_core.runner" in graph["fedquad_core.study.run"]  # relative, inside a function
+    assert "fedquad_core.cli.main" in graph["fedquad_core.cli"]
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(edges) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_in_the_engine():
+    edges = _project_edges(_graph())
+    engine = {k: {t for t in v if t.startswith("fedquad_core")} for k, v in edges.items() if k.startswith("fedquad_core")}
+    cycles = _cycles(engine)
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_no_import_cycle_in_the_project():
+    cycles = _cycles(_project_edges(_graph()))
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_engine_imports_neither_the_app_nor_streamlit():
+    bad = {name: sorted(t for t in targets if t.split(".")[0] in ("app", "streamlit"))
+           for name, targets in _graph().items() if name.startswith("fedquad_core")}
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, f"engine modules importing the UI: {bad}"
+
+
+def test_the_app_reaches_the_engine_through_one_door():
+    graph = _graph()
+    assert DOOR in graph, f"the door module {DOOR} is missing"
+    bad = {name: sorted(t for t in targets if t.split(".")[0] == "fedquad_core")
+           for name, targets in graph.items() if name.startswith("app") and name != DOOR}
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, f"app modules importing fedquad_core other than {DOOR}: {bad}"
