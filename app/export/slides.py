@@ -17,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from app.export.files import figure_bytes
+from app.figures.theme import apply_theme
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 PAGE_MM = (338.67, 190.5)    # 16:9, the size PowerPoint uses (13.333 x 7.5 in)
@@ -56,8 +57,6 @@ def slide_fit(fig: go.Figure, n: int) -> go.Figure:
     in talk mode's look with its text at least ``FIG_FONT_PX``: a 18 px tick label then reads as
     14 pt on the page (rendered at scale 2 for sharpness). The figure grows taller when its
     title and legend need the room, so its plot area never vanishes."""
-    from app.theme import apply_theme
-
     n = max(n, 1)
     width = int((SLIDE_PT[0] - 68 - 11 * (n - 1)) / n * PX_PER_PT)
     fig.update_layout(width=width, height=int(min(420, max(330, width / 1.25))))
