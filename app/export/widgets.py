@@ -37,8 +37,11 @@ def render_downloads(fig, data, name: str, key: str, caption: str | None = None)
     on every refresh). Figure files are made only when clicked (Streamlit's deferred ``data``);
     the CSV of a DataFrame is small and made at once. The menu's key is ``key`` and each button's
     ``{key}-{fmt}``. Beside the menu, "Add to my deck" (key ``deck-{key}``, hidden in presenter
-    mode) appends the figure, its data and ``caption`` to the deck of ``app.export.deck``.
+    mode) appends the figure, its data and ``caption`` to the deck of ``app.export.deck``. In
+    presenter mode neither is shown.
     """
+    if state.presenter():
+        return  # presenter mode shows the content only
     ok, why = export_available()
     formats = (list(IMAGE_FORMATS) if ok else []) + ["html"] + (["csv"] if data is not None else [])
     row = st.container(horizontal=True, gap="small")
@@ -49,10 +52,9 @@ def render_downloads(fig, data, name: str, key: str, caption: str | None = None)
                                mime=MIME[fmt], key=f"{key}-{fmt}", on_click="ignore", width="stretch")
         if not ok:
             st.caption(f"PNG/SVG/PDF export is off: {why}. The chart toolbar's camera icon saves a PNG.")
-    if not state.presenter():
-        row.button("Add to my deck", icon=":material/playlist_add:", key=f"deck-{key}", on_click=deck.add,
-                   args=(fig, data, name, caption), help="Collect this figure for slides (listed and exported "
-                                                         "on the Lesson page; kept while this tab is open)")
+    row.button("Add to my deck", icon=":material/playlist_add:", key=f"deck-{key}", on_click=deck.add,
+               args=(fig, data, name, caption), help="Collect this figure for slides (listed and exported "
+                                                     "on the Lesson page; kept while this tab is open)")
 
 
 def show_figure(fig: go.Figure, key: str, data, name: str, *, note: str | None = None, fig_fn=None,

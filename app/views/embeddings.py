@@ -119,7 +119,7 @@ if st.session_state.e_play:
 
     player()
 else:
-    if len(rounds) > 1:
+    if len(rounds) > 1 and not state.presenter():
         st.select_slider("Snapshot round", rounds, key="e_round")
     chosen = st.session_state.e_round
     for side, (col, run_id) in enumerate(zip(st.columns(2), runs)):
