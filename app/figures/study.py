@@ -30,7 +30,7 @@ METRIC_TITLES = {"final_acc": "final test accuracy", "best_acc": "best test accu
                  "final_ratio": "final intra / inter ratio", "final_ratio_l2": "final intra / inter (L2)",
                  "effective_rank": "effective rank (final snapshot)",
                  "test_accuracy": "test accuracy", "ratio": "intra / inter class distance"}
-AXIS_TITLES = {"alpha": "Dirichlet α (evenly spaced)", "m1": "margin m1", "m2": "margin m2", "beta": "β",
+AXIS_TITLES = {"alpha": "α (evenly spaced)", "m1": "margin m1", "m2": "margin m2", "beta": "β",
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
 PAIR = ("fedavg", "fedquad")
 IID = "IID"

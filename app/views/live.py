@@ -24,7 +24,9 @@ ids = table["run_id"].tolist()
 state.init("v_runs", service.latest_group(table), state.LIST, ids)
 state.init("v_x", "rounds", str, list(X_AXES))
 if not state.presenter():
-    st.multiselect("Runs", ids, key="v_runs", format_func=lambda r: f"{labels[r]} ({table.set_index('run_id').loc[r, 'state']})")
+    # the run's label only: its state lives in the summary table, which refreshes while runs train
+    # (a state in the chip was the one at page load: "queued" while the table said running)
+    st.multiselect("Runs", ids, key="v_runs", format_func=labels.get)
     st.segmented_control("x axis", list(X_AXES), key="v_x",
                          help="Samples processed and wall time show whether a gap is only more compute.")
 state.publish("v_runs", "v_x")

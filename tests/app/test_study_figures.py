@@ -46,7 +46,7 @@ def test_alpha_axis_is_evenly_spaced_with_iid_last():
     xs, axis = sf.axis_positions("alpha", [None, 1.0, 0.05, 0.1])
     assert xs == [0.0, 1.0, 2.0, 3.0] and axis["type"] == "linear"
     assert axis["ticktext"] == ["0.05", "0.1", "1", "IID"]
-    assert "evenly spaced" in sf.AXIS_TITLES["alpha"]
+    assert sf.AXIS_TITLES["alpha"] == "α (evenly spaced)"
     assert sf.ordered_values("alpha", [1.0, None, 0.1]) == [0.1, 1.0, None]
     xs, axis = sf.axis_positions("m1", [0.0, 1.0, 0.5])
     assert xs == [0.0, 0.5, 1.0] and axis["type"] == "linear"

@@ -2,7 +2,8 @@
 a fresh clone ships: every page and every Lesson step, every plotly figure on it.
 
 A figure fails when
-- its title (``.gtitle``) or legend box (``.legend .bg``) leaves the figure (``svg.main-svg``),
+- its title (``.gtitle``), an axis title or its legend box (``.legend .bg``) leaves the figure
+  (``svg.main-svg``),
 - its title and legend boxes overlap each other, or two legend entries overlap,
 - two tick labels of one axis overlap (``.xtick text`` / ``.ytick text``, per axis layer),
 - traces of one legend group (what one legend entry stands for: mean line, band, seed lines) are
@@ -33,6 +34,8 @@ MEASURE = """(g) => {
   const svg = g.querySelector('svg.main-svg');
   const title = g.querySelector('.gtitle');
   const legend = g.querySelector('.legend .bg') || g.querySelector('.legend');
+  const axisTitles = [...g.querySelectorAll('.xtitle, .ytitle')].filter(t => t.textContent.trim())
+    .map(t => ({text: t.textContent, box: box(t)}));
   const ticks = {};
   for (const t of g.querySelectorAll('.xtick text, .ytick text')) {
     if (!t.textContent.trim() || getComputedStyle(t).opacity === '0' || getComputedStyle(t).display === 'none') continue;
@@ -63,7 +66,7 @@ MEASURE = """(g) => {
     for (const c of cols) (groups[tr.legendgroup] = groups[tr.legendgroup] || {})[c] = tr.name || '?';
   }
   const items = [...g.querySelectorAll('.legend .traces text.legendtext')].map(t => ({text: t.textContent, box: box(t)}));
-  return {items, svg: svg ? box(svg) : null, title: title ? box(title) : null, titleText: title ? title.textContent : '',
+  return {items, axisTitles, svg: svg ? box(svg) : null, title: title ? box(title) : null, titleText: title ? title.textContent : '',
           legend: legend ? box(legend) : null, ticks, groups};
 }"""
 
@@ -93,6 +96,9 @@ def figure_problems(m: dict, where: str) -> list[str]:
         return [f"{name}: not drawn"]
     if m["title"] and not _inside(m["title"], m["svg"]):
         out.append(f"{name}: the title leaves the figure ({m['title']} outside {m['svg']})")
+    for t in m["axisTitles"]:
+        if not _inside(t["box"], m["svg"]):
+            out.append(f"{name}: the axis title {t['text']!r} leaves the figure")
     if m["legend"] and not _inside(m["legend"], m["svg"]):
         out.append(f"{name}: the legend leaves the figure")
     if m["title"] and m["legend"] and _overlap(m["title"], m["legend"]):
