@@ -11,6 +11,7 @@ import streamlit as st
 from app import state
 from app.export import deck, slides
 from app.export.files import IMAGE_FORMATS, MIME, csv_bytes, export_available, figure_bytes
+from app.figures import captions
 
 FORMAT_HELP = {"png": "image, 2x resolution", "svg": "vector, for slides", "pdf": "vector, for papers",
                "html": "interactive, opens offline", "csv": "the plotted numbers"}
@@ -60,7 +61,9 @@ def render_downloads(fig, data, name: str, key: str, caption: str | None = None)
 def show_figure(fig: go.Figure, key: str, data, name: str, *, note: str | None = None, fig_fn=None,
                 data_fn=None) -> None:
     """The chart as the theme drew it (``theme=None``: Streamlit's own theme would restyle fonts,
-    colours and legends), its Download menu right under it, then an optional caption."""
+    colours and legends), its Download menu right under it, then its caption: the plain sentence
+    for students (``app.figures.captions``) and the page's ``note``."""
+    note = captions.with_plain(key, note)
     st.plotly_chart(fig, key=key, theme=None)
     render_downloads(fig_fn or fig, data_fn or data, name, key=f"dl_{key}", caption=note)
     if note:  # under the menu, so the menus of two charts side by side stay level

@@ -41,6 +41,11 @@ MISSING_FILL = "rgba(200,200,200,0.25)"
 
 
 # ---- the slider axis ---------------------------------------------------------------------------
+def axis_name(axis: str) -> str:
+    """An axis as titles name it: the Greek letter for alpha (as on the sliders), else its name."""
+    return "α" if axis == "alpha" else axis
+
+
 def value_label(axis: str, value) -> str:
     """How a grid value reads on a slider and a tick: ``None`` alpha is "IID", numbers as %g."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -389,7 +394,7 @@ def _subplots_layout(titles: tuple[str, ...]) -> dict:
     return json.loads(_subplots_json(titles))
 
 
-__all__ = ["value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",
+__all__ = ["axis_name", "value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",
            "band_curves_figure", "response_figure", "set_current", "margins_heatmap", "set_cell",
            "spectra_across_figure",
            "METRIC_TITLES", "PAIR"]

@@ -55,7 +55,7 @@ def memo(key: tuple, build):
 
 
 def where(fixed: dict) -> str:
-    return ", ".join(f"{a} = {sf.value_label(a, v)}" for a, v in fixed.items()) or "the study's setting"
+    return ", ".join(f"{sf.axis_name(a)} = {sf.value_label(a, v)}" for a, v in fixed.items()) or "the study's setting"
 
 
 def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
@@ -122,10 +122,10 @@ def at_position(view: View, points: pd.DataFrame) -> None:
         with left:
             fig = sf.band_curves_figure(metrics, y, title=f"{title} at {tag}", talk=view.talk)
             show_figure(fig, f"x_{key}", metrics[[c for c in ("run", "method", "seed", "round", y) if c in metrics]],
-                        f"{view.ref.name}_{key}_{tag}", note="Thick: mean over seeds; band: ± 1 std; thin: each seed.")
+                        f"{view.ref.name}_{key}_{tag}", note="Thin lines: single seeds.")
         if resp is not None:
             with right:
-                response(view, resp, metric, f"{title} against {view.resp_axis}", f"x_{key}_resp")
+                response(view, resp, metric, f"{title} against {sf.axis_name(view.resp_axis)}", f"x_{key}_resp")
     first = studies.first_seed_runs(at)
     embeddings(view, first)
     left, right = st.columns(2)
@@ -144,7 +144,7 @@ def at_position(view: View, points: pd.DataFrame) -> None:
             show_figure(fig, "x_spec", data, f"{view.ref.name}_spectrum_{tag}")
     if resp is not None:
         with right:
-            response(view, resp, "effective_rank", f"Effective rank against {view.resp_axis}", "x_rank_resp")
+            response(view, resp, "effective_rank", f"Effective rank against {sf.axis_name(view.resp_axis)}", "x_rank_resp")
 
 
 def response(view: View, resp: pd.DataFrame, metric: str, title: str, key: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import service, state
+from app.figures import captions
 from app.figures import charts as figures
 from app.export.widgets import render_downloads
 
@@ -71,6 +72,7 @@ def chart(y: str, title: str, key: str, note: str | None = None) -> None:
     draw()
     render_downloads(lambda: figures.curves_figure(data(y), y, xcol, title=title, talk=talk), lambda: data(y),
                      f"{y}_vs_{xcol}", key=f"dl_{key}")
+    note = captions.with_plain(key, note)
     if note:  # under the menu, so the menus of two charts side by side stay level
         st.caption(note)
 
@@ -92,8 +94,8 @@ def summary_view() -> None:
     summary = service.summary_table(selected, labels)
     st.subheader("Summary")
     st.dataframe(summary, hide_index=True, column_config={
-        "final acc": st.column_config.NumberColumn(format="%.3f"),
-        "best acc": st.column_config.NumberColumn(format="%.3f"),
+        "final acc": st.column_config.NumberColumn(format="percent"),  # % as on the charts
+        "best acc": st.column_config.NumberColumn(format="percent"),
         "final intra/inter": st.column_config.NumberColumn(format="%.3f")})
     for row in summary.itertuples():
         if row.state in ("failed", "diverged"):
