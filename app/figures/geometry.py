@@ -20,9 +20,6 @@ def _names(n: int, class_names) -> list[str]:
     return [str(c) for c in class_names] if class_names is not None else [str(i) for i in range(n)]
 
 
-WEBGL_FROM = 0  # points: drawn with WebGL (one canvas) from here on; SVG markers cost a DOM node each
-
-
 def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bool = False) -> go.Figure:
     """One marker trace per class (legend = class names), equal aspect, no axis ticks."""
     xy, labels = np.asarray(xy, dtype=float), np.asarray(labels).ravel()
@@ -32,7 +29,7 @@ def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bo
     n_names = len(class_names) if class_names is not None else int(classes.max(initial=-1)) + 1
     names = _names(max(n_names, len(classes)), class_names)
     colors = class_colors(len(names), talk)
-    trace_type = "scattergl" if len(xy) > WEBGL_FROM else "scatter"
+    trace_type = "scattergl" if len(xy) > 5000 else "scatter"
     traces = []
     for c in classes:
         sel = labels == c
