@@ -26,9 +26,9 @@ from plotly.subplots import make_subplots
 from app import engine
 from app.figures.theme import apply_theme, method_color, themed_figure
 
-METRIC_TITLES = {"final_acc": "final test accuracy", "best_acc": "best test accuracy",
-                 "final_ratio": "final intra / inter ratio", "final_ratio_l2": "final intra / inter (L2)",
-                 "effective_rank": "effective rank (final snapshot)",
+METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # short: "(not from 0)" may follow
+                 "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
+                 "effective_rank": "effective rank",
                  "test_accuracy": "test accuracy", "ratio": "intra / inter class distance"}
 AXIS_TITLES = {"alpha": "α (evenly spaced)", "m1": "margin m1", "m2": "margin m2", "beta": "β",
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
@@ -262,8 +262,11 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
             text=[value_label(x_axis, r[x_axis]) for _, r in part],
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
-    yaxis = dict(title=dict(text=METRIC_TITLES.get(metric, metric)),
-                 **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") else {}))
+    ytitle = METRIC_TITLES.get(metric, metric)
+    lows = [float(np.nanmin(t["y"] - t["customdata"][:, 0])) for t in traces if t.get("customdata") is not None]
+    if lows and min(lows) > 0.25 * max(float(np.nanmax(t["y"])) for t in traces if t.get("customdata") is not None):
+        ytitle += " (not from 0)"  # plotly zooms in on the data: the axis says so
+    yaxis = dict(title=dict(text=ytitle), **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") else {}))
     fig = themed_figure(traces, dict(_title(title), hovermode="closest", shapes=shapes, yaxis=yaxis,
                                      xaxis=dict(title=dict(text=AXIS_TITLES.get(x_axis, x_axis)), **xaxis)), talk)
     set_current(fig, x_axis, values, current)

@@ -102,3 +102,9 @@ def test_skew_effect_note_is_computed_from_the_points_and_says_when_it_is_seed_n
     one_seed = sf.skew_effect_note(pts([5.0], [6.0], [4.0], [9.0]))
     assert "one seed, so no spread to judge it by" in one_seed
     assert sf.skew_effect_note(pts([5.0], [6.0], [4.0], [9.0]).query("alpha == 0.1")) == ""
+
+
+def test_a_zoomed_accuracy_axis_says_it_does_not_start_at_zero():
+    resp = sf.aggregate(points(), ["method", "alpha"], ["final_acc"])
+    fig = sf.response_figure(resp, "alpha", "final_acc", all_values=[0.1, 1.0, None])
+    assert fig.layout.yaxis.title.text.endswith("(not from 0)")
