@@ -93,7 +93,7 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
         set_number(page, "l_num_clients", CLIENTS)
     page.locator(".st-key-l_start button").click()
     page.get_by_text(re.compile(r"Started 2 run\(s\) in group")).wait_for(timeout=60_000)
-    assert runs.exists() and len([p for p in runs.iterdir() if p.is_dir()]) == 2
+    assert runs.exists() and len([p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]) == 2
 
     # ---- Live: the accuracy curve gains points ---------------------------------------------------
     go(page, "Live")
