@@ -50,11 +50,13 @@ def _freeze_startup_heap() -> bool:
 
 
 def main() -> None:
-    st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide")
+    presenter = sidebar.presenter_requested()
+    st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide",
+                       initial_sidebar_state="collapsed" if presenter else "auto")
     service.keep_projection_worker()
     start = default_page()
     nav = st.navigation([st.Page(path, title=title, icon=icon, default=(path == start))
-                         for path, title, icon in PAGES])
+                         for path, title, icon in PAGES], position="hidden" if presenter else "sidebar")
     sidebar.global_controls()
     try:
         nav.run()

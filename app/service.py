@@ -127,12 +127,65 @@ def without_damaged(table: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
     return table[~bad].reset_index(drop=True), f"Skipped {int(bad.sum())} damaged run(s) (see the Runs page): {names}"
 
 
+PAIR_STUDY = "digits-alpha"   # the recorded study the Lesson tells its story with
+PAIR_METHODS = ("fedavg", "fedquad")
+
+
+def recorded_pair() -> list[str]:
+    """The recorded FedAvg-vs-FedQuad pair the Lesson shows: ``digits-alpha`` at its strongest
+    skew (smallest α), lowest seed, same partition; [] when that study is not shipped or damaged."""
+    import json
+
+    path = recorded_dir() / "studies" / f"{PAIR_STUDY}.json"
+    try:
+        points = json.loads(path.read_text()).get("points") or []
+        rows = [(p["coords"], p["run_id"]) for p in points if p.get("run_id")]
+        alphas = [c.get("alpha") for c, _ in rows if isinstance(c.get("alpha"), (int, float))]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+    if not alphas:
+        return []
+    at = [(c.get("seed", 0), c.get("method"), r) for c, r in rows if c.get("alpha") == min(alphas)]
+    recorded = RunStore(recorded_dir())
+    out = []
+    for method in PAIR_METHODS:
+        runs = sorted((seed, r) for seed, m, r in at if m == method and recorded.exists(r))
+        if runs and _safe_status(recorded, runs[0][1]).get("state") == "finished":
+            out.append(runs[0][1])
+    return out if len(out) == len(PAIR_METHODS) else []
+
+
+PAIR_NOTE = ("Showing the recorded pair the Lesson uses: FedAvg and FedQuad on digits, α = {alpha} "
+             "(strong label skew), same partition and seed. Your own runs replace it once you start some.")
+
+
+def pair_note() -> str:
+    return PAIR_NOTE.format(alpha=min((a for a in [_alpha_of(r) for r in recorded_pair()] if a is not None),
+                                      default="?"))
+
+
+def _alpha_of(run_id: str):
+    try:
+        return read_config(run_id).get("alpha")
+    except (OSError, ValueError, StoreError):
+        return None
+
+
+def showing_pair(selected) -> bool:
+    """Whether a page shows exactly the recorded pair (then it says so, with ``pair_note``)."""
+    pair = recorded_pair()
+    return bool(pair) and sorted(selected) == sorted(pair)
+
+
 def latest_group(table: pd.DataFrame | None = None) -> list[str]:
     """Run ids of the most recently launched group (or the newest run if it has no group); the
-    user's own runs come before recorded ones."""
+    user's own runs come before recorded ones. With none of the user's own, the recorded pair
+    the Lesson uses (FedAvg then FedQuad), else the newest recorded group."""
     table = runs_table() if table is None else table
     if "source" in table and (table["source"] == "mine").any():
         table = table[table["source"] == "mine"]
+    elif (pair := [r for r in recorded_pair() if r in set(table["run_id"])]) and len(pair) == len(PAIR_METHODS):
+        return pair
     if table.empty:
         return []
     newest = table.iloc[0]

@@ -36,6 +36,12 @@ def quick_start() -> None:
     st.switch_page("views/live.py")
 
 
+def presenter_requested() -> bool:
+    """Presenter mode, as set in this session or asked for by the link (``?presenter=1``), known
+    before the page navigation is drawn (presenter mode hides it)."""
+    return bool(state.value("presenter", False, bool))
+
+
 def global_controls() -> None:
     for key in ("talk", "presenter"):
         if key not in st.session_state:
@@ -44,7 +50,8 @@ def global_controls() -> None:
         if not state.presenter():
             quick_start()
         st.toggle("Talk mode", key="talk", help="White background, large fonts, colour-blind-safe palette.")
-        st.toggle("Presenter mode", key="presenter", help="Hide the controls; the view stays as set.")
+        st.toggle("Presenter mode", key="presenter",
+                  help="Content and the Lesson's Back / Next only: no page list, controls or download buttons.")
         if not state.presenter():
             with st.expander("About"):
                 st.markdown(about())

@@ -17,11 +17,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from app.export.files import figure_bytes
+from app.figures.theme import apply_theme
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 PAGE_MM = (338.67, 190.5)    # 16:9, the size PowerPoint uses (13.333 x 7.5 in)
-FIG_SIZE = (1000, 620)       # px each figure is rendered at (PNG at scale 2)
-BOX_ASPECT = 2.6             # width / height of a slide's figure area
 
 
 @dataclass
@@ -49,6 +48,29 @@ def from_step(content: Slide) -> Slide:
     return dataclasses.replace(content, sentences=sentences, figures=list(content.figures))
 
 
+SLIDE_PT = (960, 540)         # the 16:9 page in points (13.333 x 7.5 in)
+PX_PER_PT = 1.25              # a figure is laid out at 1.25 px per point of the page it lands on
+FIG_FONT_PX = {"font": 20, "title": 24, "tick": 18, "legend": 18}  # at least: 16, 19, 14, 14 pt on the slide
+
+
+def slide_fit(fig: go.Figure, n: int) -> go.Figure:
+    """Lay ``fig`` out at the size it gets on a slide beside ``n - 1`` others (``PX_PER_PT``),
+    in talk mode's look with its text at least ``FIG_FONT_PX``: a 18 px tick label then reads as
+    14 pt on the page (rendered at scale 2 for sharpness). The figure grows taller when its
+    title and legend need the room, so its plot area never vanishes."""
+    n = max(n, 1)
+    width = int((SLIDE_PT[0] - 68 - 11 * (n - 1)) / n * PX_PER_PT)
+    fig.update_layout(width=width, height=int(min(420, max(330, width / 1.25))))
+    f = FIG_FONT_PX
+    fig.update_layout(font_size=f["font"], title_font_size=f["title"], legend_font_size=f["legend"])
+    apply_theme(fig, talk=True)  # talk mode's big fonts, thick lines, white background; wraps the title
+    fig.update_xaxes(tickfont_size=f["tick"], title_font_size=f["font"])
+    fig.update_yaxes(tickfont_size=f["tick"], title_font_size=f["font"])
+    margin = fig.layout.margin
+    fig.update_layout(height=max(fig.layout.height, (margin.t or 0) + (margin.b or 0) + 200))
+    return fig
+
+
 class Renderer:
     """Figure bytes by (slide, figure, format), each rendered at most once."""
 
@@ -64,10 +86,8 @@ class Renderer:
             if src.frames:  # the axes were fixed to hold every frame: fit the one shown
                 fig.update_xaxes(autorange=True, range=None)
                 fig.update_yaxes(autorange=True, range=None)
-            n = len(self.slides[i].figures)
-            if fig.layout.width is None:  # as wide as the figure's share of a 16:9 slide
-                height = fig.layout.height or FIG_SIZE[1]
-                fig.update_layout(width=int(min(1200, max(420, height * BOX_ASPECT / n))))
+            if fmt != "html":
+                slide_fit(fig, len(self.slides[i].figures))
             self._cache[key] = self._render(fig, fmt)
         return self._cache[key]
 
@@ -114,6 +134,10 @@ def _img_size(png: bytes) -> tuple[int, int]:
         return im.size
 
 
+TITLE_PT, BODY_PT, FOOTER_PT = 32, 20, 14  # readable from the back of a room
+LINE_MM = BODY_PT * 0.3528 * 1.25           # a body line: 20 pt at 1.25 line spacing
+
+
 def pdf_deck(slides: list[Slide], renderer: Renderer) -> bytes:
     """One 16:9 page per slide: title, the figures side by side, the sentences, the footer."""
     from fpdf import FPDF
@@ -121,15 +145,15 @@ def pdf_deck(slides: list[Slide], renderer: Renderer) -> bytes:
     pdf = FPDF(orientation="P", unit="mm", format=PAGE_MM)  # (width, height) as given: landscape
     pdf.set_auto_page_break(False)
     font, uni = _pdf_fonts(pdf)
-    W, H, M = PAGE_MM[0], PAGE_MM[1], 12
+    W, H, M = PAGE_MM[0], PAGE_MM[1], 11
     for i, s in enumerate(slides):
         pdf.add_page()
-        pdf.set_font(font, "B", 24)
+        pdf.set_font(font, "B", TITLE_PT)
         pdf.set_xy(M, M)
         pdf.cell(W - 2 * M, 12, _text(s.title, uni))
         n = len(s.figures)
-        pdf.set_font(font, "", 12.5)
-        text_h = 2 + sum(pdf.multi_cell(W - 2 * M, 5.6, _text(t, uni), dry_run=True, output="HEIGHT") + 1.5
+        pdf.set_font(font, "", BODY_PT)
+        text_h = 2 + sum(pdf.multi_cell(W - 2 * M, LINE_MM, _text(t, uni), align="L", dry_run=True, output="HEIGHT") + 1.5
                          for t in s.sentences)
         box_h = H - 2 * M - 16 - text_h - 4
         gap = 4
@@ -138,15 +162,15 @@ def pdf_deck(slides: list[Slide], renderer: Renderer) -> bytes:
             png = renderer.get(i, j, "png")
             w, h = _fit(*_img_size(png), box_w, box_h)
             pdf.image(io.BytesIO(png), x=M + j * (box_w + gap) + (box_w - w) / 2, y=M + 16, w=w, h=h)
-        pdf.set_font(font, "", 12.5)
+        pdf.set_font(font, "", BODY_PT)
         pdf.set_xy(M, H - M - text_h)
         for sentence in s.sentences:
             pdf.set_x(M)
-            pdf.multi_cell(W - 2 * M, 5.6, _text(sentence, uni))
+            pdf.multi_cell(W - 2 * M, LINE_MM, _text(sentence, uni), align="L")
             pdf.set_y(pdf.get_y() + 1.5)
-        pdf.set_font(font, "", 8.5)
+        pdf.set_font(font, "", FOOTER_PT)
         pdf.set_text_color(90, 90, 90)
-        pdf.set_xy(M, H - M + 2)
+        pdf.set_xy(M, H - M + 1)
         pdf.cell(W - 2 * M, 5, _text(f"{s.footer}   ·   {i + 1}/{len(slides)}".strip(" ·"), uni))
         pdf.set_text_color(0, 0, 0)
     return bytes(pdf.output())
@@ -168,9 +192,9 @@ def pptx_deck(slides: list[Slide], renderer: Renderer) -> bytes:
         title = slide.shapes.title
         title.text = s.title
         title.left, title.top, title.width, title.height = M, Inches(0.2), W - 2 * M, Inches(0.9)
-        title.text_frame.paragraphs[0].runs[0].font.size = Pt(32)
+        title.text_frame.paragraphs[0].runs[0].font.size = Pt(TITLE_PT)
         n = max(len(s.figures), 1)
-        text_h = Inches(0.35 + 0.38 * len(s.sentences))
+        text_h = Inches(0.3 + 0.36 * sum(1 + len(t) // 95 for t in s.sentences))  # ~95 characters a line at 20 pt
         top, gap = Inches(1.15), Inches(0.15)
         box_w, box_h = (W - 2 * M - gap * (n - 1)) / n, H - top - text_h - Inches(0.6)
         for j in range(len(s.figures)):
@@ -183,10 +207,11 @@ def pptx_deck(slides: list[Slide], renderer: Renderer) -> bytes:
         for k, sentence in enumerate(s.sentences):
             para = body.paragraphs[0] if k == 0 else body.add_paragraph()
             para.text = sentence
-            para.font.size = Pt(17)
+            para.font.size = Pt(BODY_PT)
         foot = slide.shapes.add_textbox(M, H - Inches(0.4), W - 2 * M, Inches(0.3)).text_frame
         foot.text = s.footer
-        foot.paragraphs[0].font.size = Pt(10)
+        foot.paragraphs[0].font.size = Pt(FOOTER_PT)
+        slide.notes_slide.notes_text_frame.text = "\n".join([*s.sentences, s.footer]).strip()  # speaker notes
     buf = io.BytesIO()
     prs.save(buf)
     return buf.getvalue()

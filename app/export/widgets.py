@@ -11,6 +11,7 @@ import streamlit as st
 from app import state
 from app.export import deck, slides
 from app.export.files import IMAGE_FORMATS, MIME, csv_bytes, export_available, figure_bytes
+from app.figures import captions
 
 FORMAT_HELP = {"png": "image, 2x resolution", "svg": "vector, for slides", "pdf": "vector, for papers",
                "html": "interactive, opens offline", "csv": "the plotted numbers"}
@@ -37,8 +38,11 @@ def render_downloads(fig, data, name: str, key: str, caption: str | None = None)
     on every refresh). Figure files are made only when clicked (Streamlit's deferred ``data``);
     the CSV of a DataFrame is small and made at once. The menu's key is ``key`` and each button's
     ``{key}-{fmt}``. Beside the menu, "Add to my deck" (key ``deck-{key}``, hidden in presenter
-    mode) appends the figure, its data and ``caption`` to the deck of ``app.export.deck``.
+    mode) appends the figure, its data and ``caption`` to the deck of ``app.export.deck``. In
+    presenter mode neither is shown.
     """
+    if state.presenter():
+        return  # presenter mode shows the content only
     ok, why = export_available()
     formats = (list(IMAGE_FORMATS) if ok else []) + ["html"] + (["csv"] if data is not None else [])
     row = st.container(horizontal=True, gap="small")
@@ -49,16 +53,17 @@ def render_downloads(fig, data, name: str, key: str, caption: str | None = None)
                                mime=MIME[fmt], key=f"{key}-{fmt}", on_click="ignore", width="stretch")
         if not ok:
             st.caption(f"PNG/SVG/PDF export is off: {why}. The chart toolbar's camera icon saves a PNG.")
-    if not state.presenter():
-        row.button("Add to my deck", icon=":material/playlist_add:", key=f"deck-{key}", on_click=deck.add,
-                   args=(fig, data, name, caption), help="Collect this figure for slides (listed and exported "
-                                                         "on the Lesson page; kept while this tab is open)")
+    row.button("Add to my deck", icon=":material/playlist_add:", key=f"deck-{key}", on_click=deck.add,
+               args=(fig, data, name, caption), help="Collect this figure for slides (listed and exported "
+                                                     "on the Lesson page; kept while this tab is open)")
 
 
 def show_figure(fig: go.Figure, key: str, data, name: str, *, note: str | None = None, fig_fn=None,
                 data_fn=None) -> None:
     """The chart as the theme drew it (``theme=None``: Streamlit's own theme would restyle fonts,
-    colours and legends), its Download menu right under it, then an optional caption."""
+    colours and legends), its Download menu right under it, then its caption: the plain sentence
+    for students (``app.figures.captions``) and the page's ``note``."""
+    note = captions.with_plain(key, note)
     st.plotly_chart(fig, key=key, theme=None)
     render_downloads(fig_fn or fig, data_fn or data, name, key=f"dl_{key}", caption=note)
     if note:  # under the menu, so the menus of two charts side by side stay level

@@ -40,7 +40,7 @@ def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bo
                            hovertemplate=f"{name}<extra></extra>"))
     axis = dict(showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False)
     layout = dict(xaxis=dict(axis), yaxis=dict(scaleanchor="x", scaleratio=1, **axis),
-                  legend=dict(title=dict(text="class"), itemsizing="constant", entrywidth=28 if talk else 20),
+                  legend=dict(title=dict(text="class"), itemsizing="constant"),
                   **({"title": {"text": title}} if title else {}))
     # talk mode draws ticks; a projection has no units to tick
     return themed_figure(traces, layout, talk, overrides=dict(xaxis=axis, yaxis=axis))

@@ -26,11 +26,11 @@ from plotly.subplots import make_subplots
 from app import engine
 from app.figures.theme import apply_theme, method_color, themed_figure
 
-METRIC_TITLES = {"final_acc": "final test accuracy", "best_acc": "best test accuracy",
-                 "final_ratio": "final intra / inter ratio", "final_ratio_l2": "final intra / inter (L2)",
-                 "effective_rank": "effective rank (final snapshot)",
+METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # short: "(not from 0)" may follow
+                 "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
+                 "effective_rank": "effective rank",
                  "test_accuracy": "test accuracy", "ratio": "intra / inter class distance"}
-AXIS_TITLES = {"alpha": "Dirichlet α (log scale)", "m1": "margin m1", "m2": "margin m2", "beta": "β",
+AXIS_TITLES = {"alpha": "α (evenly spaced)", "m1": "margin m1", "m2": "margin m2", "beta": "β",
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
 PAIR = ("fedavg", "fedquad")
 IID = "IID"
@@ -41,6 +41,11 @@ MISSING_FILL = "rgba(200,200,200,0.25)"
 
 
 # ---- the slider axis ---------------------------------------------------------------------------
+def axis_name(axis: str) -> str:
+    """An axis as titles name it: the Greek letter for alpha (as on the sliders), else its name."""
+    return "α" if axis == "alpha" else axis
+
+
 def value_label(axis: str, value) -> str:
     """How a grid value reads on a slider and a tick: ``None`` alpha is "IID", numbers as %g."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -60,31 +65,21 @@ def ordered_values(axis: str, values) -> list:
 def axis_positions(axis: str, values) -> tuple[list[float], dict]:
     """x positions of ``values`` and the plotly x-axis settings that label them.
 
-    alpha is drawn on a log axis with IID one decade-ish past the largest alpha (ticked "IID");
-    other numeric axes are linear; anything else is categorical (positions 0, 1, ...)."""
+    alpha's grid values are drawn evenly spaced, in order, IID last (one tick each, so ticks such
+    as 0.1 and 0.2 never crowd, in talk mode's big font neither; the axis title says "evenly
+    spaced"); other numeric axes are linear; anything else is categorical (positions 0, 1, ...)."""
     values = ordered_values(axis, values)
     nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     labels = [value_label(axis, v) for v in values]
-    if axis == "alpha" and nums and min(nums) > 0:
-        iid_x = max(nums) * 4.0
-        xs = [float(v) if v is not None else iid_x for v in values]
-        return xs, dict(type="log", tickvals=xs, ticktext=_thin_labels(np.log10(xs), labels, 0.25), tickangle=0)
+    if axis == "alpha":
+        xs = [float(i) for i in range(len(values))]
+        return xs, dict(type="linear", tickvals=xs, ticktext=labels, tickangle=0,
+                        range=[-0.5, len(values) - 0.5])
     if len(nums) == len(values):
         xs = [float(v) for v in values]
         return xs, dict(type="linear", tickvals=xs, ticktext=labels)
     xs = [float(i) for i in range(len(values))]
     return xs, dict(type="linear", tickvals=xs, ticktext=labels)
-
-
-def _thin_labels(ts, labels: list[str], gap: float) -> list[str]:
-    """Blank the tick labels that would crowd the previous shown one (``gap`` in axis units); the
-    first and the last (IID) always show."""
-    out, last = [], None
-    for i, (t, lab) in enumerate(zip(ts, labels)):
-        keep = last is None or t - last >= gap or i == len(labels) - 1
-        out.append(lab if keep else "")
-        last = t if keep else last
-    return out
 
 
 def _key(value) -> str:
@@ -274,8 +269,11 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
             text=[value_label(x_axis, r[x_axis]) for _, r in part],
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
-    yaxis = dict(title=dict(text=METRIC_TITLES.get(metric, metric)),
-                 **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") or metric.startswith("local_acc") else {}))
+    ytitle = METRIC_TITLES.get(metric, metric)
+    lows = [float(np.nanmin(t["y"] - t["customdata"][:, 0])) for t in traces if t.get("customdata") is not None]
+    if lows and min(lows) > 0.25 * max(float(np.nanmax(t["y"])) for t in traces if t.get("customdata") is not None):
+        ytitle += " (not from 0)"  # plotly zooms in on the data: the axis says so
+    yaxis = dict(title=dict(text=ytitle), **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") or metric.startswith("local_acc") else {}))
     fig = themed_figure(traces, dict(_title(title), hovermode="closest", shapes=shapes, yaxis=yaxis,
                                      xaxis=dict(title=dict(text=AXIS_TITLES.get(x_axis, x_axis)), **xaxis)), talk)
     set_current(fig, x_axis, values, current)
@@ -406,7 +404,8 @@ def _subplots_layout(titles: tuple[str, ...]) -> dict:
     return json.loads(_subplots_json(titles))
 
 
-__all__ = ["value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps", "band_verdicts",
+__all__ = ["axis_name", "value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",
+           "band_verdicts",
            "band_curves_figure", "response_figure", "set_current", "margins_heatmap", "set_cell",
            "spectra_across_figure",
            "METRIC_TITLES", "PAIR"]

@@ -99,6 +99,13 @@ def _to_hex(color: str) -> str:
 LEGEND_ROW = {False: 22, True: 30}  # px per legend row
 DEFAULT_HEIGHT = {False: 450, True: 520}
 ASSUMED_WIDTH = 460                  # px a figure gets in a half-width column of the wide layout
+TALK_WIDTH = 360                     # talk mode: a third of the page (the Lesson's three columns at 1600 px)
+
+
+def _width(font_size: int) -> int:
+    """The width a figure is laid out for: talk mode's big fonts (18 px and up) assume a third of
+    the page, so titles wrap and legends get their rows before they would be clipped."""
+    return TALK_WIDTH if font_size >= 18 else ASSUMED_WIDTH
 
 
 def _legend_rows(fig: go.Figure, size: int) -> int:
@@ -117,7 +124,7 @@ def _legend_rows_of(data: list[dict], layout: dict, size: int) -> int:
         return 0
     entry = (layout.get("legend") or {}).get("entrywidth")
     widths = [(entry or 0.6 * size * len(n)) + 2.6 * size + 10 for n in names]
-    avail, rows, used = (layout.get("width") or ASSUMED_WIDTH) - 30, 1, 0.0
+    avail, rows, used = (layout.get("width") or _width(size)) - 30, 1, 0.0
     for w in widths:
         if used and used + w > avail:
             rows, used = rows + 1, 0.0
@@ -145,7 +152,7 @@ def _wrap_title_of(layout: dict, size: int) -> int:
         return 0
     if "<br>" in text:
         return text.count("<br>") + 1
-    per_line = max(12, int(((layout.get("width") or ASSUMED_WIDTH) - 20) / (0.56 * size)))
+    per_line = max(12, int(((layout.get("width") or _width(size)) - 24) / (0.56 * size)))
     lines: list[str] = []
     for word in text.split(" "):
         if lines and len(lines[-1]) + 1 + len(word) <= per_line:
@@ -163,14 +170,17 @@ def _place_title_and_legend(data: list[dict], layout: dict, talk: bool, font: in
     changes (``theme_layout`` applies them with the rest in one merge)."""
     height = layout.get("height") or DEFAULT_HEIGHT[talk]  # the legend's place is computed for this height
     lines = _wrap_title_of(layout, title)
-    title_h = int(title * 1.9 + (lines - 1) * title * 1.25) if lines else 0
+    # plotly draws a title of several lines about one font size higher than ``yanchor="top"``
+    # says (measured in Chromium and kaleido): pad it down by that much, and leave the room
+    multi = title if lines > 1 else 0
+    title_h = int(title * 1.9 + (lines - 1) * title * 1.25 + 0.4 * multi) if lines else 0
     rows = _legend_rows_of(data, layout, font)
     top = max(base_top, title_h + rows * LEGEND_ROW[talk] + 14)
     return dict(
         height=height,
-        title=dict(x=0.0, xanchor="left", xref="paper", y=1.0, yanchor="top", yref="container",
-                   pad=dict(t=8 + int(max(0, lines - 1) * title * 1.25)), font=dict(size=title)),
-        legend=dict(orientation="h", xref="paper", x=0.0, xanchor="left", yref="container",
+        title=dict(x=0.0, xanchor="left", xref="container", y=1.0, yanchor="top", yref="container",
+                   pad=dict(t=8 + multi, l=12), font=dict(size=title)),
+        legend=dict(orientation="h", xref="container", x=0.0, xanchor="left", yref="container",
                     y=1.0 - title_h / height, yanchor="top", font=dict(size=font),
                     title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),
         margin=dict(t=top),
@@ -248,6 +258,16 @@ def themed_figure(data: list[dict], layout: dict, talk: bool = False, *, overrid
     return go.Figure(data=data, layout=layout, _validate=False)
 
 
+def talk_width(width) -> float:
+    """A line's width in talk mode: main lines (2 px and up, or unset) at least 4 px, thin ones
+    (a run's single seed) 1.6 times as thick, and no line (width 0: a band's outline) stays none."""
+    if width is None:
+        return 4
+    if width == 0:
+        return 0
+    return max(width, 4) if width >= 2 else width * 1.6
+
+
 def _thicken_trace(trace: dict) -> None:
     """Talk mode on a trace dict: thick lines, big markers (as ``_thicken``)."""
     if trace.get("type", "scatter") not in ("scatter", "scattergl"):
@@ -255,7 +275,7 @@ def _thicken_trace(trace: dict) -> None:
     mode = trace.get("mode") or "lines"
     if "lines" in mode:
         line = trace.setdefault("line", {})
-        line["width"] = max(line.get("width") or 2, 4)
+        line["width"] = talk_width(line.get("width"))
     if "markers" in mode:
         marker = trace.setdefault("marker", {})
         size = marker.get("size")
@@ -270,7 +290,7 @@ def _thicken(fig: go.Figure) -> None:
             continue
         mode = trace.mode or "lines"
         if "lines" in mode:
-            trace.line.width = max(trace.line.width or 2, 4)
+            trace.line.width = talk_width(trace.line.width)
         if "markers" in mode:
             size = trace.marker.size
             if size is None or isinstance(size, (int, float)):

@@ -212,10 +212,8 @@ def load(use_mine: bool = False, study_name: str | None = None) -> tuple[LessonD
     study = next((s for s in studies if s.get("name") == study_name), studies[0] if studies else None)
     study = study or study_from_runs(root)
     if study is None or not has_axes(study):
-        return None, (f"no study over alpha and method in {root} and too few finished runs: run e.g. "
-                      "`python -m fedquad_core study run my-alpha --grid alpha=0.1,iid --grid method=fedavg,fedquad "
-                      "--grid seed=0,1` "
-                      "or launch FedAvg and FedQuad at two alphas on the Launch page")
+        return None, ("Your runs do not make a lesson yet: it needs finished FedAvg and FedQuad runs at two "
+                      "or more α (or a study over α and method of your own).")
     return LessonData(root, study, "my"), None
 
 

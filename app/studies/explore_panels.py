@@ -45,8 +45,7 @@ def snapshot_of(source: str, run_id: str, project: bool, version: int) -> dict |
 
 def memo(key: tuple, build):
     """This session's figure (or table) for ``key`` (built once): a slider move along a response
-    plot's axis only moves its mark, so the figure is kept and the mark moved (``set_current`` /
-    ``set_cell``)."""
+    plot's axis leaves it unchanged (the heatmap only moves its cell mark, ``set_cell``)."""
     cache = st.session_state.setdefault("_x_figs", {})
     if key not in cache:
         if len(cache) >= 48:
@@ -56,7 +55,7 @@ def memo(key: tuple, build):
 
 
 def where(fixed: dict) -> str:
-    return ", ".join(f"{a} = {sf.value_label(a, v)}" for a, v in fixed.items()) or "the study's setting"
+    return ", ".join(f"{sf.axis_name(a)} = {sf.value_label(a, v)}" for a, v in fixed.items()) or "the study's setting"
 
 
 def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
@@ -126,10 +125,10 @@ def at_position(view: View, points: pd.DataFrame) -> None:
         with left:
             fig = sf.band_curves_figure(metrics, y, title=f"{title} at {tag}", talk=view.talk)
             show_figure(fig, f"x_{key}", metrics[[c for c in ("run", "method", "seed", "round", y) if c in metrics]],
-                        f"{view.ref.name}_{key}_{tag}", note="Thick: mean over seeds; band: ± 1 std; thin: each seed.")
+                        f"{view.ref.name}_{key}_{tag}", note="Thin lines: single seeds.")
         if resp is not None:
             with right:
-                response(view, resp, metric, f"{title} against {view.resp_axis}", f"x_{key}_resp")
+                response(view, resp, metric, f"{title} against {sf.axis_name(view.resp_axis)}", f"x_{key}_resp")
     first = studies.first_seed_runs(at)
     embeddings(view, first)
     left, right = st.columns(2)
@@ -148,14 +147,15 @@ def at_position(view: View, points: pd.DataFrame) -> None:
             show_figure(fig, "x_spec", data, f"{view.ref.name}_spectrum_{tag}")
     if resp is not None:
         with right:
-            response(view, resp, "effective_rank", f"Effective rank against {view.resp_axis}", "x_rank_resp")
+            response(view, resp, "effective_rank", f"Effective rank against {sf.axis_name(view.resp_axis)}", "x_rank_resp")
 
 
 def response(view: View, resp: pd.DataFrame, metric: str, title: str, key: str) -> None:
     fixed = tuple((a, sf._key(v)) for a, v in view.pos.items() if a != view.resp_axis)
     fig = memo((view.ref.id, studies.version(view.ref), key, view.resp_axis, fixed, view.talk), lambda: sf.response_figure(
         resp, view.resp_axis, metric, all_values=view.values[view.resp_axis], title=title, talk=view.talk))
-    sf.set_current(fig, view.resp_axis, view.values[view.resp_axis], view.pos.get(view.resp_axis, sf.UNSET))
+    # No slider mark: the figure stays the same while the slider moves along its own axis, so the
+    # browser keeps it as drawn (Streamlit draws a chart whose figure changed anew, ~50-150 ms each).
     cols = ["method", view.resp_axis, f"{metric}_mean", f"{metric}_std", f"{metric}_n"]
     note = overlap_note(resp, view.resp_axis, metric)
     if (resp[f"{metric}_n"] == 0).any() or len(set(resp[view.resp_axis].map(sf._key))) < len(view.values[view.resp_axis]):

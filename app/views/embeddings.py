@@ -44,6 +44,8 @@ if not state.presenter():
     c.segmented_control("Projection", ["PCA", "UMAP"], key="e_proj")
 state.publish("e_left", "e_right", "e_proj")
 runs = [st.session_state.e_left, st.session_state.e_right]
+if service.showing_pair(runs):
+    st.caption(service.pair_note())
 use_umap = st.session_state.e_proj == "UMAP"
 rounds = sorted(set(service.snapshot_rounds(runs[0])) | set(service.snapshot_rounds(runs[1])))
 
@@ -122,7 +124,7 @@ if st.session_state.e_play:
 
     player()
 else:
-    if len(rounds) > 1:
+    if len(rounds) > 1 and not state.presenter():
         st.select_slider("Snapshot round", rounds, key="e_round")
     chosen = st.session_state.e_round
     for side, (col, run_id) in enumerate(zip(st.columns(2), runs)):

@@ -26,6 +26,8 @@ if not state.presenter():
     st.multiselect("Runs", ids, key="g_runs", format_func=labels.get)
 state.publish("g_runs")
 selected = list(st.session_state.g_runs)
+if service.showing_pair(selected):
+    st.caption(service.pair_note())
 if not selected:
     st.info("Select one or more runs.")
     st.stop()

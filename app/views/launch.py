@@ -12,6 +12,9 @@ st.title("Launch")
 st.caption("Every selected method gets the same data, partition, seed and schedule — only the local "
            "objective differs. Runs continue in the background if you close the tab.")
 
+if state.presenter():
+    st.info("Presenter mode shows no launch form: turn presenter mode off in the sidebar to start runs.")
+    st.stop()
 methods_all = service.method_names()
 state.init("l_preset", presets.CUSTOM, str, [presets.CUSTOM, *presets.PRESETS])
 state.init("l_methods", ["fedavg", "fedquad"], state.LIST, methods_all)

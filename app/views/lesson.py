@@ -5,17 +5,41 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import state
+from app import service, state
 from app.export import slides, widgets
 from app.export.slides import Slide
 from app.export.widgets import show_figure
 from app.lesson import data as lesson_data
+from app.lesson import demo_study
 from app.lesson import steps as lesson
 from app.lesson.quadruplet_panel import quad_settings, quadruplet_step
 
 N = len(lesson.STEPS)
 talk, presenter = state.talk(), state.presenter()
 st.title("Lesson")
+
+def demo_panel() -> None:
+    """After the one-minute demo: one button that trains the missing α in the background."""
+    offer = demo_study.offer()
+    if offer is None:
+        st.caption("Start the one-minute demo (sidebar) or runs of your own on the Launch page first.")
+        return
+    if offer.running:
+        st.info(f"Computing the demo at more α in the background: {offer.missing} run(s) to go "
+                f"(about {offer.seconds:.0f} s). Turn 'Use my runs' off and on again to look.",
+                icon=":material/hourglass_empty:")
+        return
+    if offer.missing and st.button(f"Compute the missing {offer.missing} runs (about {offer.seconds:.0f} s)",
+                                   key="l_demo_compute", type="primary", icon=":material/play_arrow:",
+                                   help="Trains the demo's setting at α = 0.1, 1 and IID (your demo runs are "
+                                        "reused), in the background; the lesson uses them when they are done."):
+        try:
+            demo_study.start()
+            st.toast("Started: the lesson fills in as the runs finish.")
+            st.rerun()
+        except (OSError, service.StoreError) as e:
+            st.error(str(e))
+
 
 # ---- where the data comes from -----------------------------------------------------------------
 state.init("l_mine", False, bool)
@@ -30,6 +54,10 @@ if not presenter:
         state.publish("l_study")
 state.publish("l_mine")
 data, problem = lesson_data.load(bool(st.session_state.l_mine), st.session_state.get("l_study"))
+if problem and st.session_state.l_mine:
+    st.warning(problem)  # once, with the one fix: compute what is missing, in the background
+    demo_panel()
+    st.stop()
 if problem:
     st.warning(problem)
 

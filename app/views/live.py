@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import service, state
+from app.figures import captions
 from app.figures import charts as figures
 from app.export.widgets import render_downloads
 
@@ -24,11 +25,15 @@ ids = table["run_id"].tolist()
 state.init("v_runs", service.latest_group(table), state.LIST, ids)
 state.init("v_x", "rounds", str, list(X_AXES))
 if not state.presenter():
-    st.multiselect("Runs", ids, key="v_runs", format_func=lambda r: f"{labels[r]} ({table.set_index('run_id').loc[r, 'state']})")
+    # the run's label only: its state lives in the summary table, which refreshes while runs train
+    # (a state in the chip was the one at page load: "queued" while the table said running)
+    st.multiselect("Runs", ids, key="v_runs", format_func=labels.get)
     st.segmented_control("x axis", list(X_AXES), key="v_x",
                          help="Samples processed and wall time show whether a gap is only more compute.")
 state.publish("v_runs", "v_x")
 selected = list(st.session_state.v_runs)
+if service.showing_pair(selected):
+    st.caption(service.pair_note())
 xcol = X_AXES.get(st.session_state.v_x or "rounds", "round")
 if not selected:
     st.info("Select one or more runs.")
@@ -67,6 +72,7 @@ def chart(y: str, title: str, key: str, note: str | None = None) -> None:
     draw()
     render_downloads(lambda: figures.curves_figure(data(y), y, xcol, title=title, talk=talk), lambda: data(y),
                      f"{y}_vs_{xcol}", key=f"dl_{key}")
+    note = captions.with_plain(key, note)
     if note:  # under the menu, so the menus of two charts side by side stay level
         st.caption(note)
 
@@ -88,8 +94,8 @@ def summary_view() -> None:
     summary = service.summary_table(selected, labels)
     st.subheader("Summary")
     st.dataframe(summary, hide_index=True, column_config={
-        "final acc": st.column_config.NumberColumn(format="%.3f"),
-        "best acc": st.column_config.NumberColumn(format="%.3f"),
+        "final acc": st.column_config.NumberColumn(format="percent"),  # % as on the charts
+        "best acc": st.column_config.NumberColumn(format="percent"),
         "final intra/inter": st.column_config.NumberColumn(format="%.3f")})
     for row in summary.itertuples():
         if row.state in ("failed", "diverged"):

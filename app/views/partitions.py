@@ -61,13 +61,13 @@ def draw(a, counts, key):
     _, names = service.dataset_labels(dataset, None, seed)
     mask = service.lt3_mask(counts)
     n_one = int(((counts > 0).sum(axis=1) == 1).sum())
-    name = "IID" if a is None else f"alpha {a:g}"
+    name = "IID" if a is None else f"α = {a:g}"
     st.markdown(f"**{name}** — {int(mask.sum())} of {clients} clients have < 3 classes ({n_one} with a single class)")
     fig = figures.partition_heatmap(counts, class_names=list(names), lt3_mask=mask,
                                     title=f"{dataset}, {clients} clients, {name}", talk=talk)
     df = pd.DataFrame(counts, columns=list(names)).rename_axis("client").reset_index()
     df["fewer_than_3_classes"] = mask
-    show_figure(fig, f"heat_{key}", df, f"partition_{dataset}_{clients}c_{name.replace(' ', '')}")
+    show_figure(fig, f"heat_{key}", df, f"partition_{dataset}_{clients}c_{name.replace(' ', '').replace('α=', 'alpha')}")
     return mask
 
 

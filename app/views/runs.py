@@ -52,7 +52,7 @@ st.dataframe(shown[columns + ["run_id"]], hide_index=True, width="stretch", colu
     "alpha": Col.TextColumn("α", width=45), "clients": Col.NumberColumn(width=60),
     "created": Col.TextColumn(width=90), "source": Col.TextColumn(width=75, help="recorded runs are read-only"), "error": Col.TextColumn(width=160),
     "run_id": Col.TextColumn("run id", width=230)})
-if view.empty:
+if view.empty or state.presenter():  # presenter mode: the table only, no details or buttons
     st.stop()
 
 labels = dict(zip(view["run_id"], view["label"]))

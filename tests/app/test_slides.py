@@ -115,3 +115,37 @@ def test_animated_figures_export_as_stills(steps):
     slides.export_all([steps[5]], ("pdf",), render=lambda fig, fmt: seen.append(fig) or fake_render(fig, fmt))
     assert steps[5].figures[0].fig.frames and steps[5].figures[0].fig.layout.sliders  # on the page
     assert seen and all(not f.frames and not f.layout.sliders and not f.layout.updatemenus for f in seen)
+
+
+def test_decks_are_readable_from_the_back_of_a_room(steps):
+    """Body text at least 20 pt (PDF and PowerPoint), figures laid out at slide size with their
+    text at least 14 pt there, the step's sentences as speaker notes, no on-screen instruction."""
+    seen = []
+    files = slides.export_all(steps, ("pdf", "pptx"), render=lambda fig, fmt: seen.append(fig) or fake_render(fig, fmt))
+    sizes: dict[str, float] = {}
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            sizes[text.strip()] = size * abs(tm[0]) * abs(cm[0] or 1)
+
+    pdf = PdfReader(io.BytesIO(files["pdf"]))
+    for page, s in zip(pdf.pages, steps):
+        sizes.clear()
+        page.extract_text(visitor_text=visit)
+        body = [v for k, v in sizes.items() if any(k[:25] in t for t in s.sentences)]
+        assert body and min(body) >= 20, (s.title, sorted(set(body)))
+        assert max(v for k, v in sizes.items() if s.footer[:20] in k) >= 14
+    for fig in seen:
+        pt = 1 / slides.PX_PER_PT  # a figure px on the page
+        assert fig.layout.width * pt <= slides.SLIDE_PT[0] and fig.layout.font.size * pt >= 16
+        assert min(fig.layout.xaxis.tickfont.size, fig.layout.yaxis.tickfont.size) * pt >= 14
+        assert fig.layout.height - fig.layout.margin.t - fig.layout.margin.b >= 200  # a plot area remains
+    prs = Presentation(io.BytesIO(files["pptx"]))
+    for sl, s in zip(prs.slides, steps):
+        notes = sl.notes_slide.notes_text_frame.text
+        assert all(t in notes for t in s.sentences)
+        body = [p for sh in sl.shapes if sh.has_text_frame and sh != sl.shapes.title
+                for p in sh.text_frame.paragraphs if p.text in s.sentences]
+        assert body and all(p.font.size.pt >= 20 for p in body)
+    words = " ".join(t for s in steps for t in s.sentences).lower()
+    assert "press play" not in words and "click" not in words

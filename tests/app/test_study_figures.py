@@ -42,10 +42,11 @@ def test_band_overlap_only_where_the_intervals_meet():
     assert len(over) == 1 and (over[0] is None or (isinstance(over[0], float) and math.isnan(over[0])))
 
 
-def test_alpha_axis_is_log_with_iid_last():
+def test_alpha_axis_is_evenly_spaced_with_iid_last():
     xs, axis = sf.axis_positions("alpha", [None, 1.0, 0.05, 0.1])
-    assert xs == [0.05, 0.1, 1.0, 4.0] and axis["type"] == "log"
-    assert axis["ticktext"][-1] == "IID" and axis["ticktext"][0] == "0.05"
+    assert xs == [0.0, 1.0, 2.0, 3.0] and axis["type"] == "linear"
+    assert axis["ticktext"] == ["0.05", "0.1", "1", "IID"]
+    assert sf.AXIS_TITLES["alpha"] == "α (evenly spaced)"
     assert sf.ordered_values("alpha", [1.0, None, 0.1]) == [0.1, 1.0, None]
     xs, axis = sf.axis_positions("m1", [0.0, 1.0, 0.5])
     assert xs == [0.0, 0.5, 1.0] and axis["type"] == "linear"
@@ -57,9 +58,9 @@ def test_response_figure_marks_missing_overlap_and_the_slider():
     shapes = fig.layout.shapes
     assert [s.label.text for s in shapes if s.label and s.label.text] == ["not computed"]  # alpha 1
     mark = next(s for s in shapes if s.name == "current")
-    assert mark.visible and mark.x0 == pytest.approx(0.1)
+    assert mark.visible and mark.x0 == pytest.approx(0.0)  # alpha 0.1: the first of three evenly spaced
     sf.set_current(fig, "alpha", [0.1, 1.0, None], None)  # IID
-    assert mark.x0 == pytest.approx(4.0)
+    assert mark.x0 == pytest.approx(2.0)
     grey = [s for s in shapes if s.fillcolor == sf.OVERLAP_FILL]
     assert len(grey) == 1 and grey[0].x0 > 1.0  # the IID column
     means = {t.meta[1]: list(t.y) for t in fig.data if t.meta and t.meta[0] == "mean"}
@@ -101,3 +102,9 @@ def test_skew_effect_note_is_computed_from_the_points_and_says_when_it_is_seed_n
     one_seed = sf.skew_effect_note(pts([5.0], [6.0], [4.0], [9.0]))
     assert "one seed: no claim beyond noise" in one_seed
     assert sf.skew_effect_note(pts([5.0], [6.0], [4.0], [9.0]).query("alpha == 0.1")) == ""
+
+
+def test_a_zoomed_accuracy_axis_says_it_does_not_start_at_zero():
+    resp = sf.aggregate(points(), ["method", "alpha"], ["final_acc"])
+    fig = sf.response_figure(resp, "alpha", "final_acc", all_values=[0.1, 1.0, None])
+    assert fig.layout.yaxis.title.text.endswith("(not from 0)")

@@ -1,5 +1,6 @@
 """``apply_theme`` sets the layout in one assignment (for speed): it must give exactly the figure the
-update-call version gave. The reference below is that version, kept verbatim."""
+update-call version gave. The reference below is that version, kept verbatim (but for the title
+and legend placed from the figure's left edge, not the plot area's: issue 16)."""
 from __future__ import annotations
 
 import copy
@@ -17,13 +18,14 @@ def reference_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
         if fig.layout.height is None:
             fig.layout.height = theme.DEFAULT_HEIGHT[talk]
         lines = theme._wrap_title(fig, title)
-        title_h = int(title * 1.9 + (lines - 1) * title * 1.25) if lines else 0
+        multi = title if lines > 1 else 0
+        title_h = int(title * 1.9 + (lines - 1) * title * 1.25 + 0.4 * multi) if lines else 0
         rows = theme._legend_rows(fig, font)
         top = max(base_top, title_h + rows * theme.LEGEND_ROW[talk] + 14)
         fig.update_layout(
-            title=dict(x=0.0, xanchor="left", xref="paper", y=1.0, yanchor="top", yref="container",
-                       pad=dict(t=8 + int(max(0, lines - 1) * title * 1.25)), font=dict(size=title)),
-            legend=dict(orientation="h", xref="paper", x=0.0, xanchor="left", yref="container",
+            title=dict(x=0.0, xanchor="left", xref="container", y=1.0, yanchor="top", yref="container",
+                       pad=dict(t=8 + multi, l=12), font=dict(size=title)),
+            legend=dict(orientation="h", xref="container", x=0.0, xanchor="left", yref="container",
                         y=1.0 - title_h / fig.layout.height, yanchor="top", font=dict(size=font),
                         title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),
             margin=dict(t=top))

@@ -70,16 +70,16 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     wait_idle(page, 90_000)
     summary = page.locator("p", has_text=re.compile(r"of \d+ clients have < 3 classes")).first
     before_text, before_data = summary.inner_text(), plot_data(page)
-    assert "alpha 0.3" in before_text, before_text
+    assert "α = 0.3" in before_text, before_text
     slider = page.locator('.st-key-p_alpha input[type="range"]')
     slider.focus()
     slider.press("ArrowRight")  # 0.3 -> 0.5
-    page.locator("p", has_text="alpha 0.5").first.wait_for(timeout=60_000)
+    page.locator("p", has_text="α = 0.5").first.wait_for(timeout=60_000)
     wait_idle(page)
     poll(lambda: plot_data(page) != before_data, 30, 0.5, "the heatmap to change after moving the α slider")
     title = page.locator(".js-plotly-plot").first.evaluate("g => g.layout.title.text")
-    assert "alpha 0.5" in title, title  # the figure's title follows too
-    page.locator("p", has_text="alpha 0.3").wait_for(state="detached", timeout=60_000)
+    assert "α = 0.5" in title, title  # the figure's title follows too
+    page.locator("p", has_text="α = 0.3").wait_for(state="detached", timeout=60_000)
 
     # ---- Launch: the preset, shortened, started -----------------------------------------------------
     go(page, "Launch")
@@ -93,7 +93,7 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
         set_number(page, "l_num_clients", CLIENTS)
     page.locator(".st-key-l_start button").click()
     page.get_by_text(re.compile(r"Started 2 run\(s\) in group")).wait_for(timeout=60_000)
-    assert runs.exists() and len([p for p in runs.iterdir() if p.is_dir()]) == 2
+    assert runs.exists() and len([p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]) == 2
 
     # ---- Live: the accuracy curve gains points ---------------------------------------------------
     go(page, "Live")
@@ -192,7 +192,7 @@ def test_explore_in_browser(explore_server, page, tmp_path):
     slider.press("ArrowRight")  # 0.1 -> 1
     title = lambda: page.locator(f"{acc} .js-plotly-plot").first.evaluate(  # noqa: E731
         "g => (g.layout && g.layout.title && g.layout.title.text) || ''")
-    poll(lambda: "alpha = 1" in title(), 30, 0.5, f"the curves' title to follow the slider (url {page.url})")
+    poll(lambda: "α = 1" in title(), 30, 0.5, f"the curves' title to follow the slider (url {page.url})")
     wait_idle(page)
     poll(lambda: plot_data(page, acc) != before, 30, 0.5, "the accuracy curves to change after the alpha move")
     assert "x_alpha=1" in page.url, page.url  # the link carries the slider position

@@ -1,0 +1,326 @@
+"""What a user feels in a real browser: Explore's α slider, switching study, the first page.
+
+Starts the dashboard (``streamlit run app/main.py --server.fileWatcherType none --server.headless
+true`` on a free port, ``FEDQUAD_RECORDED_DIR=assets/recorded``, an empty ``FEDQUAD_RUNS_DIR``, the
+projection worker off) and drives Debian's Chromium (``/usr/bin/chromium``, or CHROMIUM_PATH)
+through Playwright at 1600x1000. Three measurements:
+
+1. **first page**: from the moment the server process is started until the first plotly chart of
+   the opening page (Explore on ``digits-alpha``) is drawn (an ``svg.main-svg`` inside a
+   ``[data-testid="stPlotlyChart"]``), and until that page has *settled* (defined below). Then a
+   second tab on the warm server: ``goto`` until first chart / settled.
+2. **slider move**: the α slider of Explore on ``digits-alpha`` is focused and moved one grid
+   step by a key press (ArrowRight through the whole grid, then ArrowLeft back). One move's time
+   is **key press -> last chart re-rendered**:
+
+   - start: the ``keydown`` event, as seen by a capturing listener in the page
+     (``performance.now()``);
+   - end: the time of the last DOM mutation (child list, attribute or text) inside any
+     ``[data-testid="stPlotlyChart"]`` element, or the adding/removing of one, as seen by a
+     ``MutationObserver`` on the document;
+   - the move counts as finished (settled) once Streamlit's running indicator
+     (``[data-testid="stStatusWidget"]``) is gone, at least one chart changed, and no chart
+     changed for ``--quiet`` ms (default 500). The quiet window is not part of the time.
+
+   So the time covers the whole round trip: the widget message, the script re-run, sending the
+   figures, and Plotly redrawing every chart that changed.
+3. **study switch**: the Study select box is opened and another study's option clicked; start is
+   the option's ``mousedown`` in the page, end as for a slider move (last chart re-rendered,
+   settled). Cycles ``digits-alpha -> digits-margins -> fmnist-methods -> digits-alpha``.
+
+The machine may be shared: the load average (1 min) is printed before and after, with the wall
+times. ``--load`` trains a digits run (the one-minute demo's setting, 200 rounds) beside the app
+during the slider and switch measurements, to see the dashboard while a study trains.
+``--app-root`` measures another checkout's app (same data), for A/B comparisons; ``--repeat``
+runs the slider moves several times (the median of all moves is printed).
+
+Usage:
+    PYTHONPATH=. .venv/bin/python benchmarks/browser_latency.py [--moves 6] [--talk] [--load]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+STUDY = "recorded:digits-alpha"
+SWITCHES = ["recorded:digits-margins", "recorded:fmnist-methods", "recorded:digits-alpha"]
+CHART = '[data-testid="stPlotlyChart"]'
+
+OBSERVER = """(() => {
+  const CHART = '%s';
+  const f = window.__fq = {start: 0, last: 0, changes: 0, armed: false, first: 0};
+  const touches = (n) => n.nodeType === 1 && (n.matches(CHART) || (n.querySelector && n.querySelector(CHART)));
+  const obs = new MutationObserver((records) => {
+    for (const m of records) {
+      const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+      if ((el && el.closest(CHART)) || (m.type === 'childList' &&
+          ([...m.addedNodes].some(touches) || [...m.removedNodes].some(touches)))) {
+        f.last = performance.now(); if (!f.changes) f.firstChange = f.last; f.changes++;
+        if (!f.first && document.querySelector(CHART + ' svg.main-svg')) f.first = f.last;
+        return;
+      }
+    }
+  });
+  const start = () => obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true,
+                                                            characterData: true});
+  if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
+  const mark = () => { f.start = performance.now(); f.last = 0; f.changes = 0; f.firstChange = 0; };
+  document.addEventListener('keydown', mark, true);
+  document.addEventListener('mousedown', () => { if (f.armed) { f.armed = false; mark(); } }, true);
+})();""" % CHART
+
+SETTLED = """(quiet) => {
+  const f = window.__fq;
+  return !document.querySelector('[data-testid="stStatusWidget"]') && f.changes > 0 &&
+         performance.now() - f.last > quiet;
+}"""
+
+
+def chromium_path() -> str:
+    for cand in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", shutil.which("chromium")):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    sys.exit("browser_latency: Debian's chromium is missing (`apt-get install chromium`, or set CHROMIUM_PATH)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def load1() -> float:
+    return os.getloadavg()[0]
+
+
+class Server:
+    """The dashboard of ``app_root`` in its own process group, against the recorded studies and an
+    empty run store."""
+
+    def __init__(self, app_root: Path, recorded: Path, work: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.runs = work / "runs"
+        self.log = work / "streamlit.log"
+        env = {**os.environ, "FEDQUAD_RUNS_DIR": str(self.runs), "FEDQUAD_RECORDED_DIR": str(recorded),
+               "FEDQUAD_PROJECTION_WORKER": "0", "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE",
+               "PYTHONUNBUFFERED": "1", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+               "PYTHONPATH": str(app_root)}
+        streamlit = ROOT / ".venv" / "bin" / "streamlit"
+        self.started = time.monotonic()
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(
+                [str(streamlit), "run", "app/main.py", "--server.address", "127.0.0.1", "--server.port", str(self.port),
+                 "--server.fileWatcherType", "none", "--server.headless", "true"],
+                cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True)
+
+    def wait_healthy(self, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                sys.exit(f"streamlit exited ({self.proc.returncode}):\n{self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        sys.exit(f"streamlit did not answer within {timeout:.0f} s")
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(timeout=10)
+        except (ProcessLookupError, PermissionError):
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+FIRST_CHANGE: list[float] = []  # per move: start -> the first chart change (the server's answer arriving)
+
+
+def settle(page, quiet: float, timeout_ms: int = 120_000) -> float:
+    """Wait until the move settled; its time in ms (last chart change minus start)."""
+    page.wait_for_function(SETTLED, arg=quiet, timeout=timeout_ms, polling=50)
+    f = page.evaluate("() => window.__fq")
+    FIRST_CHANGE.append(f["firstChange"] - f["start"])
+    return f["last"] - f["start"]
+
+
+def slider_moves(page, moves: int, quiet: float) -> tuple[list[float], list[float], list[str]]:
+    slider = page.locator('.st-key-x_alpha input[type="range"], .st-key-x_alpha [role="slider"]').first
+    slider.wait_for()
+    slider.focus()
+    fwd, back, seen = [], [], []
+    for key, out in (("ArrowRight", fwd), ("ArrowLeft", back)):
+        for _ in range(moves):
+            before = page.url
+            page.keyboard.press(key)
+            out.append(settle(page, quiet))
+            seen.append(page.url.split("x_alpha=")[-1].split("&")[0] if "x_alpha=" in page.url else "?")
+            if page.url == before:
+                print(f"  warning: the URL did not change on {key} ({before})", file=sys.stderr)
+            slider.focus()
+    return fwd, back, seen
+
+
+def study_switches(page, quiet: float) -> list[tuple[str, float]]:
+    out = []
+    for target in SWITCHES:
+        name = target.split(":", 1)[1]
+        page.locator(".st-key-x_study [role='combobox']").first.click()
+        options = page.get_by_role("option")
+        labels = options.all_inner_texts()
+        idx = next((i for i, t in enumerate(labels) if _label_for(name) in t), None)
+        if idx is None:
+            print(f"  no option for {name} among {labels}", file=sys.stderr)
+            page.keyboard.press("Escape")
+            continue
+        option = options.nth(idx)
+        page.evaluate("() => { window.__fq.armed = true; }")
+        option.click()
+        out.append((name, settle(page, quiet)))
+    return out
+
+
+_TITLES: dict[str, str] = {}
+
+
+def _label_for(name: str) -> str:
+    if not _TITLES:
+        for p in (ROOT / "assets" / "recorded" / "studies").glob("*.json"):
+            try:
+                _TITLES[p.stem] = json.loads(p.read_text()).get("title") or p.stem
+            except (OSError, ValueError):
+                pass
+    return _TITLES.get(name, name)
+
+
+def start_load(work: Path, app_root: Path) -> subprocess.Popen:
+    cmd = [str(ROOT / ".venv" / "bin" / "python"), "-m", "fedquad_core", "run", "--runs-dir", str(work / "load-runs"),
+           "--dataset", "digits", "--model", "mlp", "--clients", "50", "--alpha", "0.1", "--min-size", "5",
+           "--participation", "1", "--local-epochs", "2", "--rounds", "200", "--lr", "0.1", "--method", "fedquad",
+           "--snapshot-every", "3", "--no-progress"]
+    env = {**os.environ, "PYTHONPATH": str(app_root), "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen(cmd, cwd=app_root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def fmt(xs: list[float]) -> str:
+    if not xs:
+        return "n/a"
+    return f"median {statistics.median(xs):.0f} ms, max {max(xs):.0f} ms (n={len(xs)})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--moves", type=int, default=6, help="slider steps each way (default 6: the whole digits-alpha grid)")
+    p.add_argument("--repeat", type=int, default=1, help="slider passes (right then left), default 1")
+    p.add_argument("--quiet", type=float, default=500.0, help="ms without a chart change that count as settled")
+    p.add_argument("--talk", action="store_true", help="measure in talk mode (?talk=1)")
+    p.add_argument("--load", action="store_true", help="train a digits run beside the app while measuring")
+    p.add_argument("--no-switch", action="store_true", help="skip the study switches")
+    p.add_argument("--app-root", type=Path, default=ROOT, help="checkout whose app/ to start (default this one)")
+    p.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    args = p.parse_args(argv)
+    if args.moves < 1 or args.repeat < 1 or args.quiet <= 0:
+        p.error("--moves, --repeat and --quiet must be positive")
+    app_root = args.app_root.resolve()
+    if not (app_root / "app" / "main.py").exists():
+        p.error(f"--app-root {app_root}: no app/main.py there")
+    recorded = ROOT / "assets" / "recorded"
+    exe = chromium_path()
+    from playwright.sync_api import sync_playwright
+
+    result: dict = {"app_root": str(app_root), "talk": args.talk, "load": args.load, "load1_before": load1()}
+    print(f"load average (1 min) before: {result['load1_before']:.2f} on {os.cpu_count()} cores; app {app_root}")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        server = Server(app_root, recorded, work)
+        loader = None
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
+                ctx = browser.new_context(viewport={"width": 1600, "height": 1000})
+                ctx.add_init_script(OBSERVER)
+                page = ctx.new_page()
+                page.set_default_timeout(120_000)
+                server.wait_healthy()
+                healthy = time.monotonic() - server.started
+                suffix = "&talk=1" if args.talk else ""
+                page.goto("about:blank")
+                t_first, t_settled = first_page_run(page, server.url, suffix, server.started, args.quiet)
+                result["first_page"] = {"healthy_s": healthy, "first_chart_s": t_first, "settled_s": t_settled}
+                print(f"first page: server healthy {healthy:.1f} s, first chart {t_first:.1f} s, "
+                      f"settled {t_settled:.1f} s after the server was started")
+                tab = ctx.new_page()
+                t0 = time.monotonic()
+                t2_first, t2_settled = first_page_run(tab, server.url, suffix, t0, args.quiet)
+                tab.close()
+                result["second_tab"] = {"first_chart_s": t2_first, "settled_s": t2_settled}
+                print(f"second tab: first chart {t2_first:.1f} s, settled {t2_settled:.1f} s")
+                if args.load:
+                    loader = start_load(work, app_root)
+                    time.sleep(5)  # past its start-up (imports, data), into the rounds
+                fwd, back = [], []
+                for _ in range(args.repeat):
+                    f, b, seen = slider_moves(page, args.moves, args.quiet)
+                    fwd += f
+                    back += b
+                    print(f"  positions seen: {' '.join(seen)}")
+                result["slider_ms"] = {"forward": fwd, "back": back}
+                print(f"slider (key press -> last chart re-rendered): forward {fmt(fwd)}; back {fmt(back)}; "
+                      f"all {fmt(fwd + back)}")
+                result["slider_first_change_ms"] = FIRST_CHANGE[-len(fwd + back):]
+                print(f"  (key press -> first chart changed: {fmt(result['slider_first_change_ms'])})")
+                if not args.no_switch:
+                    sw = study_switches(page, args.quiet)
+                    result["switch_ms"] = dict(sw)
+                    print("study switch: " + ", ".join(f"{n} {ms / 1000:.1f} s" for n, ms in sw))
+                browser.close()
+        finally:
+            if loader is not None:
+                os.killpg(loader.pid, signal.SIGTERM)
+                loader.wait(timeout=20)
+            server.stop()
+    result["load1_after"] = load1()
+    print(f"load average (1 min) after: {result['load1_after']:.2f}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+def first_page_run(page, url: str, suffix: str, t0: float, quiet: float) -> tuple[float, float]:
+    """(s from ``t0`` (a ``time.monotonic()``) to the first chart drawn, to the page settled: no
+    status widget, no chart change for ``quiet`` ms; the quiet window itself not counted). Both
+    ends are read from the page's clock (``performance.timeOrigin`` + event time)."""
+    epoch_t0 = time.time() - (time.monotonic() - t0)
+    page.goto(f"{url}/?x_study={STUDY}{suffix}")
+    page.locator(f"{CHART} svg.main-svg").first.wait_for(timeout=180_000)
+    page.wait_for_function(
+        "(q) => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
+        "window.__fq.last > 0 && performance.now() - window.__fq.last > q", arg=quiet, timeout=180_000, polling=50)
+    origin, first, last = page.evaluate("() => [performance.timeOrigin, window.__fq.first, window.__fq.last]")
+    return (origin + first) / 1000.0 - epoch_t0, (origin + last) / 1000.0 - epoch_t0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
