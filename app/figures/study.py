@@ -29,7 +29,10 @@ from app.figures.theme import apply_theme, method_color, themed_figure
 METRIC_TITLES = {"final_acc": "final test accuracy", "best_acc": "best test accuracy",
                  "final_ratio": "final intra / inter ratio", "final_ratio_l2": "final intra / inter (L2)",
                  "effective_rank": "effective rank (final snapshot)",
-                 "test_accuracy": "test accuracy", "ratio": "intra / inter class distance"}
+                 "test_accuracy": "test accuracy", "ratio": "intra / inter class distance",
+                 "local_acc_all": "local accuracy, all classes", "local_acc_own": "local accuracy, own classes",
+                 "local_effective_rank": "local effective rank", "local_ratio": "local intra / inter ratio",
+                 "local_cka": "local CKA to global", "update_cosine": "update cosine", "update_norm": "update norm"}
 AXIS_TITLES = {"alpha": "Dirichlet α (log scale)", "m1": "margin m1", "m2": "margin m2", "beta": "β",
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
 PAIR = ("fedavg", "fedquad")
