@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import streamlit as st
 
 from app import service
 from app.figures.study import PAIR, value_label
@@ -44,10 +45,19 @@ def _measured(run_id: str | None) -> bool:
     return bool(run_id) and bool(service.local_snapshot_rounds(run_id))
 
 
-def comparisons() -> list[Comparison]:
+def comparisons() -> tuple[list[Comparison], str | None]:
     """Every comparison with local metrics: the studies' points (recorded first), then the user's
-    launch groups."""
+    launch groups; and the one-line note naming the store's damaged runs (skipped), or None.
+    Looked up again after 10 s (a run of the user's may finish meanwhile)."""
+    return _comparisons(str(service.runs_dir()), str(service.recorded_dir()))
+
+
+@st.cache_data(ttl=10, max_entries=8, show_spinner=False)
+def _comparisons(runs_root: str, recorded_root: str) -> tuple[list[Comparison], str | None]:
     out: list[Comparison] = []
+    full = service.runs_table()
+    table, skipped = service.without_damaged(full)
+    damaged = set(full.loc[full["state"] == "damaged", "run_id"])
     for ref in catalog.study_refs():
         try:
             study = catalog.read_study(ref)
@@ -56,7 +66,7 @@ def comparisons() -> list[Comparison]:
         groups: dict[tuple, dict[str, str]] = {}
         for p in study.get("points", []):
             coords = {k: v for k, v in p.get("coords", {}).items() if k != "method"}
-            if _measured(p.get("run_id")):
+            if p.get("run_id") not in damaged and _measured(p.get("run_id")):
                 key = tuple(sorted(coords.items(), key=lambda kv: kv[0]))
                 groups.setdefault(key, {})[str(p["coords"].get("method", "?"))] = p["run_id"]
         for key, runs in groups.items():
@@ -64,14 +74,13 @@ def comparisons() -> list[Comparison]:
             out.append(Comparison(f"{ref.id}:{','.join(f'{k}={v}' for k, v in key)}",
                                   f"{ref.title}: {where or 'one point'} ({'recorded' if ref.source == 'recorded' else 'mine'})",
                                   _ordered(runs), ref.name, key))
-    table, _ = service.without_damaged(service.runs_table())
     mine = table[(table["source"] == "mine") & (table["group"] != "")]
     for group, rows in mine.groupby("group", sort=False):
         runs = {str(r.method): r.run_id for r in rows.itertuples() if _measured(r.run_id)}
         if runs:
             out.append(Comparison(f"group:{group}", f"Launched {group}: {', '.join(map(service.method_label, runs))} (mine)",
                                   _ordered(runs)))
-    return out
+    return out, skipped
 
 
 def default(comps: list[Comparison]) -> Comparison | None:

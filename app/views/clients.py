@@ -14,7 +14,10 @@ talk = state.talk()
 st.title("Clients")
 st.caption("Each client's model after its local training, before the server averages it: measured at snapshot "
            "rounds on the global snapshot's test points, for up to 10 of the round's clients.")
-comps = {c.id: c for c in data.comparisons()}
+found, skipped = data.comparisons()
+if skipped:
+    st.caption(skipped)
+comps = {c.id: c for c in found}
 if not comps:
     st.info("No run has local-model metrics: runs measure their clients at snapshot rounds (unless started with "
             "`--local-clients 0`); runs recorded before that have none. Start one on the Launch page.")
@@ -109,4 +112,4 @@ for i, (method, run_id) in enumerate(runs.items()):
         show_figure(fig, f"c_cos_{method}", pd.DataFrame(matrix, index=ids, columns=ids).rename_axis("client")
                     .reset_index(), f"update_cosines_{method}_r{rnd}")
 st.caption("How alike two clients' weight updates of this round are: near 1 they push the model the same way, "
-           "near 0 or below they pull it in different directions, and their average suits no one of them.")
+           "near 0 or below they pull it in different directions.")
