@@ -84,11 +84,12 @@ def _comparisons(runs_root: str, recorded_root: str) -> tuple[list[Comparison], 
 
 
 def default(comps: list[Comparison]) -> Comparison | None:
-    """The recorded ``digits-local`` pair at 10 local epochs, alpha 0.1, seed 0 when present, else
-    the first comparison."""
+    """The recorded ``digits-local`` pair at 10 local epochs, alpha 0.1, seed 0 when present (an
+    axis the study does not vary counts as matching), else the first comparison."""
     for c in comps:
+        coords = dict(c.coords)
         if c.id.startswith("recorded:") and c.study == DEFAULT_STUDY and all(
-                dict(c.coords).get(k) == v for k, v in DEFAULT_POINT.items()):
+                coords.get(k, v) == v for k, v in DEFAULT_POINT.items()):
             return c
     return comps[0] if comps else None
 
