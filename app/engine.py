@@ -18,7 +18,8 @@ from fedquad_core.launcher import spawn_detached
 from fedquad_core.partition import PartitionError, class_counts, partition
 from fedquad_core.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
                                 atomic_write_text, pid_alive)
-from fedquad_core.study.store import StudyStore
+from fedquad_core.run_files import Damaged, layout_damage, read_layout
+from fedquad_core.study.store import DamagedStudy, StudyStore
 from fedquad_core.study.table import study_frame
 
 _LAZY = {
@@ -32,8 +33,8 @@ _LAZY = {
 
 __all__ = ["launcher", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "singular_values", "spawn_detached",
            "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
-           "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "StudyStore",
-           "study_frame", *_LAZY]
+           "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
+           "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", *_LAZY]
 
 
 def __getattr__(name: str):

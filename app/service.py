@@ -166,7 +166,7 @@ def metrics_frame(run_ids, labels: dict[str, str] | None = None) -> pd.DataFrame
             continue
         if not rows:
             continue
-        df = pd.DataFrame(rows)
+        df = pd.DataFrame([{k: v for k, v in row.items() if k != "local"} for row in rows])  # per-client list: not a column
         df.insert(0, "method", method)
         df.insert(0, "label", (labels or {}).get(run_id, run_id))
         df.insert(0, "run", run_id)
@@ -210,10 +210,31 @@ def run_path(run_id: str) -> Path:
 
 
 def snapshot_rounds(run_id: str) -> list[int]:
+    """The rounds whose snapshot file reads (a damaged one is left out: ``snapshot_notices``)."""
     try:
-        return store_for(run_id).snapshot_rounds(run_id)
+        return store_for(run_id).snapshot_rounds(run_id, readable=True)
     except (RunNotFound, StoreError):
         return []
+
+
+def snapshot_notice(run_ids, most: int = 2) -> str | None:
+    """The damaged snapshot and layout files of the runs in one line (None when there are none)."""
+    lines = snapshot_notices(run_ids)
+    if not lines:
+        return None
+    more = f"; and {len(lines) - most} more" if len(lines) > most else ""
+    return "Damaged, left out: " + "; ".join(lines[:most]) + more
+
+
+def snapshot_notices(run_ids) -> list[str]:
+    """One line per damaged snapshot or UMAP layout file of the runs, for the page's notice."""
+    out = []
+    for run_id in dict.fromkeys(run_ids):
+        try:
+            out += store_for(run_id).snapshot_damage(run_id)
+        except (RunNotFound, StoreError):
+            continue
+    return out
 
 
 def read_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:

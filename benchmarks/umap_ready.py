@@ -40,7 +40,7 @@ import sys, numpy as np
 from app.projection import umap_fit
 if sys.argv[2] == "cache":
     umap_fit.enable_numba_cache()
-with np.load(sys.argv[1]) as d:
+with np.load(sys.argv[1], allow_pickle=False) as d:
     umap_fit.compute_umap(d["embeddings"])
 """
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}

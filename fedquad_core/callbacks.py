@@ -13,6 +13,7 @@ class Callback:
     def on_start(self, info: dict[str, Any]) -> None: ...
     def on_round(self, row: dict[str, Any]) -> None: ...
     def on_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None: ...
+    def on_local_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None: ...
     def on_end(self, state: str, info: dict[str, Any]) -> None: ...
     def stop_requested(self) -> bool:
         return False
@@ -35,6 +36,10 @@ class Callbacks(Callback):
     def on_snapshot(self, round_, arrays):
         for c in self.items:
             c.on_snapshot(round_, arrays)
+
+    def on_local_snapshot(self, round_, arrays):
+        for c in self.items:
+            c.on_local_snapshot(round_, arrays)
 
     def on_end(self, state, info):
         for c in self.items:
@@ -65,6 +70,9 @@ class StoreCallback(Callback):
 
     def on_snapshot(self, round_, arrays):
         self.writer.save_snapshot(round_, arrays)
+
+    def on_local_snapshot(self, round_, arrays):
+        self.writer.save_local_snapshot(round_, arrays)
 
     def on_end(self, state, info):
         if info.get("weights") is not None:

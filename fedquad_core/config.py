@@ -59,6 +59,7 @@ class RunConfig:
     client_exec: str = "auto"  # auto: vmap on CUDA, parallel when workers > 0, else sequential
     snapshot_every: int = 5
     snapshot_points: int = 2000
+    local_clients: int = 10  # clients whose local model is measured at each snapshot (0 = none)
     eval_points: int | None = None  # None = whole test set
     name: str | None = None  # free label shown in the dashboard
 

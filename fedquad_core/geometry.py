@@ -6,7 +6,9 @@ directions the embeddings use. Computed in the original feature space (never on 
 * NC1 = (1/C) tr(Sigma_W Sigma_B^+), neural collapse (Papyan, Han, Donoho, PNAS 2020), with the
   global mean taken as the mean of the class means (Papyan's balanced definition);
 * singular values of the embedding covariance and their effective rank (Roy & Vetterli 2007), the
-  dimensional-collapse view of FedDecorr (Shi et al., ICLR 2023).
+  dimensional-collapse view of FedDecorr (Shi et al., ICLR 2023);
+* linear CKA between two embeddings of the same points (Kornblith et al., ICML 2019): 1 for
+  the same representation up to rotation and isotropic scaling, near 0 for unrelated ones.
 
 Only the classes present in ``y`` count; per-class arrays follow ``np.unique(y)``. Degenerate inputs
 never raise or warn: a quantity that needs two distinct class means (inter, ratio, NC1, off-diagonal
@@ -21,7 +23,7 @@ import numpy as np
 
 __all__ = [
     "class_means", "intra_class_distance", "inter_class_distance", "per_class_intra", "cdnv_matrix",
-    "nc1", "singular_values", "effective_rank", "geometry_summary", "stratified_subset",
+    "nc1", "singular_values", "effective_rank", "linear_cka", "geometry_summary", "stratified_subset",
 ]
 
 
@@ -126,6 +128,24 @@ def effective_rank(s) -> float:
         return 0.0
     p = s / s.sum()
     return float(np.exp(-(p * np.log(p)).sum()))
+
+
+def linear_cka(a, b) -> float:
+    """Linear CKA ``||A^T B||_F^2 / (||A^T A||_F ||B^T B||_F)`` of the column-centred ``(n, d1)``
+    and ``(n, d2)`` embeddings of the same ``n`` points; ``nan`` when either is constant (or not
+    finite)."""
+    a = _as_numpy(a).astype(np.float64)
+    b = _as_numpy(b).astype(np.float64)
+    a, b = a.reshape(len(a), -1), b.reshape(len(b), -1)
+    if len(a) != len(b) or len(a) == 0:
+        raise ValueError(f"need embeddings of the same (>= 1) points, got {a.shape} and {b.shape}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return float("nan")
+    a, b = a - a.mean(axis=0), b - b.mean(axis=0)
+    with np.errstate(all="ignore"):
+        cross = np.linalg.norm(a.T @ b) ** 2
+        norm = np.linalg.norm(a.T @ a) * np.linalg.norm(b.T @ b)
+        return float(cross / norm) if norm > 0 and np.isfinite(norm) else float("nan")
 
 
 def _l2_normalise(z: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ def _positive_int(name: str, value: Any, flag: str, minimum: int = 1, maximum: i
 SEED_MAX = 2**63 - 1  # torch.Generator.manual_seed's range; numpy takes any seed >= 0
 WORKERS_MAX = 256
 LOCAL_EPOCHS_MAX = 1000  # a client draws its batch order for all its epochs up front
+LOCAL_CLIENTS_MAX = 100  # each costs a forward pass and K x points x dim float16 a snapshot
 NAME_MAX = 200
 
 
@@ -56,6 +57,7 @@ def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConf
         raise ConfigError(f"unknown client execution {cfg.client_exec!r}: choose one of {', '.join(CLIENT_EXECS)} (--client-exec)")
     _positive_int("snapshot interval", cfg.snapshot_every, "--snapshot-every")
     _positive_int("snapshot points", cfg.snapshot_points, "--snapshot-points", minimum=10)
+    _positive_int("local clients", cfg.local_clients, "--local-clients", minimum=0, maximum=LOCAL_CLIENTS_MAX)
     _positive_int("min size", cfg.min_size, "--min-size", minimum=0)
     _positive_int("workers", cfg.workers, "--workers", minimum=0, maximum=WORKERS_MAX)
     _positive_int("seed", cfg.seed, "--seed", minimum=0, maximum=SEED_MAX)
@@ -89,8 +91,11 @@ def check_config(cfg: RunConfig) -> RunConfig:
     """The settings preflight of one configuration, run once per configuration on every path
     (``fedquad run``, ``study``, ``sweep``, the dashboard): every setting and the method's
     parameters. Returns the config with its data set's defaults filled in."""
+    from .limits import check_bounds
+
     checked = validate(cfg)
     cfg.params()
+    check_bounds(checked)  # upper bounds that fit the machine and the data (README, "Reliability")
     return checked
 
 
@@ -187,5 +192,9 @@ def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> lis
         part_key = (data_key, cfg.alpha, cfg.num_clients, cfg.seed, cfg.min_size)
         if part_key not in parts:
             parts[part_key] = partition(y, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
+            from .limits import check_bounds
+
+            check_bounds(cfg.with_dataset_defaults(), train_size=len(y),
+                         largest_client=max((len(p) for p in parts[part_key]), default=0))
         out.append(parts[part_key])
     return out

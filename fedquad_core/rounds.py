@@ -1,6 +1,8 @@
 """The federated round loop, one for all methods: sample clients, train them locally (through a
 client runner: sequential here, parallel workers or a batched GPU path elsewhere), aggregate with
-FedAvg weighted by sample counts, evaluate, and snapshot the embedding geometry every k rounds."""
+FedAvg weighted by sample counts, evaluate, and snapshot the embedding geometry every k rounds
+(at a snapshot round, up to K clients' local models are measured before aggregation:
+``local_metrics``)."""
 from __future__ import annotations
 
 import math
@@ -15,6 +17,7 @@ from .aggregation import weighted_average
 from .callbacks import Callback
 from .client import ClientJob, ClientResult, evaluate
 from .geometry import geometry_summary
+from .local_metrics import LocalProbe
 
 
 class ClientRunner(Protocol):
@@ -83,7 +86,7 @@ def is_snapshot_round(r: int, settings: LoopSettings) -> bool:
 
 
 def run_rounds(model: torch.nn.Module, parts: list[np.ndarray], runner: ClientRunner, test: EvalData,
-               settings: LoopSettings, callback: Callback) -> tuple[str, dict[str, Any]]:
+               settings: LoopSettings, callback: Callback, local: LocalProbe | None = None) -> tuple[str, dict[str, Any]]:
     """Run the rounds; return the final state ('finished' or 'cancelled') and the final weights.
     Raises ``Diverged`` when a client's loss, or the aggregated weights, become NaN/inf. A
     KeyboardInterrupt (a second Ctrl-C) drops the round in progress and ends 'cancelled' with the
@@ -91,12 +94,12 @@ def run_rounds(model: torch.nn.Module, parts: list[np.ndarray], runner: ClientRu
     global_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     done = {"weights": global_state, "round": 0}  # the last completed round
     try:
-        return _loop(model, parts, runner, test, settings, callback, done)
+        return _loop(model, parts, runner, test, settings, callback, done, local)
     except KeyboardInterrupt:
         return "cancelled", {**done, "stopped_by": "SIGINT"}
 
 
-def _loop(model, parts, runner, test, settings, callback, done) -> tuple[str, dict[str, Any]]:
+def _loop(model, parts, runner, test, settings, callback, done, local=None) -> tuple[str, dict[str, Any]]:
     server_rng = np.random.default_rng([settings.seed, 0xF1])
     client_states: dict[int, dict[str, Any]] = {}
     global_state = done["weights"]
@@ -113,10 +116,11 @@ def _loop(model, parts, runner, test, settings, callback, done) -> tuple[str, di
                 raise Diverged(r, res.client_id)
             if res.state:
                 client_states[res.client_id] = res.state
+        snapshot = is_snapshot_round(r, settings)
+        measured = _measure_local(model, results, global_state, test, r, local) if snapshot and local else None
         global_state = weighted_average([res.weights for res in results], [res.num_samples for res in results])
         check_finite(global_state, results, r)
         model.load_state_dict(global_state)
-        snapshot = is_snapshot_round(r, settings)
         acc, _ = evaluate(model, test.x, test.y, test.prepare)
         samples = sum(res.samples_processed for res in results)
         total_samples += samples
@@ -130,12 +134,24 @@ def _loop(model, parts, runner, test, settings, callback, done) -> tuple[str, di
                 row[key] = row.get(key, 0) + value
         if snapshot:
             row.update(_snapshot(model, test, r, callback))
+        if measured is not None:
+            row.update(measured[0])
+            callback.on_local_snapshot(r, measured[1])
         now = time.perf_counter()
         row["round_time"] = now - t0
         row["elapsed"] = now - start
         callback.on_round(row)
         done.update(weights=global_state, round=r)
     return "finished", dict(done)
+
+
+def _measure_local(model, results, start, test: EvalData, r: int, local: LocalProbe):
+    """The local models' row fields and arrays (``local_metrics``), from the round's results,
+    before they are averaged; ``start`` is the round's starting global state."""
+    if local.k <= 0:
+        return None
+    idx = torch.as_tensor(test.snapshot_idx, device=test.x.device)
+    return local.measure(model, results, start, test.x[idx], test.y[idx], test.prepare, r)
 
 
 def _snapshot(model: torch.nn.Module, test: EvalData, r: int, callback: Callback) -> dict[str, float]:

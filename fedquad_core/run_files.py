@@ -8,6 +8,7 @@ Only the fields that readers use are checked; unknown extra fields are allowed.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -111,11 +112,64 @@ def read_metrics(folder: Path) -> list[dict[str, Any]]:
                 raise Damaged(f"metrics.jsonl line {n} has no {key!r}")
         if not _integer(row["round"]):
             raise Damaged(f"metrics.jsonl line {n}: 'round' is {row['round']!r}, not an integer")
-        bad = next((k for k, v in row.items() if not (v is None or _number(v))), None)
+        bad = next((k for k, v in row.items() if k != "local" and not (v is None or _number(v))), None)
         if bad is not None:
             raise Damaged(f"metrics.jsonl line {n}: {bad!r} is {row[bad]!r}, not a number")
+        if "local" in row and not _local_clients_ok(row["local"]):
+            raise Damaged(f"metrics.jsonl line {n}: 'local' is not a list of measured clients "
+                          "(client, classes, samples and numbers)")
         rows.append(row)
     return rows
+
+
+def _local_clients_ok(value: Any) -> bool:
+    """A snapshot row's ``local``: one object per measured client, with an integer ``client`` and
+    ``samples``, ``classes`` a list of integers, every other field a number or null."""
+    if not isinstance(value, list):
+        return False
+    for c in value:
+        if (not isinstance(c, dict) or not _integer(c.get("client")) or not _integer(c.get("samples"))
+                or not isinstance(c.get("classes"), list) or not all(_integer(k) for k in c["classes"])):
+            return False
+        if not all(v is None or _number(v) for k, v in c.items() if k not in ("client", "samples", "classes")):
+            return False
+    return True
+
+
+LOCAL_ARRAYS = ("clients", "samples", "holds", "embeddings", "start_embeddings", "update_cosine")
+
+
+def read_local_snapshot(folder: Path, round_: int) -> dict[str, Any]:
+    """``embeddings/local_round_NNNN.npz``: ``clients`` and ``samples`` [K] integers, ``holds``
+    [K, classes] booleans, ``embeddings`` [K, n, d] and ``start_embeddings`` [n, d] floats,
+    ``update_cosine`` [K, K] floats. Raises ``Damaged`` naming the file when it is missing,
+    unreadable or of another shape."""
+    import zipfile
+
+    import numpy as np
+
+    name = f"local_round_{int(round_):04d}.npz"
+    try:
+        with np.load(folder / "embeddings" / name, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise Damaged(f"{name} is missing") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise Damaged(f"{name} is not a readable .npz file ({type(e).__name__})") from None
+    missing = [k for k in LOCAL_ARRAYS if k not in arrays]
+    if missing:
+        raise Damaged(f"{name} has no {', '.join(missing)}")
+    ids, emb, start, cos = arrays["clients"], arrays["embeddings"], arrays["start_embeddings"], arrays["update_cosine"]
+    k = ids.shape[0] if ids.ndim == 1 else -1
+    ok = (k >= 1 and ids.dtype.kind in "iu" and arrays["samples"].shape == (k,) and arrays["samples"].dtype.kind in "iu"
+          and arrays["holds"].ndim == 2 and arrays["holds"].shape[0] == k and arrays["holds"].dtype == bool
+          and emb.ndim == 3 and emb.shape[0] == k and emb.dtype.kind == "f"
+          and start.shape == emb.shape[1:] and start.dtype.kind == "f"
+          and cos.shape == (k, k) and cos.dtype.kind == "f")
+    if not ok:
+        raise Damaged(f"{name}: arrays of the wrong shape or type (clients {ids.shape}, embeddings {emb.shape}, "
+                      f"start_embeddings {start.shape}, update_cosine {cos.shape})")
+    return arrays
 
 
 _checked_metrics: dict[Path, tuple[tuple[int, int], str | None]] = {}
@@ -124,24 +178,8 @@ _checked_metrics: dict[Path, tuple[tuple[int, int], str | None]] = {}
 def metrics_damage(folder: Path) -> str | None:
     """Why ``metrics.jsonl`` is damaged, or None; remembered per file until its size or mtime
     changes, so listing a large store every second does not re-parse every finished run."""
-    path = folder / "metrics.jsonl"
-    try:
-        st = path.stat()
-    except OSError:
-        return None  # no round yet
-    key = (st.st_mtime_ns, st.st_size)
-    hit = _checked_metrics.get(path)
-    if hit and hit[0] == key:
-        return hit[1]
-    try:
-        read_metrics(folder)
-        reason = None
-    except Damaged as e:
-        reason = str(e)
-    if len(_checked_metrics) > 4096:
-        _checked_metrics.clear()
-    _checked_metrics[path] = (key, reason)
-    return reason
+    return _cached_reason(folder / "metrics.jsonl", _checked_metrics, lambda path: read_metrics(folder),
+                          missing=lambda e: None)  # no round yet
 
 
 def read_partition(folder: Path) -> dict[str, Any] | None:
@@ -161,3 +199,102 @@ def read_partition(folder: Path) -> dict[str, Any] | None:
     if names is not None and (not isinstance(names, list) or not all(isinstance(s, str) for s in names)):
         raise Damaged("partition.json: 'class_names' is not a list of strings")
     return data
+
+
+SNAPSHOT_FILE = re.compile(r"^round_(\d{4}|[1-9]\d{4,8})\.npz$")  # what the engine writes: round_NNNN.npz
+UMAP_FILE = re.compile(r"^umap_round_(\d{4}|[1-9]\d{4,8})\.npy$")
+
+
+def snapshot_rounds(folder: Path) -> list[int]:
+    """The rounds of the snapshot files in ``embeddings/``; a stray name (``round_abc.npz``) is ignored."""
+    try:
+        names = [p.name for p in folder.iterdir()]
+    except OSError:
+        return []
+    return sorted(int(m.group(1)) for m in map(SNAPSHOT_FILE.match, names) if m)
+
+
+def read_snapshot(path: Path) -> dict[str, Any]:
+    """The arrays of a snapshot ``.npz`` (never unpickled), or ``Damaged``: not a readable npz (random
+    bytes, a pickled object array), or without 2-D numeric ``embeddings`` and 1-D ``labels`` of one length."""
+    import zipfile
+
+    import numpy as np
+
+    where = f"embeddings/{path.name}"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise Damaged(f"{where} is missing") from None
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, AttributeError, TypeError) as e:
+        raise Damaged(f"{where} cannot be read ({str(e).splitlines()[0][:80] if str(e) else type(e).__name__})") from None
+    if not isinstance(arrays, dict):
+        raise Damaged(f"{where} is one array, not a snapshot")
+    z, y = arrays.get("embeddings"), arrays.get("labels")
+    if z is None or y is None:
+        raise Damaged(f"{where} has no {'embeddings' if z is None else 'labels'}")
+    if z.ndim != 2 or z.dtype.kind not in "fiu" or y.ndim != 1 or y.dtype.kind not in "iu" or len(y) != len(z):
+        raise Damaged(f"{where}: embeddings {z.shape} {z.dtype} and labels {y.shape} {y.dtype} do not fit together")
+    bad = next((k for k, v in arrays.items() if v.dtype.kind not in "biuf"), None)
+    if bad is not None:
+        raise Damaged(f"{where}: {bad!r} holds {arrays[bad].dtype} values, not numbers")
+    return arrays
+
+
+_checked_snapshots: dict[Path, tuple[tuple[int, int], str | None]] = {}
+
+
+def snapshot_damage(path: Path) -> str | None:
+    """Why that snapshot file is damaged, or None (remembered until its size or mtime changes)."""
+    return _damage(path, read_snapshot)
+
+
+def layout_damage(path: Path) -> str | None:
+    """Why that stored UMAP layout is damaged, or None (remembered like ``snapshot_damage``)."""
+    return _damage(path, read_layout)
+
+
+def _damage(path: Path, read) -> str | None:
+    return _cached_reason(path, _checked_snapshots, read, missing=lambda e: f"embeddings/{path.name}: {e.strerror or e}")
+
+
+def _cached_reason(path: Path, cache: dict, read, missing) -> str | None:
+    """Why ``read(path)`` finds the file damaged (None: it is fine), re-read only when the file's
+    modification time or size changed; ``missing(error)`` answers for a file that is not there."""
+    try:
+        st = path.stat()
+    except OSError as e:
+        return missing(e)
+    key = (st.st_mtime_ns, st.st_size)
+    hit = cache.get(path)
+    if hit and hit[0] == key:
+        return hit[1]
+    try:
+        read(path)
+        reason = None
+    except Damaged as e:
+        reason = str(e)
+    if len(cache) > 4096:
+        cache.clear()
+    cache[path] = (key, reason)
+    return reason
+
+
+def read_layout(path: Path, n: int | None = None):
+    """A stored 2-D layout ``umap_round_NNNN.npy`` (``(n, 2)`` finite floats, never unpickled), or
+    ``Damaged``; ``n``, when given, is the number of points its snapshot holds."""
+    import numpy as np
+
+    where = f"embeddings/{path.name}"
+    try:
+        xy = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise Damaged(f"{where} is missing") from None
+    except (OSError, ValueError, EOFError) as e:
+        raise Damaged(f"{where} cannot be read ({str(e).splitlines()[0][:80] if str(e) else type(e).__name__})") from None
+    if not isinstance(xy, np.ndarray) or xy.ndim != 2 or xy.shape[1] != 2 or xy.dtype.kind != "f":
+        raise Damaged(f"{where} is not an (n, 2) array of floats")
+    if not np.isfinite(xy).all() or (n is not None and len(xy) != n):
+        raise Damaged(f"{where} does not match its snapshot ({len(xy)} points{'' if n is None else f', not {n}'})")
+    return xy.astype(np.float32, copy=False)

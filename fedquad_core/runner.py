@@ -18,6 +18,7 @@ from .data import Dataset, DataError, check_data, data_source, data_summary, loa
 from .devices import resolve_device, usable_cores
 from .errors import RUN_INPUT_ERRORS
 from .geometry import stratified_subset
+from .local_metrics import LocalProbe
 from .methods import get_method
 from .models import build_model
 from .partition import class_counts, partition
@@ -147,7 +148,8 @@ def train(prep: Prepared, callback: Callback, *, device: torch.device) -> tuple[
                        "num_train": int(len(ds.y_train)), "method": cfg.method, "data_source": prep.source})
     try:
         return run_rounds(model, prep.parts, runner, test,
-                          LoopSettings(cfg.rounds, cfg.participation, cfg.seed, cfg.snapshot_every), callback)
+                          LoopSettings(cfg.rounds, cfg.participation, cfg.seed, cfg.snapshot_every), callback,
+                          local=LocalProbe(cfg.local_clients, cfg.seed, prep.counts) if cfg.local_clients else None)
     finally:
         close = getattr(runner, "close", None)
         if close:

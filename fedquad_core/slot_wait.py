@@ -4,7 +4,7 @@ The launcher starts each run as ``python -m fedquad_core.slot_wait ROOT SLOTS RU
 This small process is the queued run (its pid is in status.json, its state 'queued'); once it
 locks one of the ``SLOTS`` slot files it execs ``CMD`` in the same process (same pid), passing
 the locked file down as ``FEDQUAD_SLOT_FD``: the kernel frees the slot when the run ends, however
-it ends. A cancel while waiting (the cancel file, SIGUSR1 from ``fedquad cancel``, SIGTERM or
+it ends. A cancel while waiting (the cancel file ``fedquad cancel`` writes, SIGTERM or
 Ctrl-C) ends the run 'cancelled' without starting it. Eight queued runs cost eight small
 processes, not eight copies of torch.
 """

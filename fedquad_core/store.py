@@ -6,6 +6,8 @@ the dashboard.
                     metrics.jsonl      one JSON object per round, appended and flushed
                     partition.json     clients x classes counts
                     embeddings/round_NNNN.npz   embeddings, labels and the geometry arrays
+                    embeddings/local_round_NNNN.npz   the measured clients' local embeddings
+                                                      and update cosines (``local_metrics``)
                     model.pt           final global weights (load with weights_only=True)
                     cancel             present when a cancel was requested
                     log.txt            stdout/stderr of a background run
@@ -21,7 +23,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import tempfile
 import time
 from dataclasses import dataclass
@@ -260,21 +261,61 @@ class RunStore:
     def read_partition(self, run_id: str) -> dict[str, Any] | None:
         return self._checked(run_id, run_files.read_partition)
 
-    def snapshot_rounds(self, run_id: str) -> list[int]:
+    def snapshot_rounds(self, run_id: str, *, readable: bool = False) -> list[int]:
+        """The snapshot rounds of a run (a stray file name is ignored); ``readable=True`` leaves out
+        the damaged snapshot files (``snapshot_damage`` says which and why)."""
         folder = self._require(run_id) / "embeddings"
-        return sorted(int(p.stem.split("_")[1]) for p in folder.glob("round_*.npz")) if folder.is_dir() else []
+        rounds = run_files.snapshot_rounds(folder)
+        if readable:
+            rounds = [r for r in rounds if run_files.snapshot_damage(self._snapshot_path(folder, r)) is None]
+        return rounds
+
+    def snapshot_damage(self, run_id: str) -> list[str]:
+        """One line per damaged snapshot file of the run (empty when every one reads)."""
+        folder = self._require(run_id) / "embeddings"
+        reasons = [run_files.snapshot_damage(self._snapshot_path(folder, r)) for r in run_files.snapshot_rounds(folder)]
+        try:
+            layouts = sorted(p for p in folder.iterdir() if run_files.UMAP_FILE.match(p.name))
+        except OSError:
+            layouts = []
+        reasons += [run_files.layout_damage(p) for p in layouts]
+        return [f"run {run_id}: {reason}, left out" for reason in reasons if reason]
+
+    @staticmethod
+    def _snapshot_path(folder: Path, round_: int) -> Path:
+        return folder / f"round_{int(round_):04d}.npz"
 
     def read_snapshot(self, run_id: str, round_: int) -> dict[str, np.ndarray]:
-        path = self._require(run_id) / "embeddings" / f"round_{int(round_):04d}.npz"
-        with np.load(path, allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
+        """The snapshot's arrays (never unpickled); ``DamagedRun`` naming the file when it cannot be read."""
+        path = self._snapshot_path(self._require(run_id) / "embeddings", round_)
+        return self._checked(run_id, lambda _: run_files.read_snapshot(path))
+
+    def read_layout(self, run_id: str, round_: int, n: int | None = None) -> np.ndarray | None:
+        """The stored UMAP layout of a snapshot, None when there is none; ``DamagedRun`` when it cannot be read."""
+        path = self._require(run_id) / "embeddings" / f"umap_round_{int(round_):04d}.npy"
+        if not os.path.lexists(path):
+            return None
+        return self._checked(run_id, lambda _: run_files.read_layout(path, n))
+
+    def local_snapshot_rounds(self, run_id: str) -> list[int]:
+        folder = self._require(run_id) / "embeddings"
+        return sorted(int(p.stem.split("_")[2]) for p in folder.glob("local_round_*.npz")) if folder.is_dir() else []
+
+    def read_local_snapshot(self, run_id: str, round_: int) -> dict[str, np.ndarray]:
+        """The measured clients' arrays of one snapshot round, shapes checked (``DamagedRun``
+        names the file when they are wrong)."""
+        return self._checked(run_id, lambda p: run_files.read_local_snapshot(p, round_))
 
     def weights_path(self, run_id: str) -> Path:
         return self._require(run_id) / "model.pt"
 
-    def request_cancel(self, run_id: str) -> None:
+    def request_cancel(self, run_id: str) -> str:
         """Ask a run to stop after its current round; it ends 'cancelled' with all it wrote kept.
-        Raises ``StoreError`` when the run has already ended."""
+        The request is the run's ``cancel`` file, which the run's own process polls (each round,
+        and while it waits for a slot or for its key's claim): no process is ever signalled
+        because of what status.json says, so a forged status cannot aim this at another process.
+        A queued run whose process is gone is marked cancelled here. Returns what was done, in
+        words. Raises ``StoreError`` when the run has already ended."""
         path = self._require(run_id)
         state = self.read_status(run_id)["state"]
         if state not in ACTIVE:
@@ -283,11 +324,8 @@ class RunStore:
         status = _read_json(path / "status.json", {})
         if status.get("state") == "queued" and not run_process_alive(status):
             RunWriter(path).set_status("cancelled", ended=time.time())
-        elif status.get("state") in ACTIVE and run_process_alive(status, signal_ok=True):
-            try:  # the run also sees the cancel file after its current round
-                os.kill(status["pid"], signal.SIGUSR1)
-            except OSError:
-                pass
+            return "it had not started: marked cancelled"
+        return "cancel file written; the run's process stops after its current round (no process was signalled)"
 
     def delete(self, run_id: str) -> None:
         """Remove a run that is not active; a damaged entry can always be removed (a symbolic
@@ -330,6 +368,12 @@ class RunWriter:
     def save_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None:
         atomic_write(self.path / "embeddings" / f"round_{int(round_):04d}.npz",
                      lambda f: np.savez_compressed(f, **arrays))
+
+    def save_local_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None:
+        """An uncompressed ``.npz``: float16 embeddings shrink by only a quarter under zlib, which
+        cost a snapshot round more than the whole measurement (benchmarks/local_metrics_cost.py)."""
+        atomic_write(self.path / "embeddings" / f"local_round_{int(round_):04d}.npz",
+                     lambda f: np.savez(f, **arrays))
 
     def save_weights(self, state_dict: dict[str, Any]) -> None:
         import torch

@@ -17,7 +17,8 @@ from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent
 NUMERIC_SOURCES = ("methods", "data", "models.py", "losses.py", "client.py", "rounds.py", "partition.py",
-                   "sampling.py", "aggregation.py", "geometry.py", "config.py", "runner.py")
+                   "sampling.py", "aggregation.py", "geometry.py", "config.py", "runner.py",
+                   "local_metrics.py")
 BOOKKEEPING = ("name", "workers", "client_exec", "device", "data_dir", "download")
 
 

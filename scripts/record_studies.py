@@ -48,9 +48,12 @@ from fedquad_core.geometry import stratified_subset  # noqa: E402
 from fedquad_core.methods import METHODS  # noqa: E402
 from fedquad_core.study import StudySpec, StudyStore, check_grid, run_study  # noqa: E402
 
-NAMES = ("digits-alpha", "digits-margins", "fmnist-methods")
+NAMES = ("digits-alpha", "digits-margins", "fmnist-methods", "digits-local", "fmnist-skew", "fmnist-regime")
 KEPT_FILES = ("config.json", "status.json", "metrics.jsonl", "partition.json")
 MARGINS = [0.0, 0.25, 0.5, 1.0, 2.0]
+# The studies with local metrics keep fewer test points per stored snapshot (their local snapshots
+# hold one embedding per measured client and point): 300, within the 30 MB budget.
+SMALL, SMALL_POINTS = ("digits-local", "fmnist-skew", "fmnist-regime"), 300
 
 
 def _preset(name: str, drop: tuple[str, ...]) -> dict:
@@ -91,6 +94,22 @@ def specs(args) -> list[StudySpec]:
     fm.update(rounds=args.fmnist_rounds, train_subset=args.fmnist_subset)
     if quick:
         fm.update(rounds=2, train_subset=600, num_clients=10, snapshot_every=1)
+    # digits-local: 10 clients of about 140 images, batch 32, so a client takes 4-5 SGD steps an
+    # epoch (the one-minute preset's 50 clients of 28 images take one): local computation is real.
+    local = RunConfig(dataset="digits", model="mlp", num_clients=10, min_size=20, batch_size=32,
+                      rounds=2 if quick else 30, snapshot_every=1 if quick else 3, lr=0.05)
+    local_seeds = [0] if quick else drawable_seeds(local, 0.1, 3)
+    # fmnist-skew: where FedAvg's global effective rank falls with skew (10 clients of 600 images,
+    # 5 local epochs); a snapshot every 2 rounds so runs can be compared at matched accuracy.
+    skew = RunConfig(dataset="fashion-mnist", model="cnn", num_clients=10, train_subset=600 if quick else 6000,
+                     local_epochs=1 if quick else 5, lr=0.02, rounds=2 if quick else 20,
+                     snapshot_every=1 if quick else 2, eval_points=2000)
+    # fmnist-regime: the paper's regime (many clients, 10 % of them a round, alpha 0.3).
+    regime = RunConfig(dataset="fashion-mnist", model="cnn", num_clients=20 if quick else 100, alpha=0.3,
+                       participation=0.1 if not quick else 0.25, train_subset=1200 if quick else 12000,
+                       min_size=10, local_epochs=1 if quick else 5, lr=0.02, rounds=2 if quick else 60,
+                       snapshot_every=1 if quick else 5, eval_points=2000)
+    regime_methods = ["fedavg", "fedquad"] if quick else ["fedavg", "moon", "fedquad"]
     return [
         StudySpec("digits-alpha", digits, {"alpha": alphas, "method": ["fedavg", "fedquad"], "seed": seeds},
                   title="Collapse across alpha (digits)",
@@ -108,6 +127,26 @@ def specs(args) -> list[StudySpec]:
                   title="Seven methods across alpha (Fashion-MNIST subset)",
                   description=f"The seven methods on a {fm['train_subset']}-image Fashion-MNIST subset, "
                               f"{fm['num_clients']} clients, {fm['rounds']} rounds, lr {fm['lr']}."),
+        StudySpec("digits-local", local,
+                  {"local_epochs": [1, 10] if quick else [1, 2, 5, 10], "alpha": [0.1, None] if quick else [0.1, 0.3, None],
+                   "method": ["fedavg", "fedquad"], "seed": local_seeds},
+                  title="Local computation and client drift (digits)",
+                  description="FedAvg and FedQuad on digits, 10 clients of about 140 images (4-5 SGD steps an "
+                              "epoch), 1 to 10 local epochs, from strong skew to IID; each client's local model "
+                              "is measured at every snapshot."),
+        StudySpec("fmnist-skew", skew,
+                  {"alpha": [0.1, None] if quick else [0.1, 0.5, None], "method": ["fedavg", "fedquad"],
+                   "seed": [0] if quick else [0, 1, 2]},
+                  title="Global collapse under skew (Fashion-MNIST subset)",
+                  description=f"FedAvg and FedQuad, {skew.train_subset}-image Fashion-MNIST subset, 10 clients, "
+                              f"{skew.local_epochs} local epochs, lr {skew.lr}, {skew.rounds} rounds; a snapshot every "
+                              f"{skew.snapshot_every} rounds so runs can be compared at matched accuracy."),
+        StudySpec("fmnist-regime", regime,
+                  {"method": regime_methods, "seed": [0] if quick else [0, 1, 2]},
+                  title="The paper's regime: many clients, low participation (Fashion-MNIST)",
+                  description=f"{regime.num_clients} clients, {regime.participation:.0%} of them a round, alpha "
+                              f"{regime.alpha}, {regime.train_subset}-image subset, {regime.local_epochs} local "
+                              f"epochs, {regime.rounds} rounds."),
     ]
 
 
@@ -127,9 +166,26 @@ def compact_snapshot(src: Path, dst: Path, max_points: int) -> np.ndarray:
     return arrays["embeddings"].astype(np.float32)
 
 
-def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int) -> dict[int, np.ndarray]:
+def compact_local(src: Path, dst: Path, keep: np.ndarray) -> None:
+    """The measured clients' local embeddings of one snapshot, on the same kept points as the
+    compacted global snapshot, as float16."""
+    with np.load(src, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["embeddings"] = arrays["embeddings"][:, keep].astype(np.float16)
+    arrays["start_embeddings"] = arrays["start_embeddings"][keep].astype(np.float16)
+    for key, value in arrays.items():
+        if value.dtype == np.float64:
+            arrays[key] = value.astype(np.float32)
+    with open(dst, "wb") as f:
+        np.savez_compressed(f, **arrays)
+
+
+def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int,
+                local: bool = False) -> dict[int, np.ndarray]:
     """Copy one run folder compacted; return the stored embeddings per kept round. Rounds an
-    earlier copy of the same run kept (another study animates it) are kept too."""
+    earlier copy of the same run kept (another study animates it) are kept too. With ``local``,
+    the final round's local snapshot (each measured client's embeddings) is kept too; the local
+    metrics themselves are in metrics.jsonl for every run."""
     rounds = sorted(int(p.stem.split("_")[1]) for p in (src / "embeddings").glob("round_*.npz"))
     kept = set(rounds if all_rounds else rounds[-1:])
     if _same_run(src, dst):
@@ -141,9 +197,16 @@ def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int) -> d
             shutil.copy2(src / name, dst / name)
     out = {r: compact_snapshot(src / "embeddings" / f"round_{r:04d}.npz", dst / "embeddings" / f"round_{r:04d}.npz",
                                max_points) for r in sorted(kept)}
+    local_src = src / "embeddings" / f"local_round_{rounds[-1]:04d}.npz" if rounds else None
+    if local and local_src is not None and local_src.exists():
+        with np.load(src / "embeddings" / f"round_{rounds[-1]:04d}.npz", allow_pickle=False) as data:
+            keep = stratified_subset(data["labels"], max_points, seed=0)
+        compact_local(local_src, dst / "embeddings" / local_src.name, keep)
     status = json.loads((dst / "status.json").read_text())
     status["recorded"] = {"snapshot_rounds": "all" if kept == set(rounds) else "final", "max_points": max_points,
-                          "embeddings": "float16", "weights": "not kept"}
+                          "embeddings": "float16", "weights": "not kept",
+                          "local_embeddings": "final round" if (dst / "embeddings" / f"local_round_{rounds[-1]:04d}.npz").exists()
+                          else "not kept"}
     (dst / "status.json").write_text(json.dumps(status, indent=2, sort_keys=True))
     return out
 
@@ -154,6 +217,19 @@ def _same_run(src: Path, dst: Path) -> bool:
             (src / "status.json").read_text()).get("key")
     except (OSError, ValueError):
         return False
+
+
+def keeps_local(study: str, coords: dict) -> bool:
+    """Which recorded runs keep their measured clients' embeddings (the Clients page's pictures),
+    within the size budget: seed 0 of digits-local at 10 local epochs, of fmnist-skew at the
+    strongest skew, and of fmnist-regime's FedAvg and FedQuad."""
+    if coords.get("seed", 0) != 0:
+        return False
+    if study == "digits-local":
+        return coords.get("local_epochs") == 10
+    if study == "fmnist-skew":
+        return coords.get("alpha") == 0.1
+    return study == "fmnist-regime" and coords.get("method") in ("fedavg", "fedquad")
 
 
 def store_umaps(layouts: list[tuple[Path, int, np.ndarray]]) -> float:
@@ -183,11 +259,13 @@ def record(spec: StudySpec, args, out: StudyStore) -> tuple[int, list[str]]:
         if state not in ("finished", "diverged"):
             problems.append(f"{spec.name} {p['coords']}: {state}")
     animated = {p["run_id"] for p in study["points"] if spec.name == "digits-alpha" and p["coords"].get("seed") == 0}
+    local = {p["run_id"] for p in study["points"] if keeps_local(spec.name, p["coords"])}
     for run_id in run_ids:
         if not scratch.runs.exists(run_id):
             continue
         stored = compact_run(scratch.runs.path(run_id), out.root / run_id, all_rounds=run_id in animated,
-                             max_points=args.points)
+                             max_points=min(args.points, SMALL_POINTS) if spec.name in SMALL else args.points,
+                             local=run_id in local)
         layouts += [(out.root / run_id, r, z) for r, z in stored.items()]
     t_umap = store_umaps(layouts)
     out.write(study)

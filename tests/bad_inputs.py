@@ -65,6 +65,9 @@ CLI = [
     (["--snapshot-every", "0"], "--snapshot-every"),
     (["--snapshot-points", "5"], "--snapshot-points"),
     (["--eval-points", "5"], "--eval-points"),
+    (["--local-clients", "-1"], "local clients must be an integer in 0..100"),
+    (["--local-clients", "101"], "--local-clients"),
+    (["--local-clients", "two"], "invalid int value"),
     (["--method", "fedprox", "--mu", "-1"], "--mu"),
     (["--method", "moon", "--tau", "0"], "--tau"),
     (["--method", "moon", "--proj-dim", "0"], "--proj-dim"),
@@ -86,6 +89,51 @@ CLI = [
     (["--threads", "x"], "argument --threads: 'x' is not an integer"),
     (["--slots", "0"], "argument --slots: 0 is outside"),
     (["--no-progress=1"], "ignored explicit argument"),
+    (["--again=1"], "ignored explicit argument"),
+    # upper bounds (fedquad_core/limits.py): counts and sizes that fit the machine and the data
+    (["--rounds", "1000000000"], "rounds cannot be above 10,000"),
+    (["--snapshot-points", str(10**12)], "snapshot points cannot be above"),
+    (["--snapshot-points", str(10**30)], "snapshot points cannot be above"),
+    (["--eval-points", str(10**12)], "eval points cannot be above the"),
+    (["--batch-size", str(10**12)], "batch size 1,000,000,000,000 is larger than"),
+    (["--snapshot-every", str(10**18)], "snapshot every cannot be above 10,000"),
+    (["--weight-decay", "1e308"], "weight decay must be a finite number float32 can hold"),
+    (["--lr", "1e300"], "lr must be a finite number float32 can hold"),
+    (["--method", "fedquad", "--beta", "1e300"], "fedquad beta must be a finite number float32 can hold"),
+]
+
+_WIDE = ",".join(str(i) for i in range(100))
+
+# (extra `fedquad study run NAME` arguments, fragment): the grid goes through the same checks as a run
+STUDY = [
+    (["--grid", "seed=1e400"], "grid value '1e400' of seed is not an integer"),
+    (["--grid", "clients=inf"], "of num_clients is not an integer"),
+    (["--grid", "rounds=-inf"], "of rounds is not an integer"),
+    (["--grid", "rounds=1000000000"], "rounds cannot be above 10,000"),
+    (["--grid", "snapshot_points=1000000000000"], "snapshot points cannot be above"),
+    (["--grid", "snapshot_points=1000000000000000000000000000000"], "snapshot points cannot be above"),
+    (["--grid", "eval_points=1000000000000"], "eval points cannot be above the"),
+    (["--grid", "batch_size=1000000000000"], "is larger than"),
+    (["--grid", "snapshot_every=1000000000000000000"], "snapshot every cannot be above"),
+    (["--grid", "weight_decay=1e308"], "weight decay must be a finite number float32 can hold"),
+    (["--grid", "lr=1e400"], "lr must be a finite number"),
+    (["--grid", f"seed={_WIDE}", "--grid", f"min_size={_WIDE}"], "10,000 points, more than 1,000"),
+    (["--grid", "seed=0", "--title", "two\x00"], "the title must be text"),
+]
+
+# (--file content: a dict, or raw JSON text; fragment): checked like `run --config`
+STUDY_FILE = [
+    ({"base": {"method": "fedavg", "method_params": {"m1": 1.0}}, "axes": {"seed": [0]}}, "no parameter 'm1'"),
+    ({"base": {"method_params": {"bogus": 1}}, "axes": {"seed": [0]}}, "no parameter 'bogus'"),
+    ({"base": {"method_params": {"bogus": 1}}, "axes": {"method": ["fedavg", "fedquad"]}}, "no parameter 'bogus'"),
+    ({"title": 5, "axes": {"seed": [0]}}, "the title must be text"),
+    ({"description": ["x"], "axes": {"seed": [0]}}, "the description must be text"),
+    ({"axes": {"seed": [0]}, "method_params": {"m1": 1}}, "unknown key(s) method_params"),
+    ('{"axes": {"seed": [1e400]}}', "of seed is not an integer"),
+    ('{"axes": {"clients": [Infinity]}}', "of num_clients is not an integer"),
+    ('{"axes": {"rounds": [-Infinity]}}', "of rounds is not an integer"),
+    ('{"axes": {"seed": [0]}, "base": {"weight_decay": 1e308}}', "weight decay must be a finite number float32 can hold"),
+    ('{"axes": {"seed": [0]}, "base": {"rounds": 1000000000}}', "rounds cannot be above"),
 ]
 
 # (extra `fedquad sweep` arguments, fragment): the sweep shares `run`'s options and validation
@@ -107,6 +155,8 @@ SWEEP = [
 # (config file: a dict, or raw JSON text; fragment of the one-line error)
 CONFIG = [
     ({"num_clients": "ten"}, "num_clients must be an integer"),
+    ({"local_clients": True}, "local_clients must be an integer"),
+    ({"local_clients": 1000}, "local clients must be an integer in 0..100"),
     ('{"num_clients": 1e309}', "num_clients must be an integer"),
     ({"num_clients": 1e20}, "num_clients must be an integer"),
     ({"participation": "0.5"}, "participation must be a finite number"),

@@ -129,3 +129,37 @@ def test_stratified_subset_proportions():
     equal = np.repeat([0, 1, 2], 7)
     np.testing.assert_array_equal(np.bincount(equal[stratified_subset(equal, 10, seed=0)]), [4, 3, 3])
     np.testing.assert_array_equal(stratified_subset(equal, 50, seed=0), np.arange(21))
+
+
+# ---- linear CKA ---------------------------------------------------------------------------------
+from fedquad_core.geometry import linear_cka  # noqa: E402
+
+
+def test_linear_cka_of_identical_embeddings_is_one():
+    z = np.random.default_rng(0).normal(size=(50, 8))
+    assert linear_cka(z, z) == pytest.approx(1.0)
+
+
+def test_linear_cka_is_invariant_to_rotation_isotropic_scaling_and_shift():
+    rng = np.random.default_rng(1)
+    a, other = rng.normal(size=(40, 6)), rng.normal(size=(40, 6))
+    q, _ = np.linalg.qr(rng.normal(size=(6, 6)))  # an orthogonal matrix
+    assert linear_cka(a, 3.5 * a @ q + 7.0) == pytest.approx(1.0)
+    assert linear_cka(a, other) == pytest.approx(linear_cka(a @ q, 0.2 * other @ q.T))
+    assert linear_cka(a, other) < 0.5  # unrelated embeddings are far from 1
+
+
+def test_linear_cka_by_hand():
+    # a = [-1, 0, 1] (already centred), b = [[-1, 0], [0, 0], [1, 1]] centred: [[-1, -1/3], [0, -1/3], [1, 2/3]]
+    # a^T b = [2, 1]: ||.||^2 = 5; a^T a = 2: ||.|| = 2; b^T b = [[2, 1], [1, 2/3]]: ||.|| = sqrt(4 + 2 + 4/9)
+    a = np.array([[-1.0], [0.0], [1.0]])
+    b = np.array([[-1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
+    assert linear_cka(a, b) == pytest.approx(5 / (2 * math.sqrt(4 + 2 + 4 / 9)))
+
+
+def test_linear_cka_of_constant_or_non_finite_embeddings_is_nan_and_bad_shapes_raise():
+    z = np.random.default_rng(2).normal(size=(10, 3))
+    assert math.isnan(linear_cka(np.ones((10, 3)), z))
+    assert math.isnan(linear_cka(np.full((10, 3), np.nan), z))
+    with pytest.raises(ValueError):
+        linear_cka(z, z[:5])

@@ -40,6 +40,7 @@ class Slide:
     figures: list[SlideFigure] = field(default_factory=list)
     footer: str = ""
     problem: str | None = None         # what to run instead, when the data for a lesson step is missing
+    notices: list[str] = field(default_factory=list)  # damaged files a lesson step left out (one line each)
 
 
 def from_step(content: Slide) -> Slide:

@@ -38,7 +38,8 @@ def metrics_frame(rows_by_run: dict[str, list[dict]], meta: dict[str, dict]) -> 
     for run, rows in rows_by_run.items():
         info = meta.get(run, {})
         ident = {"run": run, "label": info.get("label") or run, "method": info.get("method") or "unknown"}
-        records.extend({**row, **ident} for row in rows)
+        # a row's per-client list ("local") is no per-round number: it stays out of the table
+        records.extend({**{k: v for k, v in row.items() if k != "local"}, **ident} for row in rows)
     df = pd.DataFrame.from_records(records)
     for col in BASE_COLUMNS:
         if col not in df.columns:

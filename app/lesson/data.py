@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
-from app.engine import RunNotFound, RunStore, StoreError
+from app.engine import DamagedRun, RunNotFound, RunStore, StoreError
 from app.engine import StudyStore
 
 LESSON_STUDY = "digits-alpha"
@@ -67,6 +67,7 @@ class LessonData:
     study: dict
     source: str = "recorded"
     _metrics: dict = field(default_factory=dict, repr=False)
+    notices: set = field(default_factory=set, repr=False)  # one line per damaged file met (shown by the page)
 
     @property
     def store(self) -> RunStore:
@@ -117,14 +118,26 @@ class LessonData:
         return self.store.read_partition(run_id)
 
     def snapshot_rounds(self, run_id: str) -> list[int]:
-        return self.store.snapshot_rounds(run_id)
+        """The rounds whose snapshot reads; a damaged snapshot file is left out and noted."""
+        try:
+            self.notices.update(self.store.snapshot_damage(run_id))
+            return self.store.snapshot_rounds(run_id, readable=True)
+        except (RunNotFound, StoreError):
+            return []
 
     def snapshot(self, run_id: str, round_: int) -> dict[str, np.ndarray]:
         return self.store.read_snapshot(run_id, round_)
 
     def stored_umap(self, run_id: str, round_: int) -> np.ndarray | None:
-        path = self.store.path(run_id) / "embeddings" / f"umap_round_{int(round_):04d}.npy"
-        return np.load(path).astype(np.float32) if path.is_file() else None
+        """The stored UMAP layout (read with ``allow_pickle=False``, shape checked), or None: none
+        stored, or a damaged one (noted)."""
+        try:
+            return self.store.read_layout(run_id, round_)
+        except DamagedRun as e:
+            self.notices.add(f"{e}: shown with PCA")
+            return None
+        except (RunNotFound, StoreError):
+            return None
 
     def skew_alpha(self) -> float | None:
         """The strong-skew alpha the lesson shows: 0.1 if the study has it, else its smallest."""

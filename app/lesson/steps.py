@@ -14,7 +14,7 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from app.lesson.data import LessonData, alpha_label
+from app.lesson.data import LessonData, StoreError, alpha_label
 from app.lesson.figures import (LABELS, PAIR, Missing, embedding_item, first_seed, require_run,
                                 response, response_item, spectra, spectra_table)
 
@@ -147,7 +147,10 @@ def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str
     try:
         content = builder(data, talk)
     except Missing as e:
-        return Slide(f"{i} · {title}", problem=str(e))
+        return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
+    except StoreError as e:  # a damaged run file the step cannot do without: one line, not an exception box
+        return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
+    content.notices = sorted(getattr(data, "notices", ()))
     skew = data.skew_alpha() if data is not None else None
     content.footer = (f"{data.settings()} · skew shown: {alpha_label(skew)}" if data is not None and builder is not step_idea
                       else "FedQuad loss, Göksu & Pugeault 2025; quadruplet loss, Chen et al. 2017")

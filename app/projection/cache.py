@@ -61,17 +61,23 @@ def worker_alive(root) -> bool:
         os.close(fd)
 
 
-def umap_cached(run_dir, round_: int) -> np.ndarray | None:
-    """The cached UMAP layout of that snapshot, or None."""
+def umap_cached(run_dir, round_: int, n: int | None = None) -> np.ndarray | None:
+    """The cached UMAP layout of that snapshot (``(n, 2)`` floats, never unpickled), or None: none
+    cached, or a damaged file (the page's notice names it, ``service.snapshot_notices``)."""
+    from app.engine import Damaged, read_layout
+
     try:
-        return np.load(snapshot_files(run_dir, round_)[1], allow_pickle=False)
-    except (OSError, ValueError):
+        return read_layout(snapshot_files(run_dir, round_)[1], n)
+    except Damaged:
         return None
 
 
 def umap_ready(run_dir, round_: int) -> bool:
-    """True when that snapshot's layout is cached (a cheap check: no file is read)."""
-    return snapshot_files(run_dir, round_)[1].is_file()
+    """True when that snapshot's layout is cached and reads (checked once per file version)."""
+    from app.engine import layout_damage
+
+    path = snapshot_files(run_dir, round_)[1]
+    return path.is_file() and layout_damage(path) is None
 
 
 def umap_pending(run_dir, round_: int) -> bool:

@@ -15,7 +15,7 @@ def frames(run_id: str, snap_rounds: tuple[int, ...], umap: bool) -> dict[int, n
     path, out, prev, prev_idx = service.run_path(run_id), {}, None, None
     for r in snap_rounds:
         snap = service.read_snapshot(run_id, r)
-        xy = projection.umap_cached(path, r) if umap else maths.pca_2d(snap["embeddings"])
+        xy = projection.umap_cached(path, r, len(snap["labels"])) if umap else maths.pca_2d(snap["embeddings"])
         if xy is None:
             continue
         if prev is not None and np.array_equal(prev_idx, snap["indices"]):

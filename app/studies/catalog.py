@@ -43,8 +43,20 @@ class StudyRef:
 
 
 def study_refs() -> list[StudyRef]:
-    """Every study: the recorded ones first (what a fresh clone shows), then the user's."""
-    out = []
+    """Every readable study: the recorded ones first (what a fresh clone shows), then the user's
+    (a damaged study file is left out: ``damaged_studies`` names it)."""
+    return _scan()[0]
+
+
+def damaged_studies() -> list[str]:
+    """One line per study file that cannot be read, with its reason (for the page's notice)."""
+    return _scan()[1]
+
+
+def _scan() -> tuple[list[StudyRef], list[str]]:
+    from app.engine import DamagedStudy
+
+    out, damaged = [], []
     for source in ("recorded", "mine"):
         root = service.source_root(source)
         if source == "recorded" and service.runs_dir().resolve() == root.resolve():
@@ -53,10 +65,13 @@ def study_refs() -> list[StudyRef]:
         for name in store.names():
             try:
                 title = store.read(name).get("title") or name
-            except (OSError, ValueError, KeyError):
+            except DamagedStudy as e:
+                damaged.append(f"{source}: {e}")
                 continue  # a damaged study file is left out, not fatal
+            except (OSError, ValueError, KeyError):
+                continue
             out.append(StudyRef(source, name, str(title)))
-    return out
+    return out, damaged
 
 
 def ref_from_id(ref_id: str, refs: list[StudyRef]) -> StudyRef | None:
@@ -134,7 +149,7 @@ def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict 
     and ``kind`` ("UMAP" | "PCA"). None when the run has no snapshot."""
     store = RunStore(service.source_root(ref.source))
     try:
-        rounds = store.snapshot_rounds(run_id)
+        rounds = store.snapshot_rounds(run_id, readable=True)  # a damaged snapshot file is left out
         if not rounds:
             return None
         snap = store.read_snapshot(run_id, rounds[-1])

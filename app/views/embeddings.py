@@ -20,6 +20,9 @@ table, skipped = service.without_damaged(service.runs_table())
 if skipped:
     st.caption(skipped)
 table = table[[bool(service.snapshot_rounds(r)) for r in table["run_id"]]] if not table.empty else table
+damaged = service.snapshot_notice(table["run_id"]) if not table.empty else None
+if damaged:
+    st.warning(damaged)
 if table.empty:
     st.info("No run has an embedding snapshot yet: start runs on the Launch page.")
     st.stop()
@@ -72,7 +75,9 @@ def panel(side: int, run_id: str, chosen: int) -> None:
     shown = r if status in ("ready", "pca") else (projected_before(run_id, r) if use_umap else None)
     kind = "UMAP" if use_umap and shown is not None else "PCA"
     shown = r if shown is None else shown
-    xy = (pca_frames if kind == "PCA" else frames)(run_id, tuple(own), kind == "UMAP")[shown]
+    xy = (pca_frames if kind == "PCA" else frames)(run_id, tuple(own), kind == "UMAP").get(shown)
+    if xy is None:  # a stored layout that does not fit its snapshot (damaged): PCA instead
+        kind, xy = "PCA", pca_frames(run_id, tuple(own), False)[shown]
     snap = service.read_snapshot(run_id, shown)
     y = snap["labels"]
     names = class_names(run_id, int(y.max()) + 1 if y.size else 0)

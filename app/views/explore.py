@@ -13,6 +13,9 @@ from app.studies import explore_panels as panels
 talk = state.talk()
 st.title("Explore")
 refs = studies.study_refs()
+damaged = studies.damaged_studies()
+if damaged:
+    st.warning("Damaged, left out: " + "; ".join(damaged[:2]) + (f"; and {len(damaged) - 2} more" if len(damaged) > 2 else ""))
 if not refs:
     st.info("No study yet. Recorded studies ship in `assets/recorded/` (see the README); start your own on the "
             "Launch page (mark one or two settings as a sweep) or with `python -m fedquad_core study run NAME "

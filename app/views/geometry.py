@@ -64,6 +64,9 @@ for pair in ((("ratio", "Intra / inter ratio (raw)", "g_ratio"),
 
 st.header("One snapshot in detail")
 common = sorted(set.intersection(*(set(service.snapshot_rounds(r)) for r in selected)))
+damaged = service.snapshot_notice(selected)
+if damaged:
+    st.warning(damaged)
 if not common:
     st.info("The selected runs have no snapshot round in common yet.")
     st.stop()

@@ -82,6 +82,8 @@ content = content_of(step)
 st.header(content.title)
 if content.problem:
     st.warning(content.problem)
+for notice in content.notices:
+    st.warning(notice)
 if step == 5:
     st.markdown(content.sentences[0])
     quadruplet_step(talk, presenter)

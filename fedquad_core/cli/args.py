@@ -70,6 +70,8 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
                    "CUDA, parallel workers when --workers > 0, else sequential")
     g.add_argument("--snapshot-every", type=int, help=f"embedding snapshot every k rounds (default {d.snapshot_every})")
     g.add_argument("--snapshot-points", type=int, help=f"test points in each snapshot (default {d.snapshot_points})")
+    g.add_argument("--local-clients", type=int, help="clients whose local model is measured (after local training, "
+                   f"before aggregation) at each snapshot round; 0 = off (default {d.local_clients})")
     g.add_argument("--eval-points", type=int, help="evaluate on a stratified subset of the test set (default: all)")
     g = p.add_argument_group("method parameters (each applies to the methods named)")
     for name, f in method_param_fields().items():

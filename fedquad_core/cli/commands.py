@@ -11,6 +11,7 @@ import sys
 from ..config import RunConfig
 from ..errors import UserError
 from ..launcher import acquire_slot, held_slot
+from ..limits import check_bounds
 from ..preflight import check_config
 from ..runner import auto_workers, execute, prepare
 from ..stop_signals import sigint_ignored
@@ -39,6 +40,10 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             writer.set_status("cancelled", round=0)
             return 0
         prep = None
+        held = _claim(store, cfg, should_stop=writer.cancel_requested)  # never beside a run of the same key
+        if held is False:
+            writer.set_status("cancelled", round=0)
+            return 0
     else:
         cfg = check_config(config_from_args(args))  # the preflight, before anything reads a setting
         if args.run_id and store.path(args.run_id).exists():  # the run-id rules, before any work
@@ -46,12 +51,59 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         if args.workers is None and "workers" not in _config_file_keys(args):
             cfg = dataclasses.replace(cfg, workers=auto_workers(cfg))
         prep = prepare(cfg, checked=True)  # data and partition: every user error before a run folder exists
+        check_bounds(prep.cfg, train_size=len(prep.dataset.y_train), test_size=len(prep.dataset.y_test),
+                     largest_client=max((len(p) for p in prep.parts), default=0))  # the batch against the clients
         slot = None
+        held = _claim(store, cfg)
+        reused = None if getattr(args, "again", False) else _finished(store, cfg)
+        if reused:
+            from ..claims import release
+
+            release(held)
+            print(f"run {reused}: finished already with these exact settings (same run key and engine): "
+                  "not trained again (--again trains a new run anyway)")
+            return 0
     # Ctrl-C is execute's to handle from here on; it puts this "ignore" back when it returns, so
     # a late second Ctrl-C cannot cut the summary below (or the exit code) short.
-    with sigint_ignored():
-        run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads, prep=prep)
-        return _report(store, run_id, slot)
+    try:
+        with sigint_ignored():
+            run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads,
+                             prep=prep)
+            return _report(store, run_id, slot)
+    finally:
+        from ..claims import release
+
+        release(held or None)
+
+
+def _claim(store: RunStore, cfg, *, should_stop=lambda: False):
+    """The claim of ``cfg``'s run key (README, "Reliability"): waits while another process trains
+    the same key. False when ``should_stop()`` came first; None for a config too broken to key."""
+    from ..claims import claim
+    from ..version import run_key
+
+    try:
+        key = run_key(cfg)
+    except (ValueError, TypeError):
+        return None
+    store.root.mkdir(parents=True, exist_ok=True)
+
+    def wait_note(pid):
+        print(f"fedquad: another process{f' (pid {pid})' if pid else ''} is training these exact settings: "
+              "waiting for it to end", file=sys.stderr, flush=True)
+
+    held = claim(store.root, key, should_stop=should_stop, on_wait=wait_note)
+    return False if held is None else held
+
+
+def _finished(store: RunStore, cfg) -> str | None:
+    from ..claims import finished_run
+    from ..version import run_key
+
+    try:
+        return finished_run(store, run_key(cfg))
+    except (ValueError, TypeError):
+        return None
 
 
 def _report(store: RunStore, run_id: str, slot) -> int:
@@ -101,12 +153,19 @@ def cmd_list(args, store: RunStore) -> int:
     return 0
 
 
+LOCAL_COLUMNS = {"local_acc_all": "local acc", "local_acc_own": "own acc", "local_effective_rank": "local rank",
+                 "local_cka": "local CKA", "update_cosine": "upd cos"}
+
+
 def cmd_show(args, store: RunStore) -> int:
     cfg, status, rows = store.read_config(args.run), store.read_status(args.run), store.read_metrics(args.run)
     print(json.dumps({"config": cfg, "status": status}, indent=2, sort_keys=True))
+    local = any("local_acc_all" in r for r in rows)  # mean over the measured clients' local models
     table = [[str(r["round"]), fmt(r["test_accuracy"]), fmt(r.get("train_loss")), fmt(r.get("ratio")),
-              fmt(r.get("ratio_l2")), str(r.get("samples_total", "")), fmt(r.get("elapsed"), ".1f")] for r in rows]
-    print_table(["round", "test acc", "train loss", "ratio", "ratio (L2)", "samples", "seconds"], table)
+              fmt(r.get("ratio_l2")), str(r.get("samples_total", "")), fmt(r.get("elapsed"), ".1f")]
+             + ([fmt(r.get(k), ".3f") for k in LOCAL_COLUMNS] if local else []) for r in rows]
+    print_table(["round", "test acc", "train loss", "ratio", "ratio (L2)", "samples", "seconds"]
+                + (list(LOCAL_COLUMNS.values()) if local else []), table)
     return 0
 
 
@@ -121,8 +180,15 @@ def cmd_compare(args, store: RunStore) -> int:
 
 
 def cmd_cancel(args, store: RunStore) -> int:
-    store.request_cancel(args.run)
-    print(f"cancel requested for {args.run}: it stops after its current round")
+    from ..study.store import valid_name
+    from ..study.store import StudyStore
+
+    if not store.exists(args.run) and valid_name(args.run) and StudyStore(store.root).exists(args.run):
+        from .study import cancel_study  # a study of that name: stop it as Ctrl-C does
+
+        return cancel_study(args.run, store)
+    done = store.request_cancel(args.run)
+    print(f"cancel requested for {args.run}: {done}")
     return 0
 
 

@@ -37,12 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int_in(1, 1024), help="torch threads for this process (default 1; see README)")
     p.add_argument("--slots", type=int_in(1, 1024), help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--again", action="store_true", help="train even when a finished run with these exact settings "
+                                                       "exists (by default that run is reused)")
     sub.add_parser("list", help="list the runs in the store")
     p = sub.add_parser("show", help="config, status and metrics of one run")
     p.add_argument("run")
     p = sub.add_parser("compare", help="final and best accuracy and final ratio of several runs")
     p.add_argument("runs", nargs="+")
-    p = sub.add_parser("cancel", help="stop a run after its current round")
+    p = sub.add_parser("cancel", help="stop a run after its current round, or a running study (as Ctrl-C does)")
     p.add_argument("run")
     p = sub.add_parser("delete", help="delete a finished run's folder")
     p.add_argument("run")
@@ -80,4 +82,11 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     except KeyboardInterrupt:
         print("fedquad: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        from ..study.run import StudyStopped
+
+        if not isinstance(exc, StudyStopped):
+            raise
+        print(f"fedquad: {exc}", file=sys.stderr)  # what finished and how to resume, one line
         return 130

@@ -8,6 +8,7 @@ from ..config import alpha_label
 from ..errors import UserError
 from ..store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
+from ..study.store import DamagedStudy
 from ..study.table import response_table, slider_axes, study_frame
 from ..version import engine_fingerprint
 from .args import add_run_options, config_from_args, int_in, read_json_file
@@ -50,7 +51,12 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     r.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
     r.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--yes-large-grid", action="store_true",
+                   help="allow a grid of more than 1,000 points (each point is a run; see README, Reliability)")
     add_run_options(r)
+    c = ssub.add_parser("cancel", parents=[common], help="stop a running study as Ctrl-C does (no new point; "
+                        "running points stop after their round)")
+    c.add_argument("name")
     ssub.add_parser("list", parents=[common], help="the studies in the store and how many points are done")
     s = ssub.add_parser("show", parents=[common], help="a study's response table: mean ± std over seeds per point",
                         description="Per method and grid point: final and best accuracy, ratio and effective rank, "
@@ -61,12 +67,20 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     s.add_argument("--x", dest="x_axis", help="axis of the table's x column (default: the first swept axis)")
 
 
+FILE_KEYS = {"title", "description", "base", "axes"}
+STORED_KEYS = {"name", "created", "engine", "points"}  # a stored study file given as --file: ignored
+
+
 def _read_file(path: str | None) -> dict[str, Any]:
     if not path:
         return {}
     data = read_json_file(path, "--file")
     if not isinstance(data, dict) or not isinstance(data.get("axes", {}), dict) or not isinstance(data.get("base", {}), dict):
         raise UserError(f"--file {path} must hold a JSON object with 'axes' (key: [values]) and optional 'base'")
+    unknown = sorted(set(data) - FILE_KEYS - STORED_KEYS)
+    if unknown:
+        raise UserError(f"--file {path} has unknown key(s) {', '.join(map(str, unknown))}: use {', '.join(sorted(FILE_KEYS))} "
+                        "(method parameters go in base.method_params)")
     return data
 
 
@@ -87,12 +101,27 @@ def spec_from_args(args: argparse.Namespace, store: RunStore):
 
 
 def cmd_study(args: argparse.Namespace, store: RunStore) -> int:
-    return {"run": _run, "list": _list, "show": _show}[args.study_command](args, store)
+    return {"run": _run, "list": _list, "show": _show, "cancel": _cancel}[args.study_command](args, store)
+
+
+def _cancel(args, store: RunStore) -> int:
+    return cancel_study(args.name, store)
+
+
+def cancel_study(name: str, store: RunStore) -> int:
+    from ..study.store import check_name
+    from ..study.run import request_study_cancel
+
+    if not request_study_cancel(store.root, check_name(name)):
+        print(f"study {name} is not running in {store.root}: nothing to cancel")
+        return 0
+    print(f"cancel requested for study {name}: no new point starts, running points stop after their round")
+    return 0
 
 
 def _run(args, store: RunStore) -> int:
     study = run_study(spec_from_args(args, store), store, jobs=args.jobs, threads=args.threads, ray=args.ray,
-                      quiet=args.quiet)
+                      quiet=args.quiet, large_grid=args.yes_large_grid)
     args.metric, args.x_axis = list(DEFAULT_METRICS), None
     print_response(store, study, args)
     return 0
@@ -100,9 +129,14 @@ def _run(args, store: RunStore) -> int:
 
 def _list(args, store: RunStore) -> int:
     studies = StudyStore(store.root)
-    rows = []
+    rows, damaged = [], []
     for name in studies.names():
-        study = studies.read(name)
+        try:
+            study = studies.read(name)
+        except DamagedStudy as e:
+            rows.append([name, "damaged", "-", "-", ""])
+            damaged.append(f"damaged {name}: {e.reason}")
+            continue
         frame = study_frame(store, study)
         done = sum(r["state"] == "finished" for r in frame)
         engine = "current" if study.get("engine") == engine_fingerprint() else f"other ({study.get('engine')})"
@@ -112,6 +146,8 @@ def _list(args, store: RunStore) -> int:
         print(f"no studies in {store.root}")
         return 0
     print_table(["study", "done", "axes", "engine", "title"], rows)
+    for line in damaged:
+        print(line)
     return 0
 
 

@@ -71,7 +71,7 @@ def parse_value(axis: str, value: Any) -> Any:
         if axis in CHOICES and text not in CHOICES[axis]:
             raise UserError(f"unknown {axis} {text!r} in the {axis} axis: choose from {', '.join(CHOICES[axis])}")
         return text
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: 1e400, inf or -inf for an integer
         want = {"int": "an integer", "float": "a number", "bool": "true or false"}.get(kind.split(" ")[0], kind)
         raise UserError(f"grid value {value!r} of {axis} is not {want}: fix --grid {axis}=...") from None
 

@@ -9,6 +9,7 @@ import dataclasses
 import os
 import signal
 import sys
+import threading
 import time
 from typing import Any, Callable
 
@@ -36,10 +37,17 @@ def _study_dict(spec, points, previous: dict | None, index: dict[str, str]) -> d
     }
 
 
-def prepare_study(spec, store) -> tuple[StudyStore, dict[str, Any], dict[str, RunConfig]]:
-    """Every check, then the study file written: (studies, study dict, key -> config to train)."""
+def prepare_study(spec, store, *, large_grid: bool = False) -> tuple[StudyStore, dict[str, Any], dict[str, RunConfig]]:
+    """Every check, then the study file written: (studies, study dict, key -> config to train).
+    A grid above ``limits.GRID_POINTS_MAX`` points is refused unless ``large_grid``."""
+    from ..limits import check_grid_size, check_text
+
     studies = store if isinstance(store, StudyStore) else StudyStore(store.root)
     spec = dataclasses.replace(spec, axes=parse_axes(spec.axes))  # a spec built in code is checked too
+    check_grid_size(spec.axes, allow_large=large_grid)  # before a million points are made
+    check_text(spec.title, "the title", "--title (or the file's title)", 200)
+    check_text(spec.description, "the description", "--description (or the file's description)")
+    check_method_params(spec)
     points = expand(spec)
     previous = studies.read(spec.name) if studies.exists(spec.name) else None
     if previous is not None:
@@ -59,12 +67,29 @@ def prepare_study(spec, store) -> tuple[StudyStore, dict[str, Any], dict[str, Ru
     return studies, study, todo
 
 
+def check_method_params(spec) -> None:
+    """The shared method parameters of a study are checked like ``run --config``'s: each must be a
+    parameter of a method of the study (one of them, when method is an axis), or it is refused."""
+    from ..config import ConfigError
+    from ..methods import METHODS
+
+    params = spec.base.method_params
+    if not isinstance(params, dict):
+        raise ConfigError(f"method_params must be an object of parameter: value (got {params!r})")
+    methods = [m for m in spec.axes.get("method", [spec.base.method]) if m in METHODS]
+    for key in params:
+        owners = [m for m in methods if key in {f.name for f in dataclasses.fields(METHODS[m].Params)}]
+        if methods and not owners:
+            valid = ", ".join(sorted({f.name for m in methods for f in dataclasses.fields(METHODS[m].Params)})) or "none"
+            raise ConfigError(f"method {'/'.join(methods)} has no parameter {key!r}: its parameters are {valid}")
+
+
 def run_study(spec, store, *, jobs: int | None = None, threads: int | None = None, ray: str | None = None,
-              quiet: bool = False) -> dict[str, Any]:
+              quiet: bool = False, large_grid: bool = False) -> dict[str, Any]:
     """Run the study's missing points; return the study dict (also saved in ``<root>/studies``)."""
     if ray:
         check_reachable(ray)
-    studies, study, todo = prepare_study(spec, store)
+    studies, study, todo = prepare_study(spec, store, large_grid=large_grid)
     keys = {p["key"] for p in study["points"]}
     say = (lambda msg: None) if quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     say(f"study {spec.name}: {len(study['points'])} points, {len(keys)} distinct runs, {len(keys) - len(todo)} "
@@ -83,71 +108,212 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
         run_on_ray(list(todo.values()), studies.runs, ray, threads=threads,
                    on_done=lambda i, run_id, error: done(keys_in_order[i], run_id, error))
     elif todo:
-        run_in_pool(todo, studies.runs, jobs=jobs or usable_cores(), threads=threads, on_done=done, progress=not quiet)
+        cancel = cancel_path(studies.root, spec.name)
+        running = _hold_running_lock(studies.root, spec.name)
+        cancel.unlink(missing_ok=True)  # a request left from before this driver began
+        try:
+            run_in_pool(todo, studies.runs, jobs=jobs or usable_cores(), threads=threads, on_done=done, progress=not quiet,
+                        cancel_file=cancel)
+        except StudyStopped as exc:
+            done_n = sum(1 for p in study["points"] if p.get("run_id") and _finished(studies.runs, p["run_id"]))
+            stopped = StudyStopped(spec.name, exc.signal, study)
+            stopped.args = (f"study {spec.name} stopped by {exc.signal}: no new point started, running points were "
+                            f"cancelled after their round; {done_n} of {len(study['points'])} points finished, recorded "
+                            f"in {studies.path(spec.name)}. Resume with: fedquad study run {spec.name} "
+                            f"--runs-dir {studies.root}",)
+            raise stopped from None
+        finally:
+            cancel.unlink(missing_ok=True)
+            running.close()
     return study
 
 
-def _init_worker() -> None:
-    """Pool processes ignore Ctrl-C: the driver cancels their runs after the current round (a
-    cancel that comes before the run has installed its handler is seen in its cancel file)."""
+def _finished(runs: RunStore, run_id: str) -> bool:
+    try:
+        return runs.exists(run_id) and runs.read_status(run_id).get("state") == "finished"
+    except (OSError, ValueError):
+        return False
+
+
+def _running_lock_path(root, name: str):
+    from pathlib import Path
+
+    return Path(root) / "studies" / f".{name}.running"
+
+
+def _hold_running_lock(root, name: str):
+    """A shared flock held while a driver trains the study's points (several drivers may); only a
+    live driver can hold it, so ``study cancel`` can tell whether anyone would see its request."""
+    import fcntl
+
+    path = _running_lock_path(root, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    f = open(path, "a")
+    fcntl.flock(f, fcntl.LOCK_SH)
+    return f
+
+
+def study_running(root, name: str) -> bool:
+    """Whether a live driver holds the study's running lock (the kernel decides, not a file's content)."""
+    import fcntl
+
+    path = _running_lock_path(root, name)
+    if not path.is_file():
+        return False
+    with open(path, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return False
+
+
+def request_study_cancel(root, name: str) -> bool:
+    """Ask every driver of study ``name`` to stop (as Ctrl-C does); False when none is running."""
+    from ..store import atomic_write_text
+
+    if not study_running(root, name):
+        return False
+    atomic_write_text(cancel_path(root, name), "cancel\n")
+    return True
+
+
+class StudyStopped(Exception):
+    """The study was stopped (Ctrl-C, SIGTERM or ``fedquad study cancel``) before all its points
+    ran: no new point started, the running ones were cancelled after their round, and the study
+    file records what finished. ``signal`` names what stopped it."""
+
+    def __init__(self, name: str, signal_name: str, study: dict[str, Any] | None = None):
+        super().__init__(f"study {name} stopped by {signal_name}")
+        self.name, self.signal, self.study = name, signal_name, study
+
+
+def cancel_path(root, name: str):
+    """The file ``fedquad study cancel NAME`` writes; the study's driver polls it."""
+    from pathlib import Path
+
+    return Path(root) / "studies" / f".{name}.cancel"
+
+
+def _init_worker(driver: int) -> None:
+    """Pool processes ignore Ctrl-C and SIGTERM between runs (the driver decides; a run in progress
+    has its own handlers, which stop it after its round) and die with the driver: the kernel sends
+    them SIGKILL when it ends, however it ends (Linux, ``PR_SET_PDEATHSIG``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    _die_with_parent(driver)
 
 
-def _run_one(payload: tuple[dict, str, str, int | None, str]) -> str | None:
-    config, root, run_id, threads, stop = payload
-    if os.path.exists(stop):  # the study was interrupted before this point started
+def _die_with_parent(parent: int) -> None:
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the driver died before the line above
+        os._exit(1)
+
+
+def _stopped(stop: str) -> bool:
+    return os.path.exists(stop)
+
+
+def _run_one(payload: tuple[dict, str, str, int | None, str, str]) -> str | None:
+    """Train one point under the claim of its key; the id of the run that holds the key (a
+    finished run another process trained while this one waited is reused), or None when the
+    study was stopped first."""
+    config, root, run_id, threads, stop, key = payload
+    from ..claims import claim, finished_run, release
+
+    if _stopped(stop):  # the study was interrupted before this point started
         return None
-    from ..runner import execute
+    held = claim(root, key, should_stop=lambda: _stopped(stop))
+    if held is None:
+        return None
+    try:
+        reused = finished_run(RunStore(root), key)
+        if reused or _stopped(stop):
+            return reused
+        from ..runner import execute
 
-    return execute(RunConfig.from_dict(config), RunStore(root), run_id=run_id, progress=False, threads=threads)
+        run_id = execute(RunConfig.from_dict(config), RunStore(root), run_id=run_id, progress=False, threads=threads)
+        if RunStore(root).read_status(run_id).get("stopped_by") in ("SIGINT", "SIGTERM"):
+            open(stop, "a").close()  # the signal reached the group: no next point, before the driver looks
+        return run_id
+    finally:
+        release(held)
 
 
 def run_in_pool(todo: dict[str, RunConfig], runs: RunStore, *, jobs: int, threads: int | None, on_done: Done,
-                progress: bool = True) -> None:
-    """Train each config in a pool of ``jobs`` spawned processes; ``on_done`` as each ends.
-    On Ctrl-C: points not started are dropped, running ones cancelled after their current
-    round (state 'cancelled'), and KeyboardInterrupt is raised once they have stopped."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+                progress: bool = True, cancel_file=None) -> None:
+    """Train each config (keyed by run key) in a pool of ``jobs`` spawned processes; ``on_done``
+    as each ends. On Ctrl-C, SIGTERM or ``cancel_file`` appearing: points not started are dropped,
+    running ones cancelled after their current round (state 'cancelled'), and ``StudyStopped`` is
+    raised (with the signal's name) once they have stopped."""
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from multiprocessing import get_context
 
     from tqdm import tqdm
 
     ids = {key: new_run_id(cfg.method) for key, cfg in todo.items()}
     stop = runs.root / f".study-stop-{os.urandom(4).hex()}"
+    flag: dict[str, Any] = {"signal": None}
+
+    def handler(signum, frame):
+        flag["signal"] = flag["signal"] or signal.Signals(signum).name
+
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, len(todo))), mp_context=get_context("spawn"),
-                               initializer=_init_worker)
-    futures = {pool.submit(_run_one, (cfg.to_dict(), str(runs.root), ids[key], threads, str(stop))): key
+                               initializer=_init_worker, initargs=(os.getpid(),))
+    futures = {pool.submit(_run_one, (cfg.to_dict(), str(runs.root), ids[key], threads, str(stop), key)): key
                for key, cfg in todo.items()}
     reported: set[str] = set()
+    bar = tqdm(total=len(futures), desc="study", unit="run", disable=not progress)
 
     def report(fut) -> None:
         key = futures[fut]
-        if key in reported or fut.cancelled() or not runs.exists(ids[key]):
+        if key in reported or fut.cancelled():
             return
-        reported.add(key)
         exc = fut.exception()
-        on_done(key, ids[key], f"{type(exc).__name__}: {exc}" if exc else None)  # the folder holds the error
+        run_id = ids[key] if exc else fut.result()
+        if run_id is None or not runs.exists(run_id):
+            return  # stopped before it started (or failed before its folder existed: nothing to record)
+        reported.add(key)
+        bar.update(1)
+        on_done(key, run_id, f"{type(exc).__name__}: {exc}" if exc else None)  # the folder holds the error
 
     try:
-        for fut in tqdm(as_completed(futures), total=len(futures), desc="study", unit="run", disable=not progress):
-            report(fut)
-    except KeyboardInterrupt:
-        stop.touch()
-        for fut in futures:
-            fut.cancel()
-        asked: set[str] = set()
-        while not all(f.done() for f in futures):
-            for run_id in set(ids.values()) - asked:
-                if runs.exists(run_id) and runs.read_status(run_id).get("state") in ACTIVE:
-                    runs.request_cancel(run_id)  # stops after its current round, state 'cancelled'
-                    asked.add(run_id)
-            time.sleep(0.3)
-        for fut in futures:
-            if fut.done() and not fut.cancelled():
+        pending, asked = set(futures), set()
+        while pending:
+            done, pending = wait(pending, timeout=0.3, return_when=FIRST_COMPLETED)
+            for fut in done:
                 report(fut)
-        raise
+            if not flag["signal"] and cancel_file is not None and os.path.exists(cancel_file):
+                flag["signal"] = "fedquad study cancel"
+            if flag["signal"]:
+                if not stop.exists():
+                    stop.touch()
+                    for fut in pending:
+                        fut.cancel()
+                for run_id in set(ids.values()) - asked:  # stop after its current round, state 'cancelled'
+                    try:
+                        if runs.exists(run_id) and runs.read_status(run_id).get("state") in ACTIVE:
+                            runs.request_cancel(run_id)
+                            asked.add(run_id)
+                    except (OSError, ValueError):
+                        pass  # it ended meanwhile
+        if flag["signal"]:
+            raise StudyStopped("", flag["signal"])
     finally:
+        bar.close()
         pool.shutdown(wait=True, cancel_futures=True)
         stop.unlink(missing_ok=True)
+        for sig, previous in old.items():
+            signal.signal(sig, previous)

@@ -20,8 +20,12 @@ from ..errors import UserError
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
+def valid_name(name: str) -> bool:
+    return isinstance(name, str) and bool(_NAME.match(name)) and ".." not in name
+
+
 def check_name(name: str) -> str:
-    if not isinstance(name, str) or not _NAME.match(name) or ".." in name:
+    if not valid_name(name):
         raise UserError(f"invalid study name {name!r}: use letters, digits, '.', '_' and '-'")
     return name
 
@@ -29,6 +33,14 @@ def check_name(name: str) -> str:
 
 class StudyNotFound(StoreError):
     """No study of that name in the root."""
+
+
+class DamagedStudy(StoreError):
+    """A study file that cannot be read as a study; ``reason`` says why in one line."""
+
+    def __init__(self, name: str, reason: str):
+        super().__init__(f"study {name} is damaged: {reason}")
+        self.name, self.reason = name, reason
 
 
 class StudyStore:
@@ -46,19 +58,28 @@ class StudyStore:
         return self.folder / f"{check_name(name)}.json"
 
     def names(self) -> list[str]:
+        """Every entry that claims to be a study (damaged ones included; ``read`` says why); a
+        stray file whose name is not a study name (``bad name.json``, ``.x.json``) is ignored."""
         if not self.folder.is_dir():
             return []
-        return sorted(p.stem for p in self.folder.glob("*.json") if not p.name.startswith("."))
+        return sorted(p.stem for p in self.folder.glob("*.json") if valid_name(p.stem))
 
     def exists(self, name: str) -> bool:
-        return self.path(name).is_file()
+        return os.path.lexists(self.path(name))
 
     def read(self, name: str) -> dict[str, Any]:
-        study = _read_json(self.path(name), None)
-        if not isinstance(study, dict):
+        """The study, or ``StudyNotFound`` / ``DamagedStudy`` (one line each)."""
+        from ..run_files import Damaged
+        from .files import read_study
+
+        path = self.path(name)
+        if not os.path.lexists(path):
             raise StudyNotFound(f"no study {name!r} in {self.root}: `fedquad study list --runs-dir {self.root}` "
                                 "shows the studies")
-        return study
+        try:
+            return read_study(path)
+        except Damaged as e:
+            raise DamagedStudy(name, f"{path}: {e}") from None
 
     def write(self, study: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -71,8 +92,12 @@ def finished_runs(runs: RunStore, engine: str | None = None) -> dict[str, str]:
     engine = engine or engine_fingerprint()
     index: dict[str, str] = {}
     for run_id in runs.run_ids():
-        status = _read_json(runs.root / run_id / "status.json", {})
-        if status.get("state") == "finished" and status.get("engine") == engine and status.get("key"):
+        try:
+            status = _read_json(runs.root / run_id / "status.json", {})
+        except (OSError, ValueError):  # unreadable (a folder, not UTF-8): a damaged run is no finished run
+            continue
+        if (isinstance(status, dict) and status.get("state") == "finished" and status.get("engine") == engine
+                and isinstance(status.get("key"), str)):
             index.setdefault(status["key"], run_id)
     return index
 

@@ -64,7 +64,7 @@ def test_active_run_shows_projected_rounds_umap_and_projecting_for_the_rest(run_
     status.write_text(json.dumps({**json.loads(status.read_text()), "state": "running", "pid": os.getpid()}))
     for run_id, rounds in ((fedavg, (1, 2, 3)), (fedquad, (1, 2))):  # the layouts a worker wrote so far
         for r in rounds:
-            n = len(np.load(copy / run_id / "embeddings" / f"round_{r:04d}.npz")["labels"])
+            n = len(np.load(copy / run_id / "embeddings" / f"round_{r:04d}.npz", allow_pickle=False)["labels"])
             np.save(copy / run_id / "embeddings" / f"umap_round_{r:04d}.npy", np.zeros((n, 2), np.float32) + r)
     (copy / fedquad / "embeddings" / ".umap_round_0003.pending").write_text("")  # being projected
     at = embeddings_page()

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from bad_inputs import CLI, CONFIG, SWEEP
+from bad_inputs import CLI, CONFIG, STUDY, STUDY_FILE, SWEEP
 from fedquad_core.cli import build_parser, main
 
 BASE = ["--rounds", "1", "--clients", "6", "--snapshot-points", "100", "--no-progress"]
@@ -53,6 +53,21 @@ def test_bad_sweep_flag(argv, fragment, tmp_path, capsys):
     assert fragment in _run(argv, tmp_path, capsys, base=base, command="sweep")
 
 
+STUDY_BASE = ["--rounds", "1", "--clients", "6", "--snapshot-points", "100", "--quiet"]
+
+
+@pytest.mark.parametrize("argv,fragment", STUDY, ids=[" ".join(a)[:40] for a, _ in STUDY])
+def test_bad_study_grid(argv, fragment, tmp_path, capsys):
+    assert fragment in _run(argv, tmp_path, capsys, base=STUDY_BASE, command="study run bad")
+
+
+@pytest.mark.parametrize("content,fragment", STUDY_FILE, ids=[str(c)[:40] for c, _ in STUDY_FILE])
+def test_bad_study_file(content, fragment, tmp_path, capsys):
+    path = tmp_path / "study.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    assert fragment in _run(["--file", str(path)], tmp_path, capsys, base=STUDY_BASE, command="study run bad")
+
+
 def test_every_run_flag_has_a_bad_input():
     sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
     flags = {a.option_strings[0] for a in sub.choices["run"]._actions if a.option_strings != ["-h", "--help"]}
@@ -90,3 +105,15 @@ def test_data_source_is_printed_and_stored(tmp_path, capsys):
 def test_bad_study_file(make, fragment, tmp_path, capsys):
     err = _run(["demo", "--file", make(tmp_path)], tmp_path, capsys, base=[], command="study run")
     assert fragment in err
+
+
+def test_yes_large_grid_lifts_the_grid_size_bound(tmp_path, capsys):
+    """1,001 points: refused for their number; with --yes-large-grid the next check speaks (here the
+    rounds, so nothing trains)."""
+    wide = ["--grid", "seed=" + ",".join(str(i) for i in range(1001)), "--rounds", "0"]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert "1,001 points, more than 1,000" in _run(wide, tmp_path / "a", capsys, base=STUDY_BASE[2:],
+                                                  command="study run big")
+    err = _run([*wide, "--yes-large-grid"], tmp_path / "b", capsys, base=STUDY_BASE[2:], command="study run big")
+    assert "rounds must be an integer >= 1" in err and "points" not in err

@@ -52,7 +52,7 @@ def test_cancelling_a_queued_run_ends_it_cancelled_before_it_loads_anything(stor
         time.sleep(1.0)
         assert store.read_status(run_id)["state"] == "queued"
         assert b"slot_wait" in Path(f"/proc/{pid}/cmdline").read_bytes()  # waiting without torch
-        store.request_cancel(run_id)  # SIGUSR1 to the waiting process
+        store.request_cancel(run_id)  # the cancel file, which the waiting process polls
         deadline = time.monotonic() + 30
         while store.read_status(run_id)["state"] == "queued" and time.monotonic() < deadline:
             time.sleep(0.1)

@@ -10,6 +10,8 @@ from fedquad_core.methods import METHODS
 from fedquad_core.runner import execute
 
 SNAPSHOT_KEYS = {"intra", "inter", "ratio", "intra_l2", "inter_l2", "ratio_l2", "nc1", "effective_rank"}
+LOCAL_KEYS = {"local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka", "update_cosine",
+              "update_norm"}
 
 
 @pytest.mark.parametrize("method", list(METHODS))
@@ -28,6 +30,10 @@ def test_method_runs_two_rounds_and_writes_complete_folder(method, store):
         assert np.isfinite(r["train_loss"])
         assert r["clients"] == 6 and r["samples"] > 0
         assert SNAPSHOT_KEYS <= set(r)
+        assert LOCAL_KEYS <= set(r) and r["local_measured"] == 6  # default 10: all 6 clients measured
+        assert all(r[k] is not None and np.isfinite(r[k]) for k in LOCAL_KEYS)
+        assert sorted(c["client"] for c in r["local"]) == list(range(6))
+        assert all(0.0 <= c["local_acc_own"] <= 1.0 and c["classes"] for c in r["local"])
     assert rows[1]["samples_total"] == rows[0]["samples"] + rows[1]["samples"]
     part = store.read_partition(run_id)
     assert np.array(part["counts"]).shape == (6, 10) and sum(part["sizes"]) == 1400
@@ -35,6 +41,10 @@ def test_method_runs_two_rounds_and_writes_complete_folder(method, store):
     snap = store.read_snapshot(run_id, 2)
     assert snap["embeddings"].shape[0] == snap["labels"].shape[0] == 100
     assert snap["cdnv"].shape == (10, 10)
+    assert store.local_snapshot_rounds(run_id) == [1, 2]
+    local = store.read_local_snapshot(run_id, 2)
+    assert local["embeddings"].shape == (6, 100, snap["embeddings"].shape[1]) and local["embeddings"].dtype == np.float16
+    assert local["update_cosine"].shape == (6, 6)
     weights = torch.load(store.weights_path(run_id), weights_only=True)
     assert "classifier.weight" in weights
 

@@ -63,13 +63,18 @@ def test_reused_pid_is_not_the_run(tmp_path, sleeper, capsys):
     assert not store.run_ids()
 
 
-def test_the_runs_own_process_is_running_and_gets_the_signal(tmp_path, sleeper):
+def test_a_forged_status_naming_a_live_process_never_gets_it_signalled(tmp_path, sleeper, capsys):
+    """status.json copied from /proc of an unrelated process (pid and pid_start right): the run
+    reads as running, but cancel only writes the cancel file the run's own process polls."""
     store = _run(tmp_path, process_identity(sleeper.pid))
     assert store.read_status("r1")["state"] == "running"
     with pytest.raises(Exception, match="cancel it before deleting"):
         store.delete("r1")
-    store.request_cancel("r1")
-    assert sleeper.wait(timeout=5) == -signal.SIGUSR1  # sleep's default action on SIGUSR1
+    assert main(["cancel", "r1", "--runs-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "cancel file written" in out and "no process was signalled" in out
+    assert (tmp_path / "r1" / "cancel").exists()
+    assert _survives(sleeper) and _survives(sleeper)  # still alive 0.4 s later: SIGUSR1 would have killed it
 
 
 def test_old_status_without_start_time_pointing_at_an_unrelated_process(tmp_path, sleeper):

@@ -52,7 +52,7 @@ def test_quick_recording_is_a_valid_recorded_root_under_budget(tmp_path):
             snap = runs.read_snapshot(run_id, r)
             assert snap["embeddings"].dtype == np.float16 and len(snap["embeddings"]) <= 200
             assert len(snap["labels"]) == len(snap["embeddings"])
-            umap = np.load(folder / "embeddings" / f"umap_round_{r:04d}.npy")
+            umap = np.load(folder / "embeddings" / f"umap_round_{r:04d}.npy", allow_pickle=False)
             assert umap.shape == (len(snap["embeddings"]), 2) and np.isfinite(umap).all()
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     assert size < 30e6

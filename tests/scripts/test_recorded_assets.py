@@ -15,7 +15,7 @@ from fedquad_core.study import StudyStore, study_frame
 from fedquad_core.version import engine_fingerprint, run_key
 
 RECORDED = Path(__file__).resolve().parents[2] / "assets" / "recorded"
-NAMES = ["digits-alpha", "digits-margins", "fmnist-methods"]
+NAMES = sorted(["digits-alpha", "digits-margins", "fmnist-methods", "digits-local", "fmnist-skew", "fmnist-regime"])
 BUDGET = 30 * 1024 * 1024
 
 
@@ -25,7 +25,7 @@ def studies():
     return {name: store.read(name) for name in store.names()}
 
 
-def test_the_three_studies_are_shipped(studies):
+def test_the_six_studies_are_shipped(studies):
     assert sorted(studies) == NAMES
 
 
@@ -65,5 +65,27 @@ def test_runs_are_compacted_with_a_layout_per_snapshot():
         for r in rounds:
             snap = runs.read_snapshot(run_id, r)
             assert snap["embeddings"].dtype == np.float16 and len(snap["embeddings"]) <= 500
-            layout = np.load(folder / "embeddings" / f"umap_round_{r:04d}.npy")
+            layout = np.load(folder / "embeddings" / f"umap_round_{r:04d}.npy", allow_pickle=False)
             assert layout.shape == (len(snap["labels"]), 2) and np.isfinite(layout).all()
+
+
+LOCAL_STUDIES = ["digits-local", "fmnist-skew", "fmnist-regime"]
+LOCAL_FIELDS = ("local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka",
+                "update_cosine", "update_norm")
+
+
+@pytest.mark.parametrize("name", LOCAL_STUDIES)
+def test_local_models_are_measured_at_every_snapshot(studies, name):
+    runs, kept = RunStore(RECORDED), 0
+    for point in studies[name]["points"]:
+        rows = [r for r in runs.read_metrics(point["run_id"]) if "effective_rank" in r]
+        assert rows, point["run_id"]
+        for row in rows:
+            assert all(isinstance(row.get(k), float) for k in LOCAL_FIELDS), (point["run_id"], row["round"])
+            assert row["local"] and len(row["local"]) == row["local_measured"]
+        for r in runs.local_snapshot_rounds(point["run_id"]):
+            local, snap = runs.read_local_snapshot(point["run_id"], r), runs.read_snapshot(point["run_id"], r)
+            assert local["embeddings"].dtype == np.float16
+            assert local["embeddings"].shape[1] == len(snap["labels"])  # the same kept points
+            kept += 1
+    assert kept >= 1  # the Clients page's pictures: some runs keep their clients' embeddings

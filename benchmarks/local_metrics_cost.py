@@ -1,0 +1,68 @@
+"""What measuring the local models costs: the one-minute preset's setting ("Collapse in one minute":
+digits, 50 clients, alpha 0.1, 2 local epochs, snapshot every 3 rounds) run with
+``local_clients=10`` (A) and ``local_clients=0`` (B), interleaved A B A B in one process after one
+untimed warm-up run, each run in a fresh temporary run store. Prints, per method, the median time of a snapshot round (the rounds
+that measure) with A and with B and their ratio, and the ratio of the whole runs' times.
+
+    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python benchmarks/local_metrics_cost.py             # 3 repeats
+    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python benchmarks/local_metrics_cost.py --repeats 2 --rounds 12
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.presets import PRESETS  # noqa: E402
+from fedquad_core.config import RunConfig  # noqa: E402
+from fedquad_core.runner import execute  # noqa: E402
+from fedquad_core.store import RunStore  # noqa: E402
+
+PRESET = "Collapse in one minute"
+
+
+def one_run(cfg: RunConfig) -> tuple[list[float], float]:
+    """(round times of the snapshot rounds, whole-run seconds) of one fresh run of ``cfg``."""
+    with tempfile.TemporaryDirectory() as root:
+        store = RunStore(root)
+        run_id = execute(cfg, store, progress=False, threads=1)
+        rows = store.read_metrics(run_id)
+    assert len(rows) == cfg.rounds, f"run ended after {len(rows)} rounds"
+    return [r["round_time"] for r in rows if "ratio" in r], rows[-1]["elapsed"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeats", type=int, default=3, help="A B pairs per method (default 3)")
+    p.add_argument("--rounds", type=int, help="rounds a run (default: the preset's)")
+    p.add_argument("--methods", default=",".join(PRESETS[PRESET]["methods"]), help="comma-separated (default: the preset's)")
+    args = p.parse_args(argv)
+    base = dict(PRESETS[PRESET]["config"])
+    if args.rounds:
+        base["rounds"] = args.rounds
+    one_run(RunConfig(**{**base, "rounds": 2}, method="fedavg", device="cpu"))  # warm-up: imports, first allocations
+    for method in args.methods.split(","):
+        times: dict[int, list[float]] = {10: [], 0: []}
+        totals: dict[int, list[float]] = {10: [], 0: []}
+        for _ in range(args.repeats):
+            for k in (10, 0):  # A B, A B, ...
+                snaps, total = one_run(RunConfig(**base, method=method, local_clients=k, device="cpu"))
+                times[k] += snaps
+                totals[k].append(total)
+        on, off = statistics.median(times[10]), statistics.median(times[0])
+        whole_on, whole_off = statistics.median(totals[10]), statistics.median(totals[0])
+        print(f"{method}: snapshot round {on:.3f} s with local_clients=10 vs {off:.3f} s with 0 "
+              f"(median of {len(times[10])} rounds each): ratio {on / off:.3f}; whole run {whole_on:.2f} vs "
+              f"{whole_off:.2f} s (median of {args.repeats}): ratio {whole_on / whole_off:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

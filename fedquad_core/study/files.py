@@ -1,0 +1,47 @@
+"""The shape of a study file (``<root>/studies/<name>.json``), checked in one place, like
+``fedquad_core.run_files`` does for a run folder: ``read_study`` returns the parsed study or raises
+``run_files.Damaged`` with one line saying what is wrong (unreadable, not UTF-8, not JSON, a
+folder, or JSON of the wrong shape). ``StudyStore`` turns that into ``DamagedStudy``, so
+``study list`` names it as damaged and goes on, and ``show``/``run`` refuse it in one line."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..run_files import Damaged, _kind, load_json
+
+
+def read_study(path: Path) -> dict[str, Any]:
+    if path.is_dir():
+        raise Damaged(f"{path.name} is a folder, not a file")
+    study = load_json(path)
+    name = path.name
+    if not isinstance(study, dict):
+        raise Damaged(f"{name} holds {_kind(study)}, not an object")
+    for key in ("axes", "points"):
+        if key not in study:
+            raise Damaged(f"{name} has no {key!r}")
+    axes = study["axes"]
+    if not isinstance(axes, dict) or not all(isinstance(v, list) for v in axes.values()):
+        raise Damaged(f"{name}: 'axes' is {_kind(axes)}, not an object of axis: [values]")
+    for key in ("title", "description", "name", "engine"):
+        if study.get(key) is not None and not isinstance(study[key], str):
+            raise Damaged(f"{name}: {key!r} is {study[key]!r}, not a string")
+    if study.get("base") is not None and not isinstance(study["base"], dict):
+        raise Damaged(f"{name}: 'base' is {_kind(study['base'])}, not an object")
+    points = study["points"]
+    if not isinstance(points, list):
+        raise Damaged(f"{name}: 'points' is {_kind(points)}, not an array")
+    for n, point in enumerate(points, 1):
+        if not isinstance(point, dict):
+            raise Damaged(f"{name}: point {n} is {_kind(point)}, not an object")
+        if not isinstance(point.get("coords"), dict):
+            raise Damaged(f"{name}: point {n}'s 'coords' is {_kind(point.get('coords'))}, not an object")
+        if not isinstance(point.get("key"), str):
+            raise Damaged(f"{name}: point {n}'s 'key' is {_kind(point.get('key'))}, not a string")
+        if point.get("run_id") is not None and not isinstance(point["run_id"], str):
+            raise Damaged(f"{name}: point {n}'s 'run_id' is {_kind(point['run_id'])}, not a string or null")
+        missing = set(axes) - set(point["coords"])
+        if missing:
+            raise Damaged(f"{name}: point {n} has no value for axis {sorted(missing)[0]!r}")
+    return study
