@@ -246,7 +246,7 @@ def local_snapshot_rounds(run_id: str) -> list[int]:
     before the engine measured them, or with ``--local-clients 0``)."""
     try:
         return store_for(run_id).local_snapshot_rounds(run_id)
-    except (RunNotFound, StoreError):
+    except (RunNotFound, StoreError, ValueError):  # ValueError: a stray local_round_* name
         return []
 
 

@@ -41,8 +41,23 @@ def _ordered(runs: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(runs.items(), key=lambda mr: (mr[0] not in PAIR, PAIR.index(mr[0]) if mr[0] in PAIR else 0)))
 
 
+@st.cache_data(max_entries=4096, show_spinner=False)
+def _local_rows(run_id: str, stamp: tuple) -> dict[int, dict]:
+    return {int(r["round"]): r for r in service.read_metrics(run_id) if r.get("local") and "round" in r}
+
+
+def local_rows(run_id: str) -> dict[int, dict]:
+    """The run's snapshot rows that hold local metrics (the per-client ``local`` list and the
+    means), by round; read again when ``metrics.jsonl`` changes."""
+    try:
+        st_ = (service.run_path(run_id) / "metrics.jsonl").stat()
+    except (OSError, service.RunNotFound, service.StoreError):
+        return {}
+    return _local_rows(run_id, (st_.st_mtime_ns, st_.st_size))
+
+
 def _measured(run_id: str | None) -> bool:
-    return bool(run_id) and bool(service.local_snapshot_rounds(run_id))
+    return bool(run_id) and bool(local_rows(run_id))
 
 
 def comparisons() -> tuple[list[Comparison], str | None]:
@@ -95,8 +110,15 @@ def default(comps: list[Comparison]) -> Comparison | None:
 
 
 def common_rounds(run_ids) -> list[int]:
-    sets = [set(service.local_snapshot_rounds(r)) for r in run_ids]
+    """The rounds at which every one of the runs measured its clients."""
+    sets = [set(local_rows(r)) for r in run_ids]
     return sorted(set.intersection(*sets)) if sets else []
+
+
+def picture_rounds(run_id: str) -> list[int]:
+    """The rounds whose clients' embeddings and update cosines are stored (recorded runs keep the
+    final round's of a few runs only; the numbers are in metrics.jsonl for every snapshot)."""
+    return service.local_snapshot_rounds(run_id)
 
 
 def population(runs: dict[str, str], round_: int) -> pd.DataFrame:
@@ -104,11 +126,11 @@ def population(runs: dict[str, str], round_: int) -> pd.DataFrame:
     (how many it holds), ``samples`` and the local metrics."""
     rows = []
     for method, run_id in runs.items():
-        for row in service.read_metrics(run_id):
-            if row.get("round") == round_:
-                for c in row.get("local") or []:
-                    rows.append({"method": method, "client": c["client"], "classes": len(c.get("classes", [])),
-                                 "samples": c.get("samples"), **{k: c.get(k) for k in LOCAL_METRICS}})
+        row = local_rows(run_id).get(round_)
+        if row:
+            for c in row["local"]:
+                rows.append({"method": method, "client": c["client"], "classes": len(c.get("classes", [])),
+                             "samples": c.get("samples"), **{k: c.get(k) for k in LOCAL_METRICS}})
     cols = ["method", "client", "classes", "samples", *LOCAL_METRICS]
     return pd.DataFrame(rows, columns=cols).astype({k: float for k in LOCAL_METRICS})
 
@@ -118,8 +140,8 @@ def history(runs: dict[str, str], client: int) -> pd.DataFrame:
     mean over the measured clients (``mean_<metric>``)."""
     rows = []
     for method, run_id in runs.items():
-        for row in service.read_metrics(run_id):
-            mine = next((c for c in row.get("local") or [] if c.get("client") == client), None)
+        for row in local_rows(run_id).values():
+            mine = next((c for c in row["local"] if c.get("client") == client), None)
             if mine:
                 rows.append({"method": method, "round": row["round"], **{k: mine.get(k) for k in LOCAL_METRICS},
                              **{f"mean_{k}": row.get(k) for k in LOCAL_METRICS}})
@@ -142,6 +164,31 @@ def aligned_pair(global_z, local_z) -> tuple[np.ndarray, np.ndarray]:
     for o, z in zip(out, (g, loc)):
         o[:, :len(axes)] = (z - mean) @ axes.T
     return out[0], out[1]
+
+
+def pictures(runs: dict[str, str], round_: int) -> tuple[dict[str, str], str | None]:
+    """The runs whose clients' embeddings and update cosines are stored for ``round_``, and one
+    line for those whose are not (None when all are)."""
+    pics = {m: r for m, r in runs.items() if round_ in picture_rounds(r)}
+    lacking = [m for m in runs if m not in pics]
+    if not lacking:
+        return pics, None
+    kept = sorted(set().union(*(picture_rounds(runs[m]) for m in lacking)))
+    where = f"kept for round {', '.join(map(str, kept))} only" if kept else "not kept (recorded runs keep them for a few runs)"
+    names = " and ".join(map(service.method_label, lacking))
+    return pics, (f"{names}: the clients' embeddings and update cosines are {where}; their numbers above are "
+                  f"stored for every snapshot round.")
+
+
+def mean_cosines(runs: dict[str, str], round_: int) -> str:
+    """``Mean cosine over the measured pairs at round R: FedAvg 0.04, FedQuad 0.01. `` (from
+    metrics.jsonl), or "" when the rows lack it."""
+    vals = {m: local_rows(r).get(round_, {}).get("update_cosine") for m, r in runs.items()}
+    vals = {m: v for m, v in vals.items() if isinstance(v, (int, float))}
+    if not vals:
+        return ""
+    return (f"Mean cosine over the measured pairs at round {round_}: "
+            + ", ".join(f"{service.method_label(m)} {v:.2f}" for m, v in vals.items()) + ". ")
 
 
 def _local(run_id: str, round_: int) -> dict | str:

@@ -81,7 +81,10 @@ with right:
                 note="Solid: this client at the rounds it was measured (clients are drawn anew each snapshot round); "
                      "dotted: the mean over that round's measured clients.")
 
-frames = {m: data.client_frames(r, rnd, client) for m, r in runs.items()}
+pics, note = data.pictures(runs, rnd)
+if note:
+    st.info(note, icon=":material/image_not_supported:")
+frames = {m: data.client_frames(r, rnd, client) for m, r in pics.items()}
 shown = {m: f for m, f in frames.items() if isinstance(f, dict)}
 for problem in (f for f in frames.values() if isinstance(f, str)):
     st.caption(problem)
@@ -95,13 +98,14 @@ for method, f in shown.items():
                                      title=f"{cf._label(method)}, round {rnd}: {who}")
             show_figure(fig, f"c_emb_{method}_{kind}", pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": f["labels"]}),
                         f"client_{client}_{method}_{kind}_r{rnd}")
-st.caption("The same test points seen by the global model at the round's start (left) and by the client's model "
-           "after local training (right), in one frame: the PCA of the global embeddings, with the local ones "
-           "Procrustes-aligned to them first. Where classes the client lacks (its histogram) merge on the right, it lost them.")
+if shown:
+    st.caption("The same test points seen by the global model at the round's start (left) and by the client's model "
+               "after local training (right), in one frame: the PCA of the global embeddings, with the local ones "
+               "Procrustes-aligned to them first. Where classes the client lacks (its histogram) merge on the right, it lost them.")
 
 st.header("Do the clients pull apart?")
-cols = st.columns(min(len(runs), 3))
-for i, (method, run_id) in enumerate(runs.items()):
+cols = st.columns(min(len(pics), 3) or 1)
+for i, (method, run_id) in enumerate(pics.items()):
     got = data.cosine_matrix(run_id, rnd)
     with cols[i % len(cols)]:
         if isinstance(got, str):
@@ -111,5 +115,5 @@ for i, (method, run_id) in enumerate(runs.items()):
         fig = cf.cosine_heatmap(matrix, ids, method, rnd, talk=talk)
         show_figure(fig, f"c_cos_{method}", pd.DataFrame(matrix, index=ids, columns=ids).rename_axis("client")
                     .reset_index(), f"update_cosines_{method}_r{rnd}")
-st.caption("How alike two clients' weight updates of this round are: near 1 they push the model the same way, "
+st.caption(data.mean_cosines(runs, rnd) + "How alike two clients' weight updates of this round are: near 1 they push the model the same way, "
            "near 0 or below they pull it in different directions.")

@@ -142,6 +142,30 @@ def test_clients_page_names_a_damaged_local_file_and_goes_on(monkeypatch, tmp_pa
     assert _chart(at, "FedQuad: update cosines")  # the other run's pictures still there
 
 
+def test_clients_page_without_stored_pictures_shows_the_numbers(monkeypatch, tmp_path, _local_root):
+    """Recorded runs keep their clients' embeddings for a few runs only: the numbers still show,
+    and one line says where the pictures are kept."""
+    src, study = _local_root
+    root = tmp_path / "recorded"
+    shutil.copytree(src, root)
+    fedavg = _run_of(study, "fedavg", 10)
+    rounds = [r["round"] for r in _rows(root, fedavg)]
+    for r in rounds[:-1]:
+        (root / fedavg / "embeddings" / f"local_round_{r:04d}.npz").unlink()
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(root))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(tmp_path / "runs"))
+    at = _clients_page()
+    at.select_slider(key="c_round").set_value(rounds[0]).run()
+    assert not at.exception, at.exception
+    notes = [i.value for i in at.info]
+    assert any(n.startswith("FedAvg: the clients' embeddings and update cosines are kept for round "
+                            f"{rounds[-1]} only") for n in notes), notes
+    assert _chart(at, "FedAvg: each measured client") and _chart(at, "FedQuad: update cosines")
+    with pytest.raises(AssertionError):
+        _chart(at, "FedAvg: update cosines")
+    assert any("Mean cosine over the measured pairs" in c.value for c in at.caption)
+
+
 def test_aligned_pair_undoes_a_rotation_and_scale():
     from app.clients.data import aligned_pair
 
