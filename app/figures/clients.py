@@ -16,8 +16,7 @@ TITLES = {"local_acc_all": "local accuracy, all classes", "local_acc_own": "loca
           "local_cka": "CKA to the global model", "update_norm": "update norm"}
 VIEWS = {"accuracy": ("local_acc_all", "local_acc_own"), "rank": ("local_effective_rank",),
          "cka": ("local_cka",), "ratio": ("local_ratio",)}
-VIEW_LABELS = {"accuracy": "Accuracy: all vs own classes", "rank": "Effective rank", "cka": "CKA to global",
-               "ratio": "Intra / inter ratio"}
+VIEW_LABELS = {"accuracy": "Accuracy", "rank": "Effective rank", "cka": "CKA to global", "ratio": "Intra / inter"}
 SYMBOLS = {"local_acc_all": "circle", "local_acc_own": "diamond-open"}
 
 
@@ -35,7 +34,7 @@ def value_range(values) -> list[float] | None:
 
 
 def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, n_classes: int = 10,
-                      talk: bool = False) -> go.Figure:
+                      round_: int | None = None, talk: bool = False) -> go.Figure:
     """One point per measured client of ``method``: classes held (x, jittered a little) against
     the metrics of ``view`` (accuracy: all classes filled, own classes open)."""
     rows = df[df["method"] == method]
@@ -51,7 +50,8 @@ def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, 
                            hovertemplate="client %{customdata[0]} (%{customdata[1]} samples)<br>"
                                          f"{TITLES[metric]}: %{{y:.3g}}<extra></extra>"))
     y_title = "local accuracy" if view == "accuracy" else TITLES[VIEWS[view][0]]
-    layout = dict(title=dict(text=f"{_label(method)}: each measured client's local model"),
+    when = f", round {round_}" if round_ is not None else ""
+    layout = dict(title=dict(text=f"{_label(method)}{when}: clients"),
                   xaxis=dict(title=dict(text="classes the client holds"), range=[0.5, n_classes + 0.5], dtick=1),
                   yaxis=dict(title=dict(text=y_title), **({"range": yrange} if yrange else {})),
                   showlegend=view == "accuracy")
@@ -103,7 +103,7 @@ def cosine_heatmap(matrix, clients, method: str, round_: int, *, talk: bool = Fa
     trace = dict(type="heatmap", z=np.asarray(matrix, dtype=float), x=names, y=names, zmin=-1, zmax=1,
                  colorscale="RdBu_r", zmid=0, colorbar=dict(title=dict(text="cosine")),
                  hovertemplate="clients %{y} and %{x}: %{z:.2f}<extra></extra>")
-    layout = dict(title=dict(text=f"{_label(method)}: update cosines, round {round_}"),
+    layout = dict(title=dict(text=f"{_label(method)}: update cosines"),
                   xaxis=dict(title=dict(text="client"), type="category"),
                   yaxis=dict(title=dict(text="client"), type="category", autorange="reversed", scaleanchor="x"))
     return themed_figure([trace], layout, talk)

@@ -51,7 +51,7 @@ yr = cf.value_range(pd.concat([pop[m] for m in cf.VIEWS[view]]))
 cols = st.columns(min(len(runs), 3))
 for i, method in enumerate(runs):
     with cols[i % len(cols)]:
-        fig = cf.population_figure(pop, method, view, yrange=yr, n_classes=len(names) or 10, talk=talk)
+        fig = cf.population_figure(pop, method, view, yrange=yr, n_classes=len(names) or 10, round_=rnd, talk=talk)
         show_figure(fig, f"c_pop_{method}", pop[pop["method"] == method], f"clients_{method}_{view}_r{rnd}")
 st.caption("Each point is one client's own model after its local training; with accuracy, the gap between its open "
            "marker (the classes it holds) and its filled one (all classes) is what it lost of the classes it lacks.")

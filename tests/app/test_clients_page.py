@@ -77,7 +77,7 @@ def test_clients_page_shows_the_recorded_pair_at_10_local_epochs(local_root):
     measured = last["local"]
     assert at.session_state["c_round"] == last["round"] and len(measured) == 4
     # the population: one point per measured client, its classes held against its local accuracy
-    pop = _chart(at, "FedAvg: each measured client")
+    pop = _chart(at, f"FedAvg, round {last['round']}: clients")
     all_acc = next(t for t in pop["data"] if t["name"] == "local accuracy, all classes")
     assert sorted(trace_values(all_acc)) == pytest.approx(sorted(c["local_acc_all"] for c in measured))
     xs = np.asarray(trace_values(all_acc, "x"))  # jittered by less than 0.15 around the count
@@ -85,7 +85,7 @@ def test_clients_page_shows_the_recorded_pair_at_10_local_epochs(local_root):
     # another view: the local effective rank of each client
     at.segmented_control(key="c_view").set_value("rank").run()
     assert not at.exception, at.exception
-    rank = _chart(at, "FedQuad: each measured client")["data"][0]
+    rank = _chart(at, f"FedQuad, round {last['round']}: clients")["data"][0]
     assert sorted(trace_values(rank)) == pytest.approx(sorted(c["local_effective_rank"]
                                                               for c in _rows(root, fedquad)[-1]["local"]))
     # the update-cosine matrix as stored
@@ -160,7 +160,7 @@ def test_clients_page_without_stored_pictures_shows_the_numbers(monkeypatch, tmp
     notes = [i.value for i in at.info]
     assert any(n.startswith("FedAvg: the clients' embeddings and update cosines are kept for round "
                             f"{rounds[-1]} only") for n in notes), notes
-    assert _chart(at, "FedAvg: each measured client") and _chart(at, "FedQuad: update cosines")
+    assert _chart(at, f"FedAvg, round {rounds[0]}: clients") and _chart(at, "FedQuad: update cosines")
     with pytest.raises(AssertionError):
         _chart(at, "FedAvg: update cosines")
     assert any("Mean cosine over the measured pairs" in c.value for c in at.caption)
