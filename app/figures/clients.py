@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import plotly.colors as pc
 import plotly.graph_objects as go
 
 from app.figures.geometry import embedding_scatter
@@ -17,6 +18,7 @@ TITLES = {"local_acc_all": "local accuracy, all classes", "local_acc_own": "loca
 VIEWS = {"accuracy": ("local_acc_all", "local_acc_own"), "rank": ("local_effective_rank",),
          "cka": ("local_cka",), "ratio": ("local_ratio",)}
 VIEW_LABELS = {"accuracy": "Accuracy", "rank": "Effective rank", "cka": "CKA to global", "ratio": "Intra / inter"}
+COSINE_SCALE = pc.get_colorscale("RdBu_r")  # written out: plotly.js knows no "_r" names, and the figure is unvalidated
 SYMBOLS = {"local_acc_all": "circle", "local_acc_own": "diamond-open"}
 
 
@@ -43,8 +45,9 @@ def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, 
     traces = []
     for metric in VIEWS[view]:
         opacity = 1.0 if metric != "local_acc_own" else 0.9
-        traces.append(dict(type="scatter", mode="markers", name=TITLES[metric], x=rows["classes"] + jitter,
-                           y=rows[metric], customdata=np.stack([rows["client"], rows["samples"]], axis=1),
+        traces.append(dict(type="scatter", mode="markers", name=TITLES[metric], x=rows["classes"].to_numpy(dtype=float) + jitter,
+                           y=rows[metric].to_numpy(dtype=float),
+                           customdata=np.stack([rows["client"].to_numpy(), rows["samples"].to_numpy()], axis=1),
                            marker=dict(size=11, symbol=SYMBOLS.get(metric, "circle"), opacity=opacity,
                                        color=method_color(method, talk), line=dict(width=1.5)),
                            hovertemplate="client %{customdata[0]} (%{customdata[1]} samples)<br>"
@@ -89,9 +92,11 @@ def client_history_figure(hist: pd.DataFrame, metric: str, client: int, *, talk:
         rows = rows.sort_values("round")
         color = method_color(method, talk)
         traces.append(dict(type="scatter", mode="lines+markers", name=f"{_label(method)}, client {client}",
-                           x=rows["round"], y=rows[metric], line=dict(color=color), marker=dict(size=9, color=color)))
+                           x=rows["round"].to_numpy(), y=rows[metric].to_numpy(dtype=float), line=dict(color=color),
+                           marker=dict(size=9, color=color)))
         traces.append(dict(type="scatter", mode="lines", name=f"{_label(method)}, mean of measured",
-                           x=rows["round"], y=rows[f"mean_{metric}"], line=dict(color=color, dash="dot")))
+                           x=rows["round"].to_numpy(), y=rows[f"mean_{metric}"].to_numpy(dtype=float),
+                           line=dict(color=color, dash="dot")))
     layout = dict(title=dict(text=f"Client {client}: {TITLES[metric]} over rounds"),
                   xaxis=dict(title=dict(text="round")), yaxis=dict(title=dict(text=TITLES[metric])))
     return themed_figure(traces, layout, talk)
@@ -101,7 +106,7 @@ def cosine_heatmap(matrix, clients, method: str, round_: int, *, talk: bool = Fa
     """Cosine between every two measured clients' weight updates of one round, on -1 … 1."""
     names = [str(c) for c in clients]
     trace = dict(type="heatmap", z=np.asarray(matrix, dtype=float), x=names, y=names, zmin=-1, zmax=1,
-                 colorscale="RdBu_r", zmid=0, colorbar=dict(title=dict(text="cosine")),
+                 colorscale=COSINE_SCALE, zmid=0, colorbar=dict(title=dict(text="cosine")),
                  hovertemplate="clients %{y} and %{x}: %{z:.2f}<extra></extra>")
     layout = dict(title=dict(text=f"{_label(method)}: update cosines"),
                   xaxis=dict(title=dict(text="client"), type="category"),

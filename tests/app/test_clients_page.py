@@ -195,3 +195,30 @@ def test_explore_shows_a_local_metric_against_local_epochs(local_root):
         expected = [next(r["local_cka"] for r in reversed(_rows(root, _run_of(study, method, e))) if "local_cka" in r)
                     for e in (1, 10)]
         assert means[label] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("talk", [False, True])
+def test_the_clients_figures_are_valid_plotly(talk):
+    """The Clients builders construct their figures unvalidated (``themed_figure``): built again
+    with full validation they must raise nothing and change nothing."""
+    import pandas as pd
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from app.figures import clients as cf
+
+    rng = np.random.default_rng(0)
+    pop = pd.DataFrame([{"method": m, "client": c, "classes": int(rng.integers(1, 10)), "samples": 30,
+                         **{k: rng.random() for k in cf.TITLES}} for m in ("fedavg", "fedquad") for c in range(5)])
+    hist = pd.DataFrame([{"method": m, "round": r, "local_cka": rng.random(), "mean_local_cka": rng.random()}
+                         for m in ("fedavg", "fedquad") for r in (3, 6, 9)])
+    xy = rng.normal(size=(40, 2))
+    figs = [cf.population_figure(pop, "fedavg", v, yrange=[0, 1], round_=3, talk=talk) for v in cf.VIEWS]
+    figs += [cf.class_histogram(rng.integers(0, 50, 10), [str(i) for i in range(10)], 2, talk=talk),
+             cf.client_history_figure(hist, "local_cka", 2, talk=talk),
+             cf.embedding_panel(xy, rng.integers(0, 3, 40), ["a", "b", "c"], title="emb",
+                                ranges=cf.frame_ranges(xy, xy + 1), talk=talk),
+             cf.cosine_heatmap(np.eye(4), [1, 4, 7, 9], "fedquad", 3, talk=talk)]
+    spec = lambda f: json.loads(pio.to_json(f.to_dict(), validate=False))  # noqa: E731 (as test_theme_layout)
+    for fig in figs:
+        assert spec(go.Figure(fig.to_plotly_json())) == spec(fig)
