@@ -20,7 +20,9 @@ from fedquad_core.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, Store
                                 atomic_write_text, pid_alive)
 from fedquad_core.run_files import Damaged, layout_damage, read_layout
 from fedquad_core.study.store import DamagedStudy, StudyStore
-from fedquad_core.study.table import study_frame
+from fedquad_core.study.paper_claims import check_claims, claims_markdown
+from fedquad_core.study.matched import matched_accuracy
+from fedquad_core.study.table import NO_DATA, NOISE, ONE_SEED, SEPARATED, Verdict, compare, compare_summary, study_frame
 
 _LAZY = {
     "METHODS": "fedquad_core.methods",
@@ -34,7 +36,9 @@ _LAZY = {
 __all__ = ["launcher", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "singular_values", "spawn_detached",
            "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
-           "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", *_LAZY]
+           "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
+           "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "matched_accuracy", "check_claims",
+           "claims_markdown", *_LAZY]
 
 
 def __getattr__(name: str):

@@ -131,28 +131,35 @@ def select(points: pd.DataFrame, fixed: dict) -> pd.DataFrame:
     return points[mask]
 
 
-def band_overlaps(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> list:
-    """The x values where the two methods' mean ± std intervals intersect (their difference there is
-    within seed noise). Points where either method is missing are left out."""
+def band_verdicts(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> list[tuple]:
+    """(x value, ``engine.compare`` verdict of the pair's seeds there) where both methods have a
+    value: the one decision "beyond seed noise or not" that every sentence uses too."""
     rows = resp.to_dict("records")  # (plain records: iterrows cost ~1 ms a call on every slider move)
     by = {m: {_key(r[x_axis]): r for r in rows if r["method"] == m} for m in pair}
     out = []
     for k, ra in by[pair[0]].items():
         rb = by[pair[1]].get(k)
-        if rb is None or ra[f"{metric}_n"] == 0 or rb[f"{metric}_n"] == 0:
+        if rb is None:
             continue
-        (ma, sa), (mb, sb) = ((float(r[f"{metric}_mean"]), float(r[f"{metric}_std"])) for r in (ra, rb))
-        if max(ma - sa, mb - sb) <= min(ma + sa, mb + sb):
-            out.append(ra[x_axis])
+        v = engine.compare_summary(*(ra[f"{metric}_{s}"] for s in ("mean", "std", "n")),
+                                   *(rb[f"{metric}_{s}"] for s in ("mean", "std", "n")))
+        if v.state != engine.NO_DATA:
+            out.append((ra[x_axis], v))
     return out
+
+
+def band_overlaps(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> list:
+    """The x values where the two methods' difference is not beyond seed noise (``engine.compare``:
+    the ± 1 std bands meet, or a side has one seed). Points where either method is missing are left out."""
+    return [x for x, v in band_verdicts(resp, x_axis, metric, pair) if not v.separated]
 
 
 def skew_effect_note(points: pd.DataFrame, metric: str = "effective_rank", axis: str = "alpha",
                      what: str = "effective rank") -> str:
     """One sentence per method comparing ``metric`` at the strongest skew (the smallest alpha) with
     the weakest (IID, else the largest alpha), mean ± std over seeds, and whether that difference is
-    beyond seed noise (the ± 1 std intervals do not overlap) — computed from ``points``, never
-    written in advance. Empty when fewer than two values are computed."""
+    beyond seed noise (``engine.compare``) — computed from ``points``, never written in advance.
+    Empty when fewer than two values are computed."""
     resp = aggregate(points, ["method", axis], [metric])
     done = resp[resp[f"{metric}_n"] > 0]
     values = ordered_values(axis, done[axis].tolist())
@@ -165,14 +172,14 @@ def skew_effect_note(points: pd.DataFrame, metric: str = "effective_rank", axis:
         a, b = rows.get(_key(lo)), rows.get(_key(hi))
         if a is None or b is None:
             continue
-        (ma, sa), (mb, sb) = ((float(r[f"{metric}_mean"]), float(r[f"{metric}_std"])) for r in (a, b))
-        noise = max(ma - sa, mb - sb) <= min(ma + sa, mb + sb)
-        seeds = min(int(a[f"{metric}_n"]), int(b[f"{metric}_n"]))
-        verdict = ("one seed, so no spread to judge it by" if seeds < 2 else
-                   "within seed noise (the ± 1 std bands overlap)" if noise else
-                   f"{'lower' if ma < mb else 'higher'} under skew, beyond seed noise")
-        parts.append(f"{_label(method)}'s {what} is {ma:.2f} ± {sa:.2f} at {value_label(axis, lo)} and "
-                     f"{mb:.2f} ± {sb:.2f} at {value_label(axis, hi)}: {verdict}")
+        v = engine.compare_summary(*(a[f"{metric}_{s}"] for s in ("mean", "std", "n")),
+                                   *(b[f"{metric}_{s}"] for s in ("mean", "std", "n")))
+        verdict = ("one seed: no claim beyond noise (no spread to judge it by)" if v.state == engine.ONE_SEED else
+                   "within seed noise (the ± 1 std bands overlap)" if not v.separated else
+                   f"{'lower' if v.direction < 0 else 'higher'} under skew, beyond seed noise")
+        ta, tb = v.text()
+        parts.append(f"{_label(method)}'s {what} is {ta} at {value_label(axis, lo)} and "
+                     f"{tb} at {value_label(axis, hi)}: {verdict}")
     return "; ".join(parts) + "." if parts else ""
 
 
@@ -271,7 +278,7 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
     yaxis = dict(title=dict(text=METRIC_TITLES.get(metric, metric)),
-                 **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") else {}))
+                 **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") or metric.startswith("local_acc") else {}))
     fig = themed_figure(traces, dict(_title(title), hovermode="closest", shapes=shapes, yaxis=yaxis,
                                      xaxis=dict(title=dict(text=AXIS_TITLES.get(x_axis, x_axis)), **xaxis)), talk)
     set_current(fig, x_axis, values, current)
@@ -402,7 +409,7 @@ def _subplots_layout(titles: tuple[str, ...]) -> dict:
     return json.loads(_subplots_json(titles))
 
 
-__all__ = ["value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",
+__all__ = ["value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps", "band_verdicts",
            "band_curves_figure", "response_figure", "set_current", "margins_heatmap", "set_cell",
            "spectra_across_figure",
            "METRIC_TITLES", "PAIR"]

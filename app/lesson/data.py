@@ -1,5 +1,7 @@
-"""The lesson's data: one study (the recorded ``digits-alpha``, or the user's own study or runs)
-read from a run-store root, with the handful of look-ups the steps need. Pure: no streamlit.
+"""The lesson's data: the recorded studies it tells its story from (``ROLES``: ``digits-local``
+for the local models, ``fmnist-skew`` for the global model across alpha), or the user's own study
+or runs for every step, read from a run-store root, with the handful of look-ups the steps need.
+Pure: no streamlit.
 
 A study is the JSON described in README, "Studies" (``<root>/studies/<name>.json``). When the user has runs but
 no study with the needed axes, ``study_from_runs`` builds the same shape from the finished runs
@@ -17,10 +19,15 @@ from app.roots import recorded_dir, runs_dir as user_dir
 from app.engine import DamagedRun, RunNotFound, RunStore, StoreError
 from app.engine import StudyStore
 
-LESSON_STUDY = "digits-alpha"
+ROLES = {"local": "digits-local", "global": "fmnist-skew"}  # which recorded study tells which part
+LESSON_STUDY = ROLES["local"]
 NEEDED_AXES = ("alpha", "method")
-RECORD_HINT = ("the recorded study 'digits-alpha' is missing from {root}: run "
+RECORD_HINT = ("the recorded studies {names} are missing from {root}: run "
                "`python scripts/record_studies.py` (or switch on \"Use my runs\" with a study over alpha and method)")
+
+
+class Missing(LookupError):
+    """The study lacks a run or a metric this step needs (the message says which)."""
 
 
 def read_studies(root: Path) -> list[dict]:
@@ -68,6 +75,21 @@ class LessonData:
     source: str = "recorded"
     _metrics: dict = field(default_factory=dict, repr=False)
     notices: set = field(default_factory=set, repr=False)  # one line per damaged file met (shown by the page)
+    studies: dict = field(default_factory=dict, repr=False)  # recorded: every study of the root by name
+
+    def role(self, role: str) -> "LessonData":
+        """The data for one part of the story: the recorded study named in ``ROLES`` (the user's
+        own study for every part). Raises ``Missing`` naming the study to record."""
+        if self.source != "recorded":
+            return self
+        name = ROLES[role]
+        if name == self.study.get("name"):
+            return self
+        if name not in self.studies:
+            raise Missing(f"the recorded study '{name}' is missing from {self.root}: run "
+                          f"`python scripts/record_studies.py --only {name}`")
+        return LessonData(self.root, self.studies[name], self.source, self._metrics, notices=self.notices,
+                          studies=self.studies)
 
     @property
     def store(self) -> RunStore:
@@ -176,12 +198,15 @@ def alpha_label(alpha) -> str:
 
 
 def load(use_mine: bool = False, study_name: str | None = None) -> tuple[LessonData | None, str | None]:
-    """(data, None) or (None, what to run instead). Recorded: ``digits-alpha``. Mine: the named
+    """(data, None) or (None, what to run instead). Recorded: the ``ROLES`` studies. Mine: the named
     user study (or the first one with alpha and method axes), else the user's finished runs."""
     if not use_mine:
         root = recorded_dir()
-        study = next((s for s in read_studies(root) if s.get("name") == LESSON_STUDY), None)
-        return (LessonData(root, study, "recorded"), None) if study else (None, RECORD_HINT.format(root=root))
+        studies = {s.get("name"): s for s in read_studies(root)}
+        study = next((studies[n] for n in ROLES.values() if n in studies), None)
+        if study is None:
+            return None, RECORD_HINT.format(names=" and ".join(f"'{n}'" for n in ROLES.values()), root=root)
+        return LessonData(root, study, "recorded", studies=studies), None
     root = user_dir()
     studies = [s for s in read_studies(root) if has_axes(s)]
     study = next((s for s in studies if s.get("name") == study_name), studies[0] if studies else None)

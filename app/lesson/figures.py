@@ -10,16 +10,12 @@ import plotly.graph_objects as go
 from app.figures import study as sf
 from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
-from app.lesson.data import LessonData, alpha_label
+from app.lesson.data import LessonData, Missing, alpha_label
 from app.projection.maths import pca_2d, procrustes_align
-from app.engine import study_frame
+from app.engine import StoreError, matched_accuracy, study_frame
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
 PAIR = ("fedavg", "fedquad")
-
-
-class Missing(LookupError):
-    """The study lacks a run this step needs (the message says which)."""
 
 
 def require_run(data: LessonData, **coords) -> str:
@@ -41,16 +37,58 @@ def _x_order(data: LessonData) -> list:
     return sorted([a for a in alphas if a is not None]) + ([None] if None in alphas else [])
 
 
-def points(data: LessonData) -> pd.DataFrame:
-    """One row per grid point with its final numbers (``fedquad_core.study_table.study_frame``)."""
-    return pd.DataFrame(study_frame(data.store, data.study))
+FINAL_KEYS = {"final_acc": "test_accuracy", "final_ratio": "ratio", "final_ratio_l2": "ratio_l2"}
 
 
-def response(data: LessonData, metric: str, methods=PAIR) -> pd.DataFrame:
-    """Mean, std, n over seeds of ``metric`` per method and alpha (``study_figures.aggregate``)."""
-    pts = points(data)
+def points(data: LessonData, metrics=()) -> pd.DataFrame:
+    """One row per grid point with its final numbers (``study_frame``), plus any of ``metrics``
+    it lacks (the local metrics: the last snapshot row's value)."""
+    pts = pd.DataFrame(study_frame(data.store, data.study))
+    for m in metrics:
+        if m not in pts and len(pts):
+            pts[m] = [data.final(r, FINAL_KEYS.get(m, m)) if r else None for r in pts["run_id"]]
+    return pts
+
+
+def values(data: LessonData, metric: str, **coords) -> list[float]:
+    """The metric's final value of each finished run matching ``coords`` (one per seed)."""
+    out = [data.final(r, FINAL_KEYS.get(metric, metric)) for r in data.runs(**coords)]
+    return [v for v in out if v is not None]
+
+
+def most_local_epochs(data: LessonData) -> dict:
+    """``{"local_epochs": the largest}`` when the study sweeps local epochs (the most drift), else {}."""
+    epochs = [e for e in data.axis("local_epochs") if e is not None]
+    return {"local_epochs": max(epochs)} if len(epochs) > 1 else {}
+
+
+def response(data: LessonData, metric: str, methods=PAIR, fixed: dict | None = None, x_axis: str = "alpha") -> pd.DataFrame:
+    """Mean, std, n over seeds of ``metric`` per method and ``x_axis`` value (``study_figures.aggregate``),
+    the other axes at ``fixed``."""
+    pts = points(data, (metric,))
+    if fixed and len(pts):
+        pts = sf.select(pts, {k: v for k, v in fixed.items() if k in pts})
     pts = pts[pts["method"].isin(methods)] if "method" in pts else pts.iloc[0:0]
-    return sf.aggregate(pts, ["method", "alpha"], [metric]) if len(pts) else pd.DataFrame()
+    return sf.aggregate(pts, ["method", x_axis], [metric]) if len(pts) and x_axis in pts else pd.DataFrame()
+
+
+def matched(data: LessonData):
+    """The study's runs at matched accuracy (threshold: the lowest final accuracy of all its runs)."""
+    return matched_accuracy(data.store, data.study)
+
+
+def matched_table(m, metric: str, methods=PAIR) -> pd.DataFrame:
+    """``m.groups()`` as a response table (method, alpha, ``<metric>_mean/_std/_n``)."""
+    rows = [{"method": g.get("method"), "alpha": g.get("alpha"), f"{metric}_mean": g[f"{metric}_mean"],
+             f"{metric}_std": g[f"{metric}_std"] or 0.0, f"{metric}_n": g[f"{metric}_n"]}
+            for g in m.groups() if g.get("method") in methods]
+    out = pd.DataFrame(rows, columns=["method", "alpha", f"{metric}_mean", f"{metric}_std", f"{metric}_n"])
+    return out.groupby(["method", "alpha"], dropna=False, sort=False, as_index=False).first() if len(out) else out
+
+
+def matched_values(m, metric: str, **coords) -> list[float]:
+    return [r[metric] for r in m.rows if r["round"] is not None and r.get(metric) is not None
+            and all(repr(r["coords"].get(k)) == repr(v) for k, v in coords.items())]
 
 
 def unit_spread(xy) -> np.ndarray:
@@ -95,11 +133,14 @@ def embedding_item(data, run_id, title, name, talk, animate=True) -> SlideFigure
     return SlideFigure(name, fig, df)
 
 
-def response_item(data, metric, methods, title, name, talk) -> tuple[SlideFigure, pd.DataFrame]:
-    table = response(data, metric, methods)
+def response_item(data, metric, methods, title, name, talk, fixed=None, x_axis="alpha",
+                  table: pd.DataFrame | None = None, y_title: str | None = None) -> tuple[SlideFigure, pd.DataFrame]:
+    table = response(data, metric, methods, fixed, x_axis) if table is None else table
     if table.empty or not (table[f"{metric}_n"] > 0).any():
         raise Missing(f"no finished {', '.join(methods)} runs with '{metric}' in study '{data.study.get('name')}'")
-    fig = sf.response_figure(table, "alpha", metric, pair=PAIR, all_values=data.axis("alpha"), title=title, talk=talk)
+    fig = sf.response_figure(table, x_axis, metric, pair=PAIR, all_values=data.axis(x_axis), title=title, talk=talk)
+    if y_title:
+        fig.update_yaxes(title_text=y_title)
     return SlideFigure(name, fig, table), table
 
 
@@ -149,3 +190,56 @@ def animated_embedding(frames: dict[int, np.ndarray], labels, class_names=None, 
     )
     fig.update_layout(margin=dict(b=90))
     return fig
+
+
+VERDICT_COLORS = {"supported": "#d9f0d3", "not supported": "#f4cccc", "within seed noise": "#eeeeee"}
+
+
+def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
+    """The claims table (``engine.check_claims``) as a plotly table, each verdict cell tinted."""
+    cols = ["claim", "study", "measure", "measured", "verdict"]
+    fill = [["white"] * len(table)] * 4 + [[VERDICT_COLORS.get(v, "#fafafa") for v in table["verdict"]]]
+    size = 15 if talk else 11
+    fig = go.Figure(go.Table(
+        columnwidth=[3, 1.3, 2.6, 3, 1.4],
+        header=dict(values=[f"<b>{c}</b>" for c in cols], align="left", font=dict(size=size + 1)),
+        cells=dict(values=[table[c].tolist() for c in cols], align="left", fill_color=fill, font=dict(size=size),
+                   height=24)))
+    fig.update_layout(font=dict(size=20 if talk else 12), margin=dict(l=4, r=4, t=8, b=4),
+                      height=100 + (80 if talk else 48) * len(table), paper_bgcolor="white")
+    return fig
+
+
+def local_client_item(data: LessonData, run_id: str, talk: bool) -> SlideFigure | None:
+    """One measured client's local model at the run's last local snapshot: its test embeddings
+    (PCA, aligned to the round's starting global model's), the classes it holds drawn solid and
+    the others faded. The client holding the fewest classes is shown; None when the run kept no
+    local embeddings (the recording keeps them for a few runs only)."""
+    try:
+        rounds = data.store.local_snapshot_rounds(run_id)
+        if not rounds:
+            return None
+        local = data.store.read_local_snapshot(run_id, rounds[-1])
+        labels = data.snapshot(run_id, rounds[-1])["labels"]
+    except (StoreError, OSError, KeyError, ValueError) as e:
+        data.notices.add(f"{e}: the local-model picture is left out")
+        return None
+    k = int(np.argmin(local["holds"].sum(axis=1)))
+    z = np.asarray(local["embeddings"][k], dtype=np.float32)
+    if len(z) != len(labels):
+        return None
+    xy = unit_spread(procrustes_align(pca_2d(z), pca_2d(np.asarray(local["start_embeddings"], dtype=np.float32))))
+    held = np.flatnonzero(local["holds"][k])
+    names = _class_names(data, run_id)
+    label = lambda c: names[c] if names is not None and c < len(names) else str(c)  # noqa: E731
+    fig = embedding_scatter(xy, labels, names, title=f"Client {int(local['clients'][k])}, local model",
+                            talk=talk)
+    classes = np.unique(labels)
+    for trace, c in zip(fig.data, classes):
+        trace.marker.opacity = 0.85 if c in held else 0.15
+    caption = (f"Client {int(local['clients'][k])} holds {len(held)} class{'es' if len(held) != 1 else ''} "
+               f"({', '.join(label(int(c)) for c in held)}; {int(local['samples'][k])} samples): its own classes "
+               f"solid, the others faded. Test embeddings of its local model at round {rounds[-1]}, before averaging "
+               "(PCA, aligned to the round's global model).")
+    df = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": labels, "held": np.isin(labels, held)})
+    return SlideFigure(f"local_client_{int(local['clients'][k])}", fig, df, caption)

@@ -1,5 +1,10 @@
-"""The lesson as data: seven steps, each a title and a builder that turns a study (``LessonData``)
-into sentences (``app.lesson.text``, computed from the numbers shown) and one to three figures.
+"""The lesson as data: eight steps, each a title and a builder that turns the recorded studies
+(``LessonData``: ``digits-local`` for the local models, ``fmnist-skew`` for the global one, or the
+user's own study) into sentences (``app.lesson.text``, computed from the numbers shown, every
+difference checked against the seed bands) and one to three figures. The story: label skew ->
+each client's model after local training -> do the clients agree -> the averaged model across
+alpha (at the final round and at matched accuracy) -> FedQuad's idea -> what it changes, locally
+and globally -> the price -> the paper's claims, checked.
 Pure: no streamlit; the Lesson page draws a ``Slide`` and ``app.export.slides`` exports it.
 """
 from __future__ import annotations
@@ -14,71 +19,112 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from app.lesson.data import LessonData, StoreError, alpha_label
-from app.lesson.figures import (LABELS, PAIR, Missing, embedding_item, first_seed, require_run,
-                                response, response_item, spectra, spectra_table)
+from app.engine import check_claims, compare
+from app.lesson.data import LessonData, Missing, StoreError, alpha_label
+from app.lesson.figures import (LABELS, PAIR, claims_figure, embedding_item, first_seed, local_client_item, matched,
+                                matched_table,
+                                matched_values, most_local_epochs, require_run, response, response_item, spectra,
+                                spectra_table, values)
 
 __all__ = ["STEPS", "Slide", "SlideFigure", "Missing", "build_step", "step_idea", "response"]
 
 
 # ---- the steps -------------------------------------------------------------------------------
+MATCHED_Y = "effective rank at matched accuracy"
+
+
+def _footer(d: LessonData, extra: str = "") -> str:
+    return f"{d.settings()} · skew shown: {alpha_label(d.skew_alpha())}" + (f" · {extra}" if extra else "")
+
+
+def _local(data: LessonData) -> tuple[LessonData, dict]:
+    """The local-model study and the local epochs shown (the most the study has)."""
+    d = data.role("local")
+    if not any(v is not None for v in values_any(d, "local_acc_all")):
+        raise Missing(f"the runs of study '{d.study.get('name')}' have no local-model metrics (runs recorded before "
+                      "the engine measured local models, or with --local-clients 0): rerun the study")
+    return d, most_local_epochs(d)
+
+
+def values_any(d: LessonData, key: str) -> list:
+    return [d.final(r, key) for r in d.runs()[:4]]
+
+
 def step_skew(data: LessonData, talk: bool) -> Slide:
-    skew, iid, seed = data.skew_alpha(), data.iid_alpha(), first_seed(data)
+    d = data.role("local")
+    skew, iid, seed = d.skew_alpha(), d.iid_alpha(), first_seed(d)
     counts = {}
     for a in (iid, skew):
-        part = data.partition(require_run(data, alpha=a, seed=seed)) or {}
+        part = d.partition(require_run(d, alpha=a, seed=seed)) or {}
         if "counts" not in part:
             raise Missing(f"the {alpha_label(a)} run has no partition.json")
         counts[a] = np.asarray(part["counts"])
     figs = [SlideFigure(f"partition_{alpha_label(a)}", partition_heatmap(c, title=f"{alpha_label(a)}: clients × classes",
                                                                       talk=talk),
                        pd.DataFrame(c).rename_axis("client").reset_index()) for a, c in counts.items()]
-    return Slide("1 · Label skew", text.skew_sentences(counts[iid], counts[skew], skew, iid), figs)
+    return Slide("1 · Label skew", text.skew_sentences(counts[iid], counts[skew], skew, iid), figs, _footer(d))
 
 
-def step_fedavg(data: LessonData, talk: bool) -> Slide:
-    skew, iid = data.skew_alpha(), data.iid_alpha()
-    frames = []
-    for a in (iid, skew):
-        runs = data.runs(alpha=a, method="fedavg") or [require_run(data, alpha=a, method="fedavg")]
-        for r in runs:
-            rows = pd.DataFrame(data.metrics(r))
-            rows["method"], rows["seed"], rows["run"] = f"FedAvg, {alpha_label(a)}", data.config(r).get("seed", 0), r
-            frames.append(rows)
-    df = pd.concat(frames, ignore_index=True)
-    curves = SlideFigure("fedavg_accuracy_curves", sf.band_curves_figure(df, "test_accuracy", title="FedAvg accuracy per "
-                                                                        "round, mean ± std over seeds", talk=talk),
-                        df[["method", "seed", "round", "test_accuracy"]])
-    resp, _ = response_item(data, "final_acc", ("fedavg",), "FedAvg final accuracy vs α", "fedavg_accuracy_vs_alpha",
-                             talk)
-    finals = {a: [data.final(r, "test_accuracy") for r in data.runs(alpha=a, method="fedavg")] for a in (iid, skew)}
-    rounds = int(df["round"].max())
-    return Slide("2 · FedAvg under skew", text.accuracy_sentences(finals[iid], finals[skew], skew, rounds, iid),
-                       [curves, resp])
+def step_forget(data: LessonData, talk: bool) -> Slide:
+    d, at = _local(data)
+    skew, iid = d.skew_alpha(), d.iid_alpha()
+    epochs = at.get("local_epochs", d.base("local_epochs", 1))
+    where = f", {epochs:g} epochs" if at else ""
+    a_item, _ = response_item(d, "local_acc_all", PAIR, f"On all classes{where}",
+                              "local_acc_all_vs_alpha", talk, at)
+    o_item, _ = response_item(d, "local_acc_own", PAIR, f"On own classes{where}",
+                              "local_acc_own_vs_alpha", talk, at)
+    items = [a_item, o_item]
+    rid = d.run(alpha=skew, method="fedavg", seed=first_seed(d), **at)
+    picture = local_client_item(d, rid, talk) if rid else None
+    if picture is not None:
+        items.append(picture)
+    fa = dict(method="fedavg", **at)
+    own_vs_all = compare(values(d, "local_acc_own", alpha=skew, **fa), values(d, "local_acc_all", alpha=skew, **fa))
+    all_skew = compare(values(d, "local_acc_all", alpha=skew, **fa), values(d, "local_acc_all", alpha=iid, **fa))
+    return Slide("2 · Each client's model after local training",
+                 text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs), items, _footer(d, "FedAvg's numbers"))
 
 
-def step_collapse(data: LessonData, talk: bool) -> Slide:
-    skew, iid, seed = data.skew_alpha(), data.iid_alpha(), first_seed(data)
-    ids = {a: require_run(data, alpha=a, method="fedavg", seed=seed) for a in (skew, iid)}
-    items = [embedding_item(data, r, f"FedAvg, {alpha_label(a)}", f"embedding_fedavg_{alpha_label(a)}", talk)
-             for a, r in ids.items()]
-    last = {a: max(data.snapshot_rounds(r)) for a, r in ids.items()}
-    ratio = {a: data.final(r, "ratio") for a, r in ids.items()}
-    if None in (ratio[skew], ratio[iid]):
-        raise Missing("the runs have no intra/inter ratio (no snapshot metrics)")
-    return Slide("3 · What collapse looks like",
-                       text.collapse_sentences(ratio[iid], ratio[skew], skew, last[iid], last[skew], iid), items)
+def step_drift(data: LessonData, talk: bool) -> Slide:
+    d, at = _local(data)
+    skew, iid = d.skew_alpha(), d.iid_alpha()
+    where = f", {at['local_epochs']:g} epochs" if at else ""
+    c_item, _ = response_item(d, "update_cosine", PAIR, f"Update cosine{where}",
+                              "update_cosine_vs_alpha", talk, at)
+    k_item, _ = response_item(d, "local_cka", PAIR, f"Local–global CKA{where}", "local_cka_vs_alpha", talk, at)
+    items = [c_item, k_item]
+    if at:
+        e_item, _ = response_item(d, "local_cka", PAIR, f"CKA vs local epochs, {alpha_label(skew)}",
+                                  "local_cka_vs_epochs", talk, {"alpha": skew}, "local_epochs")
+        items.append(e_item)
+    fa = dict(method="fedavg", **at)
+    verdict = {m: compare(values(d, m, alpha=skew, **fa), values(d, m, alpha=iid, **fa))
+               for m in ("update_cosine", "local_cka")}
+    return Slide("3 · Do the clients agree?", text.drift_sentences(verdict["update_cosine"], verdict["local_cka"], skew,
+                                                                   iid), items, _footer(d, "FedAvg's numbers"))
 
 
-def step_measure(data: LessonData, talk: bool) -> Slide:
-    r_item, r_table = response_item(data, "final_ratio", ("fedavg",), "Intra / inter ratio vs α (FedAvg)",
-                                     "ratio_vs_alpha", talk)
-    e_item, e_table = response_item(data, "effective_rank", ("fedavg",), "Effective rank vs α (FedAvg)",
-                                     "effective_rank_vs_alpha", talk)
-    per_alpha = spectra(data, ("fedavg",))
-    spec = SlideFigure("spectra_fedavg", sf.spectra_across_figure(per_alpha, title="Spectrum across α, last snapshot",
+def step_global(data: LessonData, talk: bool) -> Slide:
+    d = data.role("global")
+    skew, iid = d.skew_alpha(), d.iid_alpha()
+    m = matched(d)
+    if m.threshold is None:
+        raise Missing(f"no finished runs with snapshot metrics in study '{d.study.get('name')}'")
+    f_item, _ = response_item(d, "effective_rank", ("fedavg",), "Rank, final round",
+                              "effective_rank_vs_alpha", talk)
+    m_item, _ = response_item(d, "effective_rank", ("fedavg",), f"Rank at {m.threshold:.0%} accuracy", "effective_rank_matched_vs_alpha", talk,
+                              table=matched_table(m, "effective_rank", ("fedavg",)), y_title=MATCHED_Y)
+    per_alpha = spectra(d, ("fedavg",))
+    spec = SlideFigure("spectra_fedavg", sf.spectra_across_figure(per_alpha, title="Spectra, last snapshot",
                                                                  talk=talk), spectra_table(per_alpha))
-    return Slide("4 · Measuring it", text.measuring_sentences(r_table, e_table), [r_item, e_item, spec])
+    final = compare(values(d, "effective_rank", alpha=skew, method="fedavg"),
+                    values(d, "effective_rank", alpha=iid, method="fedavg"))
+    at = {k: compare(matched_values(m, k, alpha=skew, method="fedavg"), matched_values(m, k, alpha=iid, method="fedavg"))
+          for k in ("effective_rank", "round")}
+    return Slide("4 · The averaged model across α",
+                 text.global_sentences(final, at["effective_rank"], at["round"], m.threshold, skew, iid),
+                 [f_item, m_item, spec], _footer(d, f"matched accuracy {m.threshold:.0%} ({m.how})"))
 
 
 def step_idea(data: LessonData | None, talk: bool, m1: float = quad.DEFAULT_M1, m2: float = quad.DEFAULT_M2,
@@ -93,48 +139,73 @@ def step_idea(data: LessonData | None, talk: bool, m1: float = quad.DEFAULT_M1, 
     return Slide("5 · FedQuad's idea", sentences, items)
 
 
-def step_holds(data: LessonData, talk: bool) -> Slide:
-    skew, seed = data.skew_alpha(), first_seed(data)
-    ids = {m: require_run(data, alpha=skew, method=m, seed=seed) for m in PAIR}
-    items = [embedding_item(data, r, f"{LABELS[m]}, {alpha_label(skew)}, seed {seed}", f"embedding_{m}_{alpha_label(skew)}",
-                             talk) for m, r in ids.items()]
-    vals = {m: {"ratio": data.final(r, "ratio"), "acc": data.final(r, "test_accuracy"),
-                "erank": data.final(r, "effective_rank")} for m, r in ids.items()}
-    if any(v is None for d in vals.values() for v in d.values()):
-        raise Missing("the FedAvg/FedQuad runs lack accuracy or snapshot metrics")
-    ratio, _ = response_item(data, "final_ratio", PAIR, "Intra / inter ratio vs α, mean ± std over seeds",
-                              "ratio_vs_alpha_both", talk)
-    return Slide("6 · FedQuad holds", text.holds_sentences(vals["fedavg"], vals["fedquad"], skew),
-                       items + [ratio])
+def step_fedquad(data: LessonData, talk: bool) -> Slide:
+    g = data.role("global")
+    skew_g, seed = g.skew_alpha(), first_seed(g)
+    local, skew_l, local_footer = {}, None, ""
+    try:
+        d, at = _local(data)
+        local_footer = f"local: {_footer(d)} · global: "
+        skew_l = d.skew_alpha()
+        local = {k: compare(values(d, k, alpha=skew_l, method="fedquad", **at), values(d, k, alpha=skew_l,
+                                                                                     method="fedavg", **at))
+                 for k in ("local_effective_rank", "local_cka", "local_acc_all")}
+    except Missing:
+        pass  # the user's study without local metrics: the global side only
+    m = matched(g)
+    if m.threshold is None:
+        raise Missing(f"no finished runs with snapshot metrics in study '{g.study.get('name')}'")
+    glob = {k: compare(matched_values(m, k, alpha=skew_g, method="fedquad"), matched_values(m, k, alpha=skew_g,
+                                                                                         method="fedavg"))
+            for k in ("effective_rank", "ratio")}
+    glob["final_acc"] = compare(values(g, "final_acc", alpha=skew_g, method="fedquad"),
+                                values(g, "final_acc", alpha=skew_g, method="fedavg"))
+    ids = {mth: require_run(g, alpha=skew_g, method=mth, seed=seed) for mth in PAIR}
+    items = [embedding_item(g, r, f"{LABELS[mth]}, {alpha_label(skew_g)}, seed {seed}",
+                            f"embedding_{mth}_{alpha_label(skew_g)}", talk) for mth, r in ids.items()]
+    r_item, _ = response_item(g, "effective_rank", PAIR, f"Rank at {m.threshold:.0%} accuracy",
+                              "effective_rank_matched_both", talk, table=matched_table(m, "effective_rank"),
+                              y_title=MATCHED_Y)
+    return Slide("6 · What FedQuad changes", text.fedquad_sentences(local, glob, skew_l, skew_g, m.threshold),
+                 items + [r_item], local_footer + _footer(g, f"matched accuracy {m.threshold:.0%}"))
 
 
 def step_price(data: LessonData, talk: bool) -> Slide:
-    skew, seed = data.skew_alpha(), first_seed(data)
-    ids = {m: require_run(data, alpha=skew, method=m, seed=seed) for m in PAIR}
-    df = metrics_frame({r: data.metrics(r) for r in ids.values()},
+    d = data.role("global")
+    skew, seed = d.skew_alpha(), first_seed(d)
+    ids = {m: require_run(d, alpha=skew, method=m, seed=seed) for m in PAIR}
+    df = metrics_frame({r: d.metrics(r) for r in ids.values()},
                        {r: {"label": LABELS[m], "method": m} for m, r in ids.items()})
     cost_fig = curves_figure(df, "test_accuracy", "samples_total", title=f"Accuracy vs samples processed, "
                                                                           f"{alpha_label(skew)}", talk=talk)
-    cost = {m: (data.final(r, "samples_total"), data.final(r, "elapsed")) for m, r in ids.items()}
+    cost = {m: (d.final(r, "samples_total"), d.final(r, "elapsed")) for m, r in ids.items()}
     if any(None in v for v in cost.values()):
         raise Missing("the runs' metrics lack samples_total / elapsed")
-    acc_item, acc_table = response_item(data, "final_acc", PAIR, "Final accuracy vs α, mean ± std over seeds",
-                                         "accuracy_vs_alpha_bands", talk)
-    counts = np.asarray((data.partition(ids["fedquad"]) or {}).get("counts", [[0]]))
+    acc_item, acc_table = response_item(d, "final_acc", PAIR, "Final accuracy vs α, mean ± std over seeds",
+                                        "accuracy_vs_alpha_bands", talk)
+    counts = np.asarray((d.partition(ids["fedquad"]) or {}).get("counts", [[0]]))
     lt3 = int(((counts > 0).sum(axis=1) < 3).sum())
-    done = acc_table[(acc_table["method"] == "fedquad") & (acc_table["final_acc_n"] > 0)]["alpha"].tolist()
-    overlap = [alpha_label(a) for a in sf.band_overlaps(acc_table, "alpha", "final_acc")]
-    n_seeds = int(acc_table.loc[acc_table["final_acc_n"] > 0, "final_acc_n"].min())
-    sentences = text.price_sentences(cost, lt3, len(counts), overlap, [alpha_label(a) for a in done], skew, n_seeds)
+    accuracy = [(alpha_label(x), v) for x, v in sf.band_verdicts(acc_table, "alpha", "final_acc", ("fedquad", "fedavg"))]
+    sentences = text.price_sentences(cost, lt3, len(counts), accuracy, skew)
     items = [SlideFigure("accuracy_vs_samples", cost_fig, df[["label", "round", "samples_total", "elapsed",
                                                              "test_accuracy"]]), acc_item]
-    return Slide("7 · The price and the limits", sentences, items)
+    return Slide("7 · The price and the limits", sentences, items, _footer(d))
+
+
+def step_claims(data: LessonData, talk: bool) -> Slide:
+    results = check_claims(data.root)
+    table = pd.DataFrame([{"claim": r.text, "study": r.study, "measure": r.measure, "measured": r.numbers,
+                           "verdict": r.verdict} for r in results])
+    return Slide("8 · The paper's claims, checked", text.claims_sentences(table["verdict"].tolist()),
+                 [SlideFigure("paper_claims", claims_figure(table, talk), table)],
+                 f"{data.source} studies in {data.root.name or data.root} · verdicts from the ± 1 std seed bands")
 
 
 STEPS: list[tuple[str, Callable[[LessonData, bool], Slide]]] = [
-    ("Label skew", step_skew), ("FedAvg under skew", step_fedavg), ("What collapse looks like", step_collapse),
-    ("Measuring it", step_measure), ("FedQuad's idea", step_idea), ("FedQuad holds", step_holds),
-    ("The price and the limits", step_price),
+    ("Label skew", step_skew), ("Each client's model after local training", step_forget),
+    ("Do the clients agree?", step_drift), ("The averaged model across α", step_global), ("FedQuad's idea", step_idea),
+    ("What FedQuad changes", step_fedquad), ("The price and the limits", step_price),
+    ("The paper's claims, checked", step_claims),
 ]
 
 
@@ -151,7 +222,6 @@ def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str
     except StoreError as e:  # a damaged run file the step cannot do without: one line, not an exception box
         return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
     content.notices = sorted(getattr(data, "notices", ()))
-    skew = data.skew_alpha() if data is not None else None
-    content.footer = (f"{data.settings()} · skew shown: {alpha_label(skew)}" if data is not None and builder is not step_idea
-                      else "FedQuad loss, Göksu & Pugeault 2025; quadruplet loss, Chen et al. 2017")
+    if builder is step_idea:
+        content.footer = "FedQuad loss, Göksu & Pugeault 2025; quadruplet loss, Chen et al. 2017"
     return content

@@ -1,126 +1,212 @@
-"""The lesson's sentences. Each function takes the numbers a step shows and returns its
-sentences, so a regenerated study changes the text: no number here is written in advance."""
+"""The lesson's sentences. Each ``*_sentences`` function takes the numbers a step shows and returns
+its sentences, so a regenerated study changes the text: no number here is written in advance.
+
+Every sentence that states a direction or a difference gets it from a ``Verdict`` of the engine's
+one seed-noise decision (``engine.compare``: ± 1 std bands over seeds) through ``effect``: a
+direction word only when the bands are separated, "within seed noise" where they meet, "one seed:
+no claim beyond noise" below two seeds. Each function carries an ``example`` (``@sentences``): the
+lesson test feeds every function overlapping, separated and one-seed verdicts through it and
+fails on an effect claimed inside the noise."""
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
+from app import engine
 from app.lesson.data import alpha_label
 
+NOISE_WORDS = "within seed noise: the ± 1 std seed bands overlap"
 
-COLLAPSE_FACTOR = 1.5  # ratio under skew / ratio IID from which step 3 calls it collapse
+
+def sentences(example: Callable[[Callable], dict]):
+    """Mark a sentence function and give the lesson test its arguments: ``example(make)`` returns
+    the keyword arguments, ``make(centre, spread)`` one Verdict in the test's band setting."""
+    def mark(fn):
+        fn.example = example
+        return fn
+    return mark
+
+
+def effect(v: engine.Verdict, up: str, down: str) -> str:
+    """How a compared difference reads: ``up`` / ``down`` (a above / below b) only beyond seed noise."""
+    if v.separated:
+        return f"{up if v.direction > 0 else down}, beyond seed noise"
+    if v.state == engine.NOISE:
+        return NOISE_WORDS
+    if v.state == engine.ONE_SEED:
+        return engine.ONE_SEED
+    return "not measured here"
+
+
+def _pair(v: engine.Verdict, spec: str = ".2f", pct: bool = False) -> tuple[str, str]:
+    a, b = v.text(".1f", 100.0) if pct else v.text(spec)
+    return (a + " %", b + " %") if pct else (a, b)
 
 
 def _secs(t: float) -> str:
     return f"{t:.1f} s" if t < 10 else f"{t:.0f} s"
 
 
-def _mean_std(values) -> tuple[float, float, int]:
-    v = np.asarray([x for x in values if x is not None], dtype=float)
-    if v.size == 0:
-        return float("nan"), float("nan"), 0
-    return float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0, int(v.size)
+# ---- step 1 -------------------------------------------------------------------------------------
+def _ex_skew(make):
+    return dict(counts_iid=np.full((4, 10), 5), counts_skew=np.eye(4, 10, dtype=int) * 20, alpha=0.1, alpha_iid=None)
 
 
-def _pct(mean: float, std: float, n: int) -> str:
-    return f"{mean:.1%}" + (f" ± {std:.1%}" if n > 1 else "")
-
-
+@sentences(_ex_skew)
 def skew_sentences(counts_iid, counts_skew, alpha, alpha_iid=None) -> list[str]:
-    """Step 1: classes per client, and the clients holding fewer than 3 classes, at both splits."""
+    """Step 1: classes per client, and the clients holding at most 2 classes, at both splits (facts
+    of the partition, not measurements over seeds)."""
     held = {k: (np.asarray(c) > 0).sum(axis=1) for k, c in (("iid", counts_iid), ("skew", counts_skew))}
     n = len(held["skew"])
     lt3 = {k: int((v < 3).sum()) for k, v in held.items()}
     return [
         f"The same {n} clients, two ways of splitting the data: with {alpha_label(alpha_iid)} a client holds "
-        f"{held['iid'].mean():.1f} classes on average, with {alpha_label(alpha)} only {held['skew'].mean():.1f}.",
-        f"At {alpha_label(alpha)}, {lt3['skew']} of {n} clients {'holds' if lt3['skew'] == 1 else 'hold'} fewer than 3 classes "
-        f"({alpha_label(alpha_iid)}: {lt3['iid']}); each of them trains a model that has hardly seen the others.",
+        f"{held['iid'].mean():.1f} classes on average, with {alpha_label(alpha)} {held['skew'].mean():.1f}.",
+        f"At {alpha_label(alpha)}, {lt3['skew']} of {n} clients {'holds' if lt3['skew'] == 1 else 'hold'} at most 2 "
+        f"classes ({alpha_label(alpha_iid)}: {lt3['iid']}); each of them trains on the classes it holds only.",
     ]
 
 
-def accuracy_sentences(final_iid, final_skew, alpha, rounds, alpha_iid=None) -> list[str]:
-    """Step 2: FedAvg's final accuracy, mean ± std over seeds, at IID and at strong skew."""
-    mi, si, ni = _mean_std(final_iid)
-    ms, ss, ns = _mean_std(final_skew)
-    seeds = f"mean over {min(ni, ns)} seed{'s' if min(ni, ns) != 1 else ''}"
+# ---- step 2: each client's model after local training ------------------------------------------
+def _ex_forget(make):
+    return dict(own_vs_all=make(0.8, 0.02), all_skew_vs_iid=make(0.5, 0.02), alpha=0.1, alpha_iid=None, epochs=10)
+
+
+@sentences(_ex_forget)
+def forget_sentences(own_vs_all, all_skew_vs_iid, alpha, alpha_iid, epochs) -> list[str]:
+    """Step 2: the local models' accuracy on the classes their client holds vs on all classes (at
+    skew), and on all classes at skew vs IID."""
+    own, every = _pair(own_vs_all, pct=True)
+    skew, iid = _pair(all_skew_vs_iid, pct=True)
+    forgets = own_vs_all.direction > 0 and all_skew_vs_iid.direction < 0
     return [
-        f"After {rounds} rounds FedAvg reaches {_pct(mi, si, ni)} test accuracy with {alpha_label(alpha_iid)} "
-        f"and {_pct(ms, ss, ns)} with {alpha_label(alpha)} ({seeds}).",
-        f"Same model, same data, same number of rounds: the split alone costs {100 * (mi - ms):.1f} points."
-        if mi > ms else "Here the skewed split costs FedAvg no accuracy: this data does not show the problem.",
+        f"Each client trains {epochs:g} local epoch{'s' if epochs != 1 else ''} from the global model; its local "
+        "model is then tested before averaging (mean over the measured clients, then mean ± std over seeds).",
+        f"At {alpha_label(alpha)} a local model scores {own} on the test points of its own classes and {every} on "
+        f"all classes: {effect(own_vs_all, 'higher on its own classes', 'lower on its own classes')}.",
+        f"On all classes: {skew} at {alpha_label(alpha)} against {iid} at {alpha_label(alpha_iid)}: "
+        f"{effect(all_skew_vs_iid, 'higher under skew', 'lower under skew')}"
+        + (" — each client's model forgets the classes its client does not hold." if forgets else "."),
     ]
 
 
-def collapse_sentences(ratio_iid, ratio_skew, alpha, round_iid, round_skew, alpha_iid=None) -> list[str]:
-    """Step 3: the intra/inter ratio of the two pictures (lower = tight, well separated classes)."""
-    factor = ratio_skew / ratio_iid if ratio_iid else float("nan")
+# ---- step 3: do the clients agree? -------------------------------------------------------------
+def _ex_drift(make):
+    return dict(cosine=make(0.2, 0.03), cka=make(0.8, 0.03), alpha=0.1, alpha_iid=None)
+
+
+@sentences(_ex_drift)
+def drift_sentences(cosine, cka, alpha, alpha_iid) -> list[str]:
+    """Step 3: the cosine between clients' weight updates and the local-vs-global CKA, skew vs IID."""
+    (cs, ci), (ks, ki) = _pair(cosine), _pair(cka)
+    apart = cosine.direction < 0 and cka.direction < 0
     return [
-        "Each point is a test image placed by the global model's embedding, coloured by its class; "
-        "press play to watch the rounds.",
-        f"At the last snapshot the intra/inter class distance ratio is {ratio_skew:.2f} with {alpha_label(alpha)} "
-        f"(round {round_skew}) against {ratio_iid:.2f} with {alpha_label(alpha_iid)} (round {round_iid}): "
-        f"spread relative to separation is {factor:.1f}× the {alpha_label(alpha_iid)} value"
-        + (" — that is collapse." if factor >= COLLAPSE_FACTOR else
-           " — a mild effect in this data." if factor > 1 else " — no collapse in this data."),
+        "Two measures of agreement: the cosine between two clients' weight updates (1 = the same direction, "
+        "0 = unrelated) and the linear CKA between a local model's and the round's global model's test "
+        "embeddings (1 = the same representation up to rotation and scale).",
+        f"Update cosine {cs} at {alpha_label(alpha)} against {ci} at {alpha_label(alpha_iid)}: "
+        f"{effect(cosine, 'higher under skew', 'lower under skew')}.",
+        f"CKA to the global model {ks} against {ki}: {effect(cka, 'higher under skew', 'lower under skew')}"
+        + (" — under skew the clients pull apart." if apart else "."),
     ]
 
 
-def measuring_sentences(ratio_table, erank_table, method: str = "fedavg") -> list[str]:
-    """Step 4: how the ratio and the effective rank move from the weakest to the strongest skew.
+# ---- step 4: the average model --------------------------------------------------------------------
+def _ex_global(make):
+    return dict(final=make(6.0, 0.3), matched=make(7.0, 0.3), rounds=make(10.0, 1.0), threshold=0.7, alpha=0.1,
+                alpha_iid=None)
 
-    Tables as ``study_figures.aggregate(points, ["method", "alpha"], [metric])`` gives them, rows in
-    alpha order (strongest skew first, IID last)."""
-    def ends(table, metric):
-        part = table[(table["method"] == method) & (table[f"{metric}_n"] > 0)]
-        if part.empty:
-            return None
-        part = part.assign(_o=[float("inf") if a is None or a != a else a for a in part["alpha"]]).sort_values("_o")
-        first, last = part.iloc[0], part.iloc[-1]
-        return alpha_label(first["alpha"]), float(first[f"{metric}_mean"]), alpha_label(last["alpha"]), \
-            float(last[f"{metric}_mean"])
-    r, e = ends(ratio_table, "final_ratio"), ends(erank_table, "effective_rank")
-    if r is None or e is None:
-        return [f"No {method} runs to measure."]
-    return [
-        f"Two numbers measure it. FedAvg's intra/inter ratio goes from {r[3]:.2f} at {r[2]} to {r[1]:.2f} at {r[0]}.",
-        f"Its effective rank (how many directions the embedding really uses) goes from {e[3]:.1f} to {e[1]:.1f}: "
-        + ("fewer directions under skew (dimensional collapse)." if e[1] < e[3] else
-           "here skew does not reduce the directions used."),
+
+@sentences(_ex_global)
+def global_sentences(final, matched, rounds, threshold, alpha, alpha_iid) -> list[str]:
+    """Step 4: FedAvg's global effective rank, skew vs IID, at the final round and at matched
+    accuracy (``rounds``: the round each reached the threshold)."""
+    (fs, fi), (ms, mi), (rs, ri) = _pair(final), _pair(matched), _pair(rounds, ".1f")
+    out = [
+        f"The global model's effective rank (how many directions its embedding really uses) at the final round: "
+        f"{fs} at {alpha_label(alpha)} against {fi} at {alpha_label(alpha_iid)}: "
+        f"{effect(final, 'higher under skew', 'lower under skew')}.",
+        f"At matched accuracy instead (each run at the first snapshot where test accuracy reaches {threshold:.0%}, "
+        f"the lowest final accuracy of the study's runs rounded down; reached at round {rs} at {alpha_label(alpha)}, "
+        f"{ri} at {alpha_label(alpha_iid)}): {ms} against {mi}: {effect(matched, 'higher under skew', 'lower under skew')}.",
     ]
-
-
-def holds_sentences(fedavg: dict, fedquad: dict, alpha) -> list[str]:
-    """Step 6: the same partition and seed, FedAvg vs FedQuad (dicts with ratio, acc, erank)."""
-    better = fedquad["ratio"] < fedavg["ratio"]
-    return [
-        f"Same split ({alpha_label(alpha)}), same seed: FedQuad's intra/inter ratio is {fedquad['ratio']:.2f} "
-        f"against FedAvg's {fedavg['ratio']:.2f} ({'tighter, better separated classes' if better else 'no better here'}).",
-        f"Test accuracy {fedquad['acc']:.1%} vs {fedavg['acc']:.1%}; effective rank {fedquad['erank']:.1f} vs "
-        f"{fedavg['erank']:.1f}.",
-    ]
-
-
-def price_sentences(cost: dict, lt3: int, n_clients: int, overlap_at: list[str], all_x: list[str],
-                    alpha, n_seeds: int = 2) -> list[str]:
-    """Step 7: compute at the same rounds, the clients FedQuad cannot serve fully, and the seed spread.
-
-    ``cost[method] = (samples processed, wall seconds)``; ``overlap_at``: alpha labels where the two
-    methods' mean ± std accuracy bands overlap (``study_figures.band_overlaps``, also marked grey
-    on the figure); ``n_seeds``: the fewest seeds behind a band."""
-    (sa, ta), (sq, tq) = cost["fedavg"], cost["fedquad"]
-    out = [f"At {alpha_label(alpha)} FedQuad processed {sq:,.0f} samples in {_secs(tq)}, FedAvg {sa:,.0f} in "
-           f"{_secs(ta)}: {sq / sa:.2f}× the samples and {tq / ta:.2f}× the time for the same rounds.",
-           f"{lt3} of {n_clients} clients {'holds' if lt3 == 1 else 'hold'} fewer than 3 classes: there FedQuad cannot form a full quadruplet "
-           "(2 classes: the second term drops out; 1 class: cross-entropy alone)."]
-    if n_seeds < 2:
-        out.append("Seed spread: only one seed per point here, so there is no spread to compare; "
-                   "run more seeds before trusting a difference.")
-    elif overlap_at:
-        where = "every α shown" if len(overlap_at) == len(all_x) else ", ".join(overlap_at)
-        out.append(f"Seed spread: the accuracy bands (mean ± std over seeds) overlap at {where} (grey columns); "
-                   "there the difference between the methods is within seed noise.")
-    else:
-        out.append("Seed spread: the accuracy bands (mean ± std over seeds) do not overlap at any α shown.")
+    if matched.direction < 0:
+        out.append("At the same accuracy the averaged model uses fewer directions under skew: that is dimensional "
+                   "collapse, not only slower training.")
+    elif final.direction < 0:
+        out.append("The final-round gap does not hold at the same accuracy: it is a less trained model, "
+                   "not a collapsed one.")
     return out
 
 
+# ---- step 6: what FedQuad changes --------------------------------------------------------------
+NAMES = {"local_effective_rank": "local effective rank", "local_cka": "local CKA to the global model",
+         "local_acc_all": "local accuracy on all classes", "effective_rank": "global effective rank",
+         "ratio": "global intra / inter ratio", "final_acc": "final test accuracy"}
+
+
+def _ex_fedquad(make):
+    return dict(local={"local_effective_rank": make(5.0, 0.2), "local_cka": make(0.8, 0.02)},
+                global_={"effective_rank": make(7.0, 0.3), "final_acc": make(0.8, 0.01)}, alpha=0.1,
+                alpha_global=0.1, threshold=0.7)
+
+
+@sentences(_ex_fedquad)
+def fedquad_sentences(local: dict, global_: dict, alpha, alpha_global, threshold) -> list[str]:
+    """Step 6: FedQuad against FedAvg on the same partitions and seeds (verdicts FedQuad vs FedAvg,
+    keyed by metric; the global geometry at matched accuracy ``threshold``)."""
+    def part(metric, v):
+        a, b = _pair(v, pct=metric.endswith("acc") or metric.startswith("local_acc"))
+        return f"{NAMES.get(metric, metric)} {a} against {b} ({effect(v, 'higher with FedQuad', 'lower with FedQuad')})"
+    out = []
+    if local:
+        out.append(f"Locally ({alpha_label(alpha)}, the local models before averaging), FedQuad against FedAvg: "
+                   + "; ".join(part(m, v) for m, v in local.items()) + ".")
+    if global_:
+        out.append(f"Globally ({alpha_label(alpha_global)}; geometry at matched accuracy {threshold:.0%}): "
+                   + "; ".join(part(m, v) for m, v in global_.items()) + ".")
+    every = {**{NAMES.get(m, m): v for m, v in local.items()}, **{NAMES.get(m, m): v for m, v in global_.items()}}
+    beyond = [m for m, v in every.items() if v.separated]
+    inside = [m for m, v in every.items() if not v.separated]
+    out.append("Beyond seed noise here: " + (", ".join(beyond) or "none of these")
+               + "; not beyond it: " + (", ".join(inside) or "none") + ".")
+    return out
+
+
+# ---- step 7: the price ---------------------------------------------------------------------------
+def _ex_price(make):
+    return dict(cost={"fedavg": (1000.0, 2.0), "fedquad": (1500.0, 3.0)}, lt3=3, n_clients=10,
+                accuracy=[("α=0.1", make(0.8, 0.01)), ("IID", make(0.9, 0.01))], alpha=0.1)
+
+
+@sentences(_ex_price)
+def price_sentences(cost: dict, lt3: int, n_clients: int, accuracy: list, alpha) -> list[str]:
+    """Step 7: compute at the same rounds, the clients FedQuad cannot serve fully, and the accuracy
+    per alpha (``accuracy``: (alpha label, Verdict FedQuad vs FedAvg)); ``cost[method] = (samples
+    processed, wall seconds)`` of one seed's run at ``alpha``."""
+    (sa, ta), (sq, tq) = cost["fedavg"], cost["fedquad"]
+    out = [f"At {alpha_label(alpha)} FedQuad processed {sq:,.0f} samples in {_secs(tq)}, FedAvg {sa:,.0f} in "
+           f"{_secs(ta)}: {sq / sa:.2f}× the samples and {tq / ta:.2f}× the time for the same rounds.",
+           f"{lt3} of {n_clients} clients {'holds' if lt3 == 1 else 'hold'} at most 2 classes: there FedQuad cannot "
+           "form a full quadruplet (2 classes: the second term is left out; 1 class: cross-entropy alone)."]
+    if accuracy:
+        out.append("Final accuracy, FedQuad against FedAvg: " + "; ".join(
+            f"{x}: {_pair(v, pct=True)[0]} against {_pair(v, pct=True)[1]} "
+            f"({effect(v, 'higher with FedQuad', 'lower with FedQuad')})" for x, v in accuracy) + ".")
+    return out
+
+
+# ---- step 8: the paper's claims ------------------------------------------------------------------
+def _ex_claims(make):
+    return dict(verdicts=["supported", "within seed noise", "not run here", "not run here"])
+
+
+@sentences(_ex_claims)
+def claims_sentences(verdicts: list[str]) -> list[str]:
+    """Step 8: how many of the paper's claims each verdict got (the table is the figure)."""
+    counts = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
+    return ["Each claim of the FedQuad paper, the recorded study that tests it here, the numbers (mean ± std "
+            "over seeds) and a verdict computed from the ± 1 std seed bands (`fedquad study claims` prints the "
+            "same table).",
+            f"Of {len(verdicts)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "."]

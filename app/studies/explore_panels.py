@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import service, state
+from app import engine, service, state
 from app.export.widgets import show_figure
 from app.figures import study as sf
 from app.figures.charts import embedding_scatter, spectrum_figure
@@ -65,13 +65,16 @@ def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
     if len(pair) < 2:
         return ""
     name = "α" if axis == "alpha" else axis
-    if resp[f"{metric}_n"].max() < 2:
+    verdicts = sf.band_verdicts(resp, axis, metric)
+    if verdicts and all(v.state == engine.ONE_SEED for _, v in verdicts):
         return "One seed per point: no seed band, so these lines say nothing about seed noise."
-    xs = sf.band_overlaps(resp, axis, metric)
-    if not xs:
+    label = lambda state: ", ".join(sf.value_label(axis, x) for x, v in verdicts if v.state == state)  # noqa: E731
+    noise, one = label(engine.NOISE), label(engine.ONE_SEED)
+    if not noise and not one:
         return f"FedAvg's and FedQuad's ± 1 std bands do not overlap at any computed {name}."
-    return (f"Grey: the bands overlap at {name} = {', '.join(sf.value_label(axis, x) for x in xs)}: the "
-            "difference there is within seed noise.")
+    return "Grey: " + "; ".join(
+        ([f"the bands overlap at {name} = {noise}: the difference there is within seed noise"] if noise else [])
+        + ([f"one seed at {name} = {one}: no claim beyond noise there"] if one else [])) + "."
 
 
 def compute_controls(view: View, points: pd.DataFrame) -> None:
@@ -201,7 +204,7 @@ def heatmap(view: View, points: pd.DataFrame) -> None:
 
 
 def across_alpha(view: View, points: pd.DataFrame) -> None:
-    st.subheader("The collapse across α in one figure")
+    st.subheader("The spectrum across α in one figure")
     fixed = {a: v for a, v in view.pos.items() if a != "alpha"}
     key = (view.ref.id, studies.version(view.ref), "across", tuple((a, sf._key(v)) for a, v in fixed.items()), view.talk)
     if key in st.session_state.get("_x_figs", {}):

@@ -1,4 +1,4 @@
-"""Lesson: collapse vs FedQuad as a story in seven steps (``app.lesson.steps``), one step per screen,
+"""Lesson: collapse vs FedQuad as a story in eight steps (``app.lesson.steps``), one step per screen,
 the step number in the URL (``?step=3``), the interactive quadruplet picture on step 5, the
 talk exported as slides, and "My deck" (figures collected from the other pages)."""
 from __future__ import annotations
@@ -51,11 +51,11 @@ def cached_step(i: int, root: str, name: str, source: str, signature: tuple, tal
 
 
 def signature(d) -> tuple:
-    """Changes when the study file or its runs change (so a regenerated study is re-read)."""
+    """Changes when a study file or its runs change (so a regenerated study is re-read)."""
     if d is None:
         return ()
-    return (len(d.study.get("points", [])), tuple(sorted(p.get("run_id") or "" for p in d.study.get("points", []))),
-            d.study.get("created"))
+    return tuple((s.get("name"), len(s.get("points", [])), tuple(sorted(p.get("run_id") or "" for p in s.get("points", []))),
+                  s.get("created")) for s in [d.study, *d.studies.values()])
 
 
 def content_of(i: int) -> Slide:

@@ -1,4 +1,4 @@
-"""``fedquad study run | list | show``: the command line of studies (``fedquad_core.study``)."""
+"""``fedquad study run | list | show | claims``: the command line of studies (``fedquad_core.study``)."""
 from __future__ import annotations
 
 import argparse
@@ -8,8 +8,10 @@ from ..config import alpha_label
 from ..errors import UserError
 from ..store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
+from ..study.paper_claims import check_claims, claims_markdown
+from ..study.matched import matched_accuracy
 from ..study.store import DamagedStudy
-from ..study.table import response_table, slider_axes, study_frame
+from ..study.table import mean_std_text, response_table, slider_axes, study_frame
 from ..version import engine_fingerprint
 from .args import add_run_options, config_from_args, int_in, read_json_file
 from .tables import print_table
@@ -22,6 +24,19 @@ METRIC_LABELS = {"final_acc": "final acc %", "best_acc": "best acc %", "final_ra
 DEFAULT_METRICS = ("final_acc", "best_acc", "final_ratio", "effective_rank")
 
 
+def _accuracy(text: str):
+    if text == "auto":
+        return text
+    try:
+        value = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number: give an accuracy in 0-1 or a percent") from None
+    value = value / 100 if value > 1 else value
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give an accuracy above 0 and at most 1 (or 100 %)")
+    return value
+
+
 def _metrics(text: str) -> list[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
     bad = [n for n in names if n not in METRIC_LABELS]
@@ -31,7 +46,7 @@ def _metrics(text: str) -> list[str]:
 
 
 def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("study", help="a named grid of runs, computed once: study run | list | show",
+    p = sub.add_parser("study", help="a named grid of runs, computed once: study run | list | show | claims",
                        description="A study is a named grid of runs over run settings, stored beside the runs. "
                                    "A point whose exact settings already have a finished run (from any study or "
                                    "`fedquad run`) reuses it; rerunning a study resumes it.")
@@ -65,6 +80,16 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     s.add_argument("--metric", type=_metrics, default=list(DEFAULT_METRICS),
                    help=f"comma list of {', '.join(METRIC_LABELS)} (default {','.join(DEFAULT_METRICS)})")
     s.add_argument("--x", dest="x_axis", help="axis of the table's x column (default: the first swept axis)")
+    s.add_argument("--matched-accuracy", nargs="?", const="auto", default=None, type=_accuracy, metavar="ACC",
+                   help="also print each point's geometry at the first snapshot round where test accuracy reaches "
+                        "ACC (0-1, or a percent such as 80); without ACC: the lowest final accuracy of the study's "
+                        "runs, rounded down to a whole percent")
+    c = ssub.add_parser("claims", parents=[common], help="the seed paper's claims checked against the recorded "
+                                                         "studies, as a markdown table",
+                        description="Each claim of the FedQuad paper, the study of --runs-dir that tests it, the "
+                                    "measured numbers (mean ± std over seeds) and a verdict from the ± 1 std seed "
+                                    "bands: supported, not supported, within seed noise, or not run here.")
+    c.set_defaults(matched_accuracy=None)
 
 
 FILE_KEYS = {"title", "description", "base", "axes"}
@@ -101,7 +126,7 @@ def spec_from_args(args: argparse.Namespace, store: RunStore):
 
 
 def cmd_study(args: argparse.Namespace, store: RunStore) -> int:
-    return {"run": _run, "list": _list, "show": _show, "cancel": _cancel}[args.study_command](args, store)
+    return {"run": _run, "list": _list, "show": _show, "cancel": _cancel, "claims": _claims}[args.study_command](args, store)
 
 
 def _cancel(args, store: RunStore) -> int:
@@ -152,8 +177,41 @@ def _list(args, store: RunStore) -> int:
 
 
 def _show(args, store: RunStore) -> int:
-    print_response(store, StudyStore(store.root).read(args.name), args)
+    study = StudyStore(store.root).read(args.name)
+    print_response(store, study, args)
+    if args.matched_accuracy is not None:
+        print()
+        print_matched(store, study, None if args.matched_accuracy == "auto" else args.matched_accuracy)
     return 0
+
+
+def _claims(args, store: RunStore) -> int:
+    print(claims_markdown(check_claims(store.root)))
+    return 0
+
+
+def print_matched(store: RunStore, study: dict[str, Any], threshold: float | None) -> None:
+    matched = matched_accuracy(store, study, threshold)
+    if matched.threshold is None:
+        print(f"matched accuracy: {matched.how}")
+        return
+    print(f"at matched accuracy: test accuracy {matched.threshold:.0%} ({matched.how}); each run at the first "
+          "snapshot round that reaches it, mean ± std over seeds")
+    keys = [k for k in study["axes"] if k != "seed" and (len(study["axes"][k]) > 1 or k == "method")]
+    metrics = [("round", "round", ".1f", 1.0), ("test_accuracy", "acc %", ".2f", 100.0),
+               ("effective_rank", "eff. rank", ".2f", 1.0), ("ratio", "ratio", ".3f", 1.0)]
+    rows = []
+    for g in matched.groups():
+        cells = [(_value(k, g.get(k)) if k in g else "-") for k in keys]
+        for key, _, spec, scale in metrics:
+            cells.append(mean_std_text(g[f"{key}_mean"], g[f"{key}_std"], g[f"{key}_n"], spec, scale))
+        rows.append([*cells, f"{g['reached']}/{g['total']}"])
+    print_table([*keys, *(label for _, label, _, _ in metrics), "reached"], rows)
+    never = [r for r in matched.rows if r["round"] is None]
+    if never:
+        print(f"did not reach {matched.threshold:.0%} ({len(never)}):")
+        for r in never:
+            print("  " + " ".join(f"{k}={_value(k, v)}" for k, v in r["coords"].items()) + f"  {r['run_id']}")
 
 
 def _cell(entry: dict, metric: str) -> str:

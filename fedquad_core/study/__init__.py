@@ -3,7 +3,9 @@
 - ``grid``: the spec, its axes and values, and its points (``StudySpec``, ``parse_grid``, ``expand``)
 - ``store``: study files beside the runs, and the index of finished runs by run key
 - ``run``: preflight of the whole grid, then the missing points in a process pool or on Ray (``ray``)
-- ``table``: a study's numbers per point and over seeds
+- ``table``: a study's numbers per point and over seeds, and ``compare`` (beyond seed noise or not)
+- ``matched``: the runs compared at matched accuracy (``matched_accuracy``)
+- ``paper_claims``: the seed paper's claims checked against the recorded studies (``check_claims``)
 
 The grid's preflight is ``fedquad_core.preflight.check_grid`` (re-exported here)."""
 from __future__ import annotations
@@ -13,11 +15,13 @@ import importlib
 # Loaded on first use, so that reading study files (``study.store``, ``study.table``) does not
 # import torch: the dashboard's projection worker starts without it.
 _HOME = {"check_grid": "..preflight", "run_key": "..version", "run_study": ".run", "StudyStore": ".store", "check_name": ".store",
-         "response_table": ".table", "study_frame": ".table",
+         "response_table": ".table", "study_frame": ".table", "compare": ".table", "compare_summary": ".table",
+         "Verdict": ".table", "matched_accuracy": ".matched", "check_claims": ".paper_claims", "claims_markdown": ".paper_claims",
          **{name: ".grid" for name in ("Point", "StudySpec", "expand", "keyed", "parse_axes",
                                        "parse_grid")}}
 __all__ = ["StudySpec", "Point", "parse_grid", "parse_axes", "expand", "keyed", "check_name", "check_grid",
-           "run_key", "StudyStore", "run_study", "study_frame", "response_table"]
+           "run_key", "StudyStore", "run_study", "study_frame", "response_table", "compare", "compare_summary",
+           "Verdict", "matched_accuracy", "check_claims", "claims_markdown"]
 
 
 def __getattr__(name: str):

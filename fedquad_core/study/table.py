@@ -1,5 +1,6 @@
 """A study's numbers: one row per grid point (``study_frame``) and, over seeds, the mean, std
-and count of each metric per (method, x value, other slider axes) (``response_table``).
+and count of each metric per (method, x value, other slider axes) (``response_table``), and the one
+decision whether two groups of seeds differ beyond seed noise (``compare``, ``Verdict``).
 
 Only finished runs count towards the means; a point whose run is missing, running, failed,
 cancelled or diverged is listed in its group's ``missing``."""
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from dataclasses import dataclass
 from typing import Any
 
 from ..store import RunNotFound, RunStore, StoreError
@@ -95,3 +97,81 @@ def response_table(rows: list[dict[str, Any]], x_axis: str | None, series: str =
         entry["missing"] = [r.get(REPLICATE) for r in members if r["state"] != "finished"]
         table.append(entry)
     return table
+
+
+# ---- the one decision "beyond seed noise or not" ------------------------------------------------
+SEPARATED, NOISE, ONE_SEED, NO_DATA = "separated", "within seed noise", "one seed: no claim beyond noise", "no data"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Two groups of per-seed values, compared. ``state`` is
+
+    - ``separated``: both have at least 2 values and their mean ± 1 sample std (ddof 1) bands do
+      not meet; ``direction`` is +1 when a's mean is above b's, -1 below;
+    - ``within seed noise``: both have at least 2 values and the bands meet (touching counts);
+    - ``one seed: no claim beyond noise``: either side has exactly one value (no spread to judge by);
+    - ``no data``: either side has none.
+
+    Every place that says "higher", "lower", "beyond seed noise" (response plots, lesson
+    sentences, the claims table) decides it here."""
+    mean_a: float | None
+    std_a: float | None
+    n_a: int
+    mean_b: float | None
+    std_b: float | None
+    n_b: int
+    state: str
+
+    @property
+    def separated(self) -> bool:
+        return self.state == SEPARATED
+
+    @property
+    def direction(self) -> int:
+        """+1 (a above b), -1 (a below b), 0 (not separated: no direction is claimed)."""
+        if not self.separated:
+            return 0
+        return 1 if self.mean_a > self.mean_b else -1
+
+    def text(self, spec: str = ".2f", scale: float = 1.0) -> tuple[str, str]:
+        """``mean ± std`` of each side (``mean`` alone for one value, '-' for none)."""
+        return (mean_std_text(self.mean_a, self.std_a, self.n_a, spec, scale),
+                mean_std_text(self.mean_b, self.std_b, self.n_b, spec, scale))
+
+
+def mean_std_text(mean, std, n, spec: str = ".2f", scale: float = 1.0) -> str:
+    """``mean ± std`` (``mean`` alone for one value, '-' for none), scaled and formatted with ``spec``."""
+    if not n:
+        return "-"
+    return format(mean * scale, spec) + (f" ± {format(std * scale, spec)}" if n > 1 else "")
+
+
+def summarize(values) -> tuple[float | None, float | None, int]:
+    """Mean, sample std (ddof 1; None below two values) and count of the finite numbers in ``values``."""
+    v = [float(x) for x in values if isinstance(x, (int, float)) and math.isfinite(x)]
+    return (statistics.fmean(v) if v else None, statistics.stdev(v) if len(v) > 1 else None, len(v))
+
+
+def compare_summary(mean_a, std_a, n_a, mean_b, std_b, n_b) -> Verdict:
+    """``compare`` from each side's mean, std and count (as a response table holds them)."""
+    n_a = int(n_a or 0) if _finite(mean_a) else 0
+    n_b = int(n_b or 0) if _finite(mean_b) else 0
+    if not n_a or not n_b:
+        state = NO_DATA
+    elif n_a < 2 or n_b < 2:
+        state = ONE_SEED
+    else:
+        ma, mb, sa, sb = float(mean_a), float(mean_b), float(std_a or 0.0), float(std_b or 0.0)
+        state = NOISE if max(ma - sa, mb - sb) <= min(ma + sa, mb + sb) else SEPARATED
+    return Verdict(float(mean_a) if n_a else None, float(std_a or 0.0) if n_a > 1 else None, n_a,
+                   float(mean_b) if n_b else None, float(std_b or 0.0) if n_b > 1 else None, n_b, state)
+
+
+def compare(a_values, b_values) -> Verdict:
+    """Compare two groups of per-seed values (None and non-finite values are left out)."""
+    return compare_summary(*summarize(a_values), *summarize(b_values))
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)

@@ -23,14 +23,17 @@ def _quality(alpha, method) -> float:
     return min(1.0, base + (0.25 if method == "fedquad" and alpha is not None else 0.0))
 
 
-def write_run(root: Path, run_id: str, alpha, method: str, seed: int, *, acc_scale: float = 1.0) -> None:
-    rng = np.random.default_rng([seed, 0 if alpha is None else int(alpha * 100), len(method)])
+def write_run(root: Path, run_id: str, alpha, method: str, seed: int, *, acc_scale: float = 1.0,
+              local_epochs: int | None = None) -> None:
+    """One finished run; with ``local_epochs``, its snapshot rows carry the local-model metrics too
+    (more local epochs under skew: local models drift further)."""
+    rng = np.random.default_rng([seed, 0 if alpha is None else int(alpha * 100), len(method), local_epochs or 0])
     acc_noise = np.random.default_rng([seed, 0 if alpha is None else int(alpha * 100)])  # same for both methods
     q = _quality(alpha, method)
     folder = root / run_id
     (folder / "embeddings").mkdir(parents=True)
     cfg = {"dataset": "digits", "num_clients": CLIENTS, "alpha": alpha, "method": method, "seed": seed,
-           "rounds": ROUNDS, "method_params": {}}
+           "rounds": ROUNDS, "method_params": {}, **({"local_epochs": local_epochs} if local_epochs else {})}
     (folder / "config.json").write_text(json.dumps(cfg))
     (folder / "status.json").write_text(json.dumps({"state": "finished", "round": ROUNDS, "total_rounds": ROUNDS,
                                                     "created": 1764555000.0, "key": f"k-{run_id}", "engine": "test"}))
@@ -48,6 +51,12 @@ def write_run(root: Path, run_id: str, alpha, method: str, seed: int, *, acc_sca
             s = np.sort(rng.random(DIM) * (1 + 3 * q))[::-1]
             row.update(ratio=spread / (4 * (q + 0.2)) + 0.01 * rng.random(), ratio_l2=0.5,
                        effective_rank=2 + 5 * q + 0.1 * rng.random(), nc1=1 - q)
+            if local_epochs:
+                drift = (1 - q) * local_epochs / 5
+                row.update(local_acc_all=max(0.05, 0.3 + 0.6 * q - 0.2 * drift) + 0.01 * rng.random(),
+                           local_acc_own=0.9 + 0.01 * rng.random(), local_effective_rank=2 + 4 * q + 0.1 * rng.random(),
+                           local_ratio=0.5 + drift, local_cka=1 - 0.3 * drift + 0.01 * rng.random(),
+                           update_cosine=0.3 * q + 0.01 * rng.random(), update_norm=1 + drift)
             np.savez_compressed(folder / "embeddings" / f"round_{r:04d}.npz", embeddings=z.astype(np.float32),
                                 labels=labels, indices=np.arange(POINTS), singular_values=s,
                                 per_class_intra=np.ones(CLASSES), cdnv=np.ones((CLASSES, CLASSES)))
@@ -84,4 +93,28 @@ def write_root(root: Path, name: str = "digits-alpha", *, alphas=ALPHAS, acc_sca
              "points": points, "engine": "test"}
     (root / "studies").mkdir(exist_ok=True)
     (root / "studies" / f"{name}.json").write_text(json.dumps(study))
+    return root
+
+
+EPOCHS = (1, 5)
+
+
+def write_lesson_root(root: Path, *, acc_scale: float = 1.0) -> Path:
+    """The recorded studies the lesson tells its story from: ``digits-local`` (local_epochs x alpha x
+    method x seed, with local metrics) and ``fmnist-skew`` (alpha x method x seed)."""
+    write_root(root, "fmnist-skew", acc_scale=acc_scale, prefix="skew")
+    points = []
+    for e in EPOCHS:
+        for a in ALPHAS:
+            for m in METHODS:
+                for s in SEEDS:
+                    run_id = f"loc-{m}-{'iid' if a is None else a}-e{e}-s{s}"
+                    write_run(root, run_id, a, m, s, acc_scale=acc_scale, local_epochs=e)
+                    points.append({"coords": {"local_epochs": e, "alpha": a, "method": m, "seed": s},
+                                   "key": f"k-{run_id}", "run_id": run_id})
+    study = {"name": "digits-local", "title": "local computation", "created": 1764555000.0,
+             "base": {"dataset": "digits", "num_clients": CLIENTS, "rounds": ROUNDS, "seed": 0},
+             "axes": {"local_epochs": list(EPOCHS), "alpha": list(ALPHAS), "method": list(METHODS), "seed": list(SEEDS)},
+             "points": points, "engine": "test"}
+    (root / "studies" / "digits-local.json").write_text(json.dumps(study))
     return root

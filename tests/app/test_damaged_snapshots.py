@@ -1,6 +1,6 @@
 """Damaged snapshot and UMAP files (README, "Reliability"): random bytes or a pickled object array
 in a snapshot ``.npz`` or a ``umap_round_*.npy`` (never unpickled), and a stray
-``embeddings/round_abc.npz``. Embeddings, Geometry and Lesson steps 3-4 show the other rounds and
+``embeddings/round_abc.npz``. Embeddings, Geometry and Lesson steps 4 and 6 show the other rounds and
 runs with a one-line notice naming the damaged file, never an exception box; nothing is written."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import MAIN, open_page, page_text
-from lesson_helpers import ROUNDS, write_root
+from lesson_helpers import ROUNDS, write_lesson_root
 
 
 def _pickled_object_array() -> bytes:
@@ -45,7 +45,7 @@ def _tree(path):
 @pytest.fixture(scope="module")
 def _roots(tmp_path_factory):
     base = tmp_path_factory.mktemp("damaged-snapshots")
-    recorded = write_root(base / "recorded")
+    recorded = write_lesson_root(base / "recorded")
     _damage(recorded)
     mine = base / "runs"
     shutil.copytree(recorded, mine)
@@ -97,7 +97,7 @@ def test_embeddings_in_umap_mode_fall_back_without_an_exception(roots):
     assert not at.exception, at.exception
 
 
-@pytest.mark.parametrize("step", [3, 4])
+@pytest.mark.parametrize("step", [4, 6])
 def test_lesson_steps_with_damaged_snapshots(roots, step):
     at = AppTest.from_file(MAIN, default_timeout=120)
     at.switch_page("views/lesson.py")

@@ -8,15 +8,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import MAIN, trace_values
-from lesson_helpers import write_root
+from lesson_helpers import write_lesson_root, write_root
 
-N_STEPS = 7
+N_STEPS = 8
 
 
 @pytest.fixture(scope="module")
 def roots(tmp_path_factory):
     base = tmp_path_factory.mktemp("lesson")
-    recorded = write_root(base / "recorded")
+    recorded = write_lesson_root(base / "recorded")
     mine = write_root(base / "runs", name="my-alpha", alphas=(0.1, None), acc_scale=0.5, prefix="mine")
     return recorded, mine
 
@@ -66,7 +66,7 @@ def test_next_back_and_the_url_agree(env):
 
 
 def test_use_my_runs_changes_the_figures_data(env):
-    at = lesson_app(2)
+    at = lesson_app(4)
     recorded = [trace_values(t) for t in charts(at)[0]["data"]]
     text_recorded = " ".join(m.value for m in at.markdown)
     at.toggle(key="l_mine").set_value(True).run()

@@ -16,7 +16,7 @@ from app.export import slides
 from app.export.deck import as_slides
 from app.export.files import export_available
 from app.lesson.data import LessonData, read_studies
-from lesson_helpers import write_root
+from lesson_helpers import write_lesson_root
 
 
 _shades = itertools.cycle(range(256))
@@ -39,9 +39,14 @@ def fake_render(fig, fmt: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def steps(tmp_path_factory):
-    root = write_root(tmp_path_factory.mktemp("slides") / "rec")
-    d = LessonData(root, read_studies(root)[0])
-    return [slides.from_step(lesson.build_step(i, d)) for i in range(1, 8)]
+    d = lesson_data(tmp_path_factory.mktemp("slides") / "rec")
+    return [slides.from_step(lesson.build_step(i, d)) for i in range(1, len(lesson.STEPS) + 1)]
+
+
+def lesson_data(root) -> LessonData:
+    write_lesson_root(root)
+    studies = {s["name"]: s for s in read_studies(root)}
+    return LessonData(root, studies["digits-local"], "recorded", studies=studies)
 
 
 def test_whole_lesson_as_pdf_pptx_zip(steps):
@@ -51,7 +56,7 @@ def test_whole_lesson_as_pdf_pptx_zip(steps):
     assert sorted(calls) == sorted(["png", "svg", "pdf"] * n_figs)  # once per figure and format
 
     pdf = PdfReader(io.BytesIO(files["pdf"]))
-    assert len(pdf.pages) == 7
+    assert len(pdf.pages) == len(lesson.STEPS)
     assert float(pdf.pages[0].mediabox.width) > float(pdf.pages[0].mediabox.height)  # landscape 16:9
     for page, s in zip(pdf.pages, steps):
         text = page.extract_text()
@@ -96,8 +101,7 @@ def test_two_steps_through_kaleido(steps):
 
 def test_talk_mode_figures_go_into_the_export(tmp_path):
     """The export renders the figures it is given; in talk mode the steps build talk-styled ones."""
-    root = write_root(tmp_path / "rec")
-    d = LessonData(root, read_studies(root)[0])
+    d = lesson_data(tmp_path / "rec")
     seen = []
     slides.export_all([slides.from_step(lesson.build_step(2, d, talk=True))], ("pdf",),
                       render=lambda fig, fmt: seen.append(fig.layout.font.size) or fake_render(fig, fmt))
@@ -105,9 +109,9 @@ def test_talk_mode_figures_go_into_the_export(tmp_path):
 
 
 def test_animated_figures_export_as_stills(steps):
-    """Step 3's embeddings are animated on the page; the slides get the last frame without the
+    """Step 6's embeddings are animated on the page; the slides get the last frame without the
     play button and round slider."""
     seen = []
-    slides.export_all([steps[2]], ("pdf",), render=lambda fig, fmt: seen.append(fig) or fake_render(fig, fmt))
-    assert steps[2].figures[0].fig.frames and steps[2].figures[0].fig.layout.sliders  # on the page
+    slides.export_all([steps[5]], ("pdf",), render=lambda fig, fmt: seen.append(fig) or fake_render(fig, fmt))
+    assert steps[5].figures[0].fig.frames and steps[5].figures[0].fig.layout.sliders  # on the page
     assert seen and all(not f.frames and not f.layout.sliders and not f.layout.updatemenus for f in seen)

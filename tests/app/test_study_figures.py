@@ -99,5 +99,5 @@ def test_skew_effect_note_is_computed_from_the_points_and_says_when_it_is_seed_n
     assert "FedAvg's effective rank is 6.00 ± 1.41 at 0.1 and 7.00 ± 1.41 at IID: within seed noise" in note
     assert "FedQuad's effective rank is 4.00 ± 0.00 at 0.1 and 9.00 ± 0.00 at IID: lower under skew, beyond seed noise" in note
     one_seed = sf.skew_effect_note(pts([5.0], [6.0], [4.0], [9.0]))
-    assert "one seed, so no spread to judge it by" in one_seed
+    assert "one seed: no claim beyond noise" in one_seed
     assert sf.skew_effect_note(pts([5.0], [6.0], [4.0], [9.0]).query("alpha == 0.1")) == ""

@@ -94,14 +94,14 @@ def explore_server(tmp_path):
 
 @pytest.fixture
 def lesson_server(tmp_path):
-    """The dashboard with the Lesson's synthetic recorded study ("digits-alpha": alpha 0.1, 1, IID x
-    FedAvg/FedQuad x 2 seeds, tests/app/lesson_helpers.py) beside an empty run store."""
+    """The dashboard with the Lesson's synthetic recorded studies ("digits-local" and "fmnist-skew":
+    alpha 0.1, 1, IID x FedAvg/FedQuad x 2 seeds, tests/app/lesson_helpers.py) beside an empty run store."""
     import sys
 
     sys.path.insert(0, str(ROOT / "tests" / "app"))
-    from lesson_helpers import write_root
+    from lesson_helpers import write_lesson_root
 
-    yield from _serve(tmp_path, write_root(tmp_path / "recorded"))
+    yield from _serve(tmp_path, write_lesson_root(tmp_path / "recorded"))
 
 
 @pytest.fixture

@@ -139,18 +139,21 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
 
 
 def test_lesson_in_browser(lesson_server, page, tmp_path):
-    """Lesson: ?step=1, Next through all seven steps (the URL follows), Back once; two figures
+    """Lesson: ?step=1, Next through all eight steps (the URL follows), Back twice; two figures
     added to "My deck" and the deck downloaded as a 2-page PDF."""
     url, _ = lesson_server
     page.goto(f"{url}/lesson?step=1")
     page.locator("h2", has_text="1 ·").wait_for(timeout=90_000)
     wait_idle(page, 90_000)
-    for i in range(2, 8):
+    for i in range(2, 9):
         page.locator(".st-key-l_next button").first.click()
         page.locator("h2", has_text=f"{i} ·").wait_for(timeout=60_000)
         wait_idle(page)
         assert f"step={i}" in page.url, page.url
         page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # plotly draws after the script ends
+    page.locator(".st-key-l_back button").first.click()
+    page.locator("h2", has_text="7 ·").wait_for(timeout=60_000)
+    wait_idle(page)
     page.locator(".st-key-l_back button").first.click()
     page.locator("h2", has_text="6 ·").wait_for(timeout=60_000)
     wait_idle(page)

@@ -1,0 +1,110 @@
+"""Every lesson sentence function, fed overlapping, separated and one-seed seed bands: no effect is
+claimed inside the noise. The functions are enumerated (every ``*_sentences`` of
+``app.lesson.text``), so a new one is covered; each must carry an ``example`` (``@sentences``)."""
+from __future__ import annotations
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+from app.engine import compare
+from app.lesson import steps as lesson
+from app.lesson import text
+
+EFFECT = re.compile(r"\b(collapse[sd]?|fewer|more|higher|lower|better|worse|drops?|rises?|forgets?|pull apart|"
+                    r"tighter|looser|less|ahead|behind|loses|gains|degrade[sd]?|blurred)\b", re.I)
+FUNCTIONS = [f for name, f in inspect.getmembers(text, inspect.isfunction) if name.endswith("_sentences")]
+MODES = ("noise", "up", "down", "one")
+
+
+def maker(mode: str):
+    """A Verdict builder: three seeds per side around ``centre``; ``noise``: the bands overlap,
+    ``up`` / ``down``: a above / below b by far, ``one``: one seed on a side."""
+    def make(centre: float, spread: float):
+        a = [centre - spread, centre, centre + spread]
+        if mode == "noise":
+            return compare(a, [x + spread / 2 for x in a])
+        if mode == "one":
+            return compare(a[:1], [x + 20 * spread for x in a])
+        shift = -20 * spread if mode == "up" else 20 * spread
+        return compare(a, [x + shift for x in a])
+    return make
+
+
+def test_every_sentence_function_has_an_example():
+    assert len(FUNCTIONS) >= 7
+    missing = [f.__name__ for f in FUNCTIONS if not callable(getattr(f, "example", None))]
+    assert not missing, f"sentence functions without an example for this test: {missing}"
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", MODES)
+def test_no_effect_claimed_inside_the_noise(fn, mode):
+    made = []
+    make = maker(mode)
+    out = fn(**fn.example(lambda *a: made.append(1) or make(*a)))
+    assert out and all(isinstance(s, str) and s for s in out)
+    joined = " ".join(out)
+    assert "nan" not in joined.lower().split()
+    if mode in ("noise", "one"):
+        hits = [m.group(0) for m in EFFECT.finditer(joined)]
+        assert not hits, f"{fn.__name__} claims {hits} with {mode} bands: {out}"
+        assert "beyond seed noise" not in joined.replace("not beyond", "")
+    if made and mode == "one":
+        assert "one seed: no claim beyond noise" in joined
+    if made and mode == "noise":
+        assert "within seed noise" in joined
+    if made and mode in ("up", "down"):
+        assert "beyond seed noise" in joined and "within seed noise" not in joined
+
+
+def test_direction_words_follow_the_sign():
+    up, down = maker("up")(0.5, 0.01), maker("down")(0.5, 0.01)
+    assert "higher under skew, beyond seed noise" in text.drift_sentences(up, up, 0.1, None)[1]
+    s = text.drift_sentences(down, down, 0.1, None)
+    assert "lower under skew, beyond seed noise" in s[1] and s[2].endswith("the clients pull apart.")
+    s = text.forget_sentences(up, down, 0.1, None, 10)
+    assert "higher on its own classes" in s[1] and "forgets" in s[2]
+    assert "forgets" not in " ".join(text.forget_sentences(up, maker("noise")(0.5, 0.01), 0.1, None, 10))
+
+
+def test_global_sentences_keep_less_trained_apart_from_collapsed():
+    down, noise = maker("down")(6.0, 0.1), maker("noise")(6.0, 0.3)
+    s = text.global_sentences(down, noise, noise, 0.7, 0.1, None)
+    assert "less trained model, not a collapsed one" in s[-1] and "70%" in s[1]
+    s = text.global_sentences(down, down, noise, 0.7, 0.1, None)
+    assert "dimensional collapse" in s[-1]
+
+
+def test_skew_sentences_by_hand():
+    iid = np.full((4, 10), 5)
+    skew = np.zeros((4, 10), int)
+    skew[0, :2] = 7      # 2 classes
+    skew[1, :1] = 9      # 1 class
+    skew[2, :5] = 3      # 5 classes
+    skew[3, :4] = 1      # 4 classes
+    s = text.skew_sentences(iid, skew, 0.1)
+    assert "holds 10.0 classes on average, with α=0.1 3.0" in s[0]
+    assert "2 of 4 clients hold at most 2 classes (IID: 0)" in s[1]
+    skew[1, :3] = 9
+    assert "1 of 4 clients holds at most 2 classes" in text.skew_sentences(iid, skew, 0.1)[1]
+
+
+def test_price_sentences_by_hand():
+    noise, up = maker("noise")(0.8, 0.01), maker("up")(0.8, 0.01)
+    s = text.price_sentences({"fedavg": (100, 2.0), "fedquad": (150, 5.0)}, 3, 10, [("α=0.1", up), ("IID", noise)], 0.1)
+    assert "1.50× the samples and 2.50× the time" in s[0] and "3 of 10 clients hold" in s[1]
+    assert "α=0.1: 80.0 ± 1.0 % against 60.0 ± 1.0 % (higher with FedQuad, beyond seed noise)" in s[2]
+    assert "IID: 80.0 ± 1.0 % against 80.5 ± 1.0 % (within seed noise" in s[2]
+
+
+def test_claims_sentences_count_the_verdicts():
+    s = text.claims_sentences(["supported", "not run here", "supported", "within seed noise"])
+    assert s[1] == "Of 4 claims: 2 supported, 1 not run here, 1 within seed noise."
+
+
+def test_step_titles_claim_nothing():
+    titles = [t for t, _ in lesson.STEPS]
+    assert len(titles) == 8 and not [t for t in titles if EFFECT.search(t)]

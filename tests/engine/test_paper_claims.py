@@ -1,0 +1,177 @@
+"""The one seed-noise decision (``study.table.compare``), runs at matched accuracy and the claims
+table's verdicts, on small synthetic stores whose numbers are chosen by hand."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fedquad_core.study import paper_claims as cl
+from fedquad_core.study.matched import matched_accuracy
+from fedquad_core.study.table import NO_DATA, NOISE, ONE_SEED, SEPARATED, compare, compare_summary
+from fedquad_core.store import RunStore
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_compare_by_hand():
+    v = compare([1.0, 2.0, 3.0], [5.0, 6.0, 7.0])  # 2 ± 1 vs 6 ± 1
+    assert v.state == SEPARATED and v.direction == -1 and v.mean_a == 2.0 and v.std_a == 1.0 and v.n_b == 3
+    assert compare([5.0, 6.0, 7.0], [1.0, 2.0, 3.0]).direction == 1
+    assert compare([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]).state == NOISE  # bands touch at 3: within noise
+    assert compare([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]).direction == 0
+    assert compare([1.0, 2.0, 3.0], [3.1, 4.1, 5.1]).state == SEPARATED
+    assert compare([1.0], [5.0, 6.0]).state == ONE_SEED and compare([1.0], [5.0]).direction == 0
+    assert compare([], [1.0, 2.0]).state == NO_DATA
+    assert compare([1.0, None, float("nan"), 1.2], [3.0, 3.2]).n_a == 2  # missing values left out
+    assert compare_summary(0.5, 0.0, 1, 0.9, 0.0, 1).state == ONE_SEED  # one seed's std 0 is no band
+    assert compare([1.0, 2.0], [1.5, 1.6]).text(".1f") == ("1.5 ± 0.7", "1.6 ± 0.1")
+
+
+@pytest.mark.parametrize("v, expect, verdict", [
+    (compare([1, 2, 3], [5, 6, 7]), "below", cl.SUPPORTED),
+    (compare([1, 2, 3], [5, 6, 7]), "above", cl.NOT_SUPPORTED),
+    (compare([1, 2, 3], [2, 3, 4]), "above", cl.WITHIN_NOISE),
+    (compare([1, 2, 3], [2, 3, 4]), "not below", cl.SUPPORTED),
+    (compare([1, 2, 3], [5, 6, 7]), "not below", cl.NOT_SUPPORTED),
+    (compare([1], [5, 6, 7]), "below", cl.ONE),
+    (compare([], [5, 6, 7]), "below", cl.NOT_RUN),
+])
+def test_claim_verdicts(v, expect, verdict):
+    assert cl.claim_verdict(v, expect) == verdict
+
+
+def test_lowest_of_all():
+    below, noise, above = compare([1, 2], [5, 6]), compare([1, 2], [1.5, 2.5]), compare([5, 6], [1, 2])
+    assert cl.lowest_verdict([below, below]) == cl.SUPPORTED
+    assert cl.lowest_verdict([below, noise]) == cl.WITHIN_NOISE
+    assert cl.lowest_verdict([below, noise, above]) == cl.NOT_SUPPORTED
+    assert cl.lowest_verdict([]) == cl.NOT_RUN
+
+
+# ---- a synthetic store --------------------------------------------------------------------------
+def _run(root: Path, run_id: str, curve: list[tuple[float, float]], extra: dict | None = None, state="finished"):
+    """``curve``: (test accuracy, effective rank) per round, every round a snapshot."""
+    folder = root / run_id
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"dataset": "digits"}))
+    (folder / "status.json").write_text(json.dumps({"state": state, "key": run_id, "engine": "test"}))
+    rows = [{"round": i + 1, "test_accuracy": acc, "effective_rank": rank, "ratio": 1.0 / rank, **(extra or {})}
+            for i, (acc, rank) in enumerate(curve)]
+    (folder / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _study(root: Path, name: str, points: list[tuple[dict, str]], axes: dict, base: dict | None = None):
+    (root / "studies").mkdir(exist_ok=True)
+    (root / "studies" / f"{name}.json").write_text(json.dumps(
+        {"name": name, "axes": axes, "base": base or {}, "points": [{"coords": c, "run_id": r, "key": r} for c, r in points]}))
+
+
+def skew_root(root: Path, fedquad_rank_gap: float) -> Path:
+    """fmnist-skew: FedAvg learns slower and uses fewer directions under skew (at every accuracy);
+    FedQuad's rank at skew is FedAvg's plus ``fedquad_rank_gap``."""
+    points = []
+    for alpha in (0.1, None):
+        for method in ("fedavg", "fedquad"):
+            for seed in (0, 1, 2):
+                jitter = 0.05 * seed
+                if alpha is None:
+                    curve = [(0.5, 6.0 + jitter), (0.8, 9.0 + jitter), (0.9, 9.5 + jitter)]
+                else:
+                    gap = fedquad_rank_gap if method == "fedquad" else 0.0
+                    curve = [(0.3, 3.0 + jitter), (0.6, 5.0 + jitter + gap), (0.81, 6.0 + jitter + gap)]
+                rid = f"{method}-{alpha}-{seed}"
+                _run(root, rid, curve)
+                points.append(({"alpha": alpha, "method": method, "seed": seed}, rid))
+    _study(root, "fmnist-skew", points, {"alpha": [0.1, None], "method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
+    return root
+
+
+def test_matched_accuracy_by_hand(tmp_path):
+    root = skew_root(tmp_path, 0.0)
+    study = json.loads((root / "studies" / "fmnist-skew.json").read_text())
+    m = matched_accuracy(RunStore(root), study)
+    assert m.threshold == pytest.approx(0.81) and "lowest final accuracy" in m.how  # floor(81.0 %)
+    iid = [r for r in m.rows if r["coords"]["alpha"] is None]
+    skew = [r for r in m.rows if r["coords"]["alpha"] == 0.1]
+    assert {r["round"] for r in iid} == {3} and {r["round"] for r in skew} == {3}  # 0.8 < 0.81 at round 2
+    m = matched_accuracy(RunStore(root), study, threshold=0.6)
+    assert {r["round"] for r in m.rows if r["coords"]["alpha"] is None} == {2}
+    assert {r["effective_rank"] for r in m.rows if r["coords"]["alpha"] is None} == {9.0, 9.05, 9.1}
+    m = matched_accuracy(RunStore(root), study, threshold=0.95)
+    assert all(r["round"] is None for r in m.rows)
+    g = next(g for g in m.groups() if g["method"] == "fedavg")
+    assert g["reached"] == 0 and g["total"] == 3 and g["effective_rank_n"] == 0
+
+
+def test_matched_accuracy_skips_unfinished_and_damaged(tmp_path):
+    _run(tmp_path, "ok", [(0.5, 2.0), (0.7, 3.0)])
+    _run(tmp_path, "failed", [(0.1, 1.0)], state="failed")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "status.json").write_text("{not json")
+    study = {"points": [{"coords": {"seed": 0}, "run_id": r} for r in ("ok", "failed", "broken", None)]}
+    m = matched_accuracy(RunStore(tmp_path), study)
+    assert [r["run_id"] for r in m.rows] == ["ok"] and m.threshold == pytest.approx(0.7)
+
+
+def _verdict(results, text):
+    return next(r for r in results if r.text == text).verdict
+
+
+def test_claims_follow_the_bands(tmp_path):
+    mitigated = text = "FedQuad mitigates collapse in the global model"
+    collapse = "Under label skew, the aggregated global embedding space collapses"
+    res = cl.check_claims(skew_root(tmp_path / "a", 2.0))
+    assert _verdict(res, collapse) == cl.SUPPORTED and _verdict(res, mitigated) == cl.SUPPORTED
+    assert _verdict(res, "(the same, at the final round, accuracy not matched)") == cl.SUPPORTED
+    res = cl.check_claims(skew_root(tmp_path / "b", 0.05))
+    assert _verdict(res, mitigated) == cl.WITHIN_NOISE
+    res = cl.check_claims(skew_root(tmp_path / "c", -2.0))
+    assert _verdict(res, text) == cl.NOT_SUPPORTED
+    row = next(r for r in res if r.text == collapse)
+    assert "matched accuracy 81%" in row.measure and "3 seeds" in row.numbers
+    assert _verdict(res, "FedQuad is ahead of MOON in the paper's regime") == cl.NOT_RUN  # no fmnist-regime
+    assert all(r.verdict == cl.NOT_RUN for r in res if r.text.startswith("Paper's result"))
+    table = cl.claims_markdown(res)
+    assert table.count("\n") == len(res) + 1 and "**supported**" in table
+
+
+def test_low_participation_claim_runs_when_a_study_has_it(tmp_path):
+    points = []
+    for method, accs in (("fedavg", (0.5, 0.52)), ("fedquad", (0.7, 0.72))):
+        for seed, acc in enumerate(accs):
+            _run(tmp_path, f"{method}{seed}", [(acc, 5.0)])
+            points.append(({"method": method, "seed": seed}, f"{method}{seed}"))
+    _study(tmp_path, "tiny-part", points, {"method": ["fedavg", "fedquad"], "seed": [0, 1]}, {"participation": 0.05})
+    assert _verdict(cl.check_claims(tmp_path), cl.PARTICIPATION_CLAIM) == cl.SUPPORTED
+
+
+def test_cli_claims_and_matched(tmp_path):
+    root = skew_root(tmp_path, 2.0)
+    run = lambda *a: subprocess.run([sys.executable, "-m", "fedquad_core", "study", *a, "--runs-dir", str(root)],  # noqa: E731
+                                    capture_output=True, text=True, cwd=REPO)
+    out = run("claims")
+    assert out.returncode == 0 and out.stdout.startswith("| # | Claim") and "**supported**" in out.stdout
+    out = run("show", "fmnist-skew", "--matched-accuracy", "60")
+    assert out.returncode == 0 and "test accuracy 60% (given)" in out.stdout
+    bad = run("show", "fmnist-skew", "--matched-accuracy", "150")
+    assert bad.returncode == 2 and "at most 1" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_less_trained_is_not_read_as_collapsed(tmp_path):
+    """Rank follows accuracy alone (rank = 10 x accuracy), skew only trains slower: the final round
+    shows a gap beyond noise, matched accuracy shows none."""
+    points = []
+    for alpha, curve in ((0.1, [(0.3, 3.0), (0.6, 6.0), (0.81, 8.1)]), (None, [(0.81, 8.1), (0.9, 9.0), (0.95, 9.5)])):
+        for method in ("fedavg", "fedquad"):
+            for seed in (0, 1, 2):
+                rid = f"{method}-{alpha}-{seed}"
+                _run(tmp_path, rid, [(a + 0.001 * seed, r + 0.05 * seed) for a, r in curve])
+                points.append(({"alpha": alpha, "method": method, "seed": seed}, rid))
+    _study(tmp_path, "fmnist-skew", points, {"alpha": [0.1, None], "method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
+    res = cl.check_claims(tmp_path)
+    assert _verdict(res, "(the same, at the final round, accuracy not matched)") == cl.SUPPORTED
+    assert _verdict(res, "Under label skew, the aggregated global embedding space collapses") == cl.WITHIN_NOISE
