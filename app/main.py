@@ -22,6 +22,7 @@ PAGES = [
     ("views/live.py", "Live", ":material/monitoring:"),
     ("views/embeddings.py", "Embeddings", ":material/scatter_plot:"),
     ("views/geometry.py", "Geometry", ":material/insights:"),
+    ("views/clients.py", "Clients", ":material/groups:"),
     ("views/runs.py", "Runs", ":material/folder_open:"),
     ("views/lesson.py", "Lesson", ":material/school:"),
 ]

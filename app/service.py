@@ -294,6 +294,29 @@ def read_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
     return store_for(run_id).read_snapshot(run_id, round_)
 
 
+def local_snapshot_rounds(run_id: str) -> list[int]:
+    """Snapshot rounds at which the run measured its clients' local models (none for runs made
+    before the engine measured them, or with ``--local-clients 0``)."""
+    try:
+        return store_for(run_id).local_snapshot_rounds(run_id)
+    except (RunNotFound, StoreError, ValueError):  # ValueError: a stray local_round_* name
+        return []
+
+
+def read_local_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
+    """The measured clients' arrays of one round (``local_round_NNNN.npz``): ``clients``,
+    ``samples``, ``holds``, ``embeddings`` [K, n, d], ``start_embeddings`` [n, d], ``update_cosine``."""
+    return store_for(run_id).read_local_snapshot(run_id, round_)
+
+
+def read_metrics(run_id: str) -> list[dict]:
+    """The run's metrics rows (with the per-client ``local`` lists); [] when unreadable."""
+    try:
+        return store_for(run_id).read_metrics(run_id)
+    except (RunNotFound, StoreError):
+        return []
+
+
 def read_partition(run_id: str) -> dict | None:
     try:
         return store_for(run_id).read_partition(run_id)

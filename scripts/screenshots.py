@@ -12,7 +12,7 @@
 
 Each page is opened fresh, then the script waits until Streamlit is idle (no "Running..."
 status), every plotly figure has drawn, and (Embeddings, --projection UMAP) the background UMAP
-has finished. The Lesson steps (lesson-step3, lesson-step5) read the recorded studies
+has finished. The Clients page and the Lesson steps (lesson-step3, lesson-step5) read the recorded studies
 (``$FEDQUAD_RECORDED_DIR``, default assets/recorded). The shot is the whole page: the viewport grows to the page's height, capped by
 --max-height. Needs chromium (`apt-get install chromium`) and the playwright Python package.
 """
@@ -35,7 +35,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 PAGES = [("explore", "explore", "Explore", True),
          ("partitions", "partitions", "Partitions", True),
          ("launch", "launch", "Launch", False), ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
-         ("geometry", "geometry", "Geometry", True), ("runs", "runs", "Runs", False),
+         ("geometry", "geometry", "Geometry", True), ("clients", "clients", "Clients", True),
+         ("runs", "runs", "Runs", False),
          ("lesson-step3", "lesson?step=3", "Lesson", True), ("lesson-step5", "lesson?step=5", "Lesson", True)]
 # idle: no "Running..." status widget and no element left faded ("stale") by a rerun in flight
 IDLE_JS = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"

@@ -13,6 +13,7 @@ from app.export.widgets import show_figure
 from app.figures import study as sf
 from app.figures.charts import embedding_scatter, spectrum_figure
 from app.studies import catalog as studies
+from app.studies import explore_local
 
 
 @dataclass
@@ -129,6 +130,7 @@ def at_position(view: View, points: pd.DataFrame) -> None:
         if resp is not None:
             with right:
                 response(view, resp, metric, f"{title} against {sf.axis_name(view.resp_axis)}", f"x_{key}_resp")
+    explore_local.local_row(view, points, metrics, resp, response, tag)
     first = studies.first_seed_runs(at)
     embeddings(view, first)
     left, right = st.columns(2)

@@ -67,7 +67,7 @@ state.init("x_resp", axes[0] if axes else "", str, axes or [""])
 if len(axes) > 1 and not state.presenter():
     st.segmented_control("Response plots against", axes, key="x_resp")
 state.publish("x_study", "x_resp", *(f"x_{a}" for a in axes))
-for stale in [k for k in st.query_params if k.startswith("x_") and k not in ("x_study", "x_resp", "x_hm")
+for stale in [k for k in st.query_params if k.startswith("x_") and k not in ("x_study", "x_resp", "x_hm", "x_local")
               and k[2:] not in axes]:
     del st.query_params[stale]  # another study's slider: not part of this view's link
 resp_axis = st.session_state.x_resp or (axes[0] if axes else None)

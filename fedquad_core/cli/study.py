@@ -17,7 +17,10 @@ from .args import add_run_options, config_from_args, int_in, read_json_file
 from .tables import print_table
 
 METRIC_LABELS = {"final_acc": "final acc %", "best_acc": "best acc %", "final_ratio": "ratio",
-                 "final_ratio_l2": "ratio (L2)", "effective_rank": "eff. rank"}
+                 "final_ratio_l2": "ratio (L2)", "effective_rank": "eff. rank",
+                 "local_acc_all": "local acc %", "local_acc_own": "own acc %", "local_effective_rank": "local rank",
+                 "local_ratio": "local ratio", "local_cka": "local CKA", "update_cosine": "upd. cos",
+                 "update_norm": "upd. norm"}
 DEFAULT_METRICS = ("final_acc", "best_acc", "final_ratio", "effective_rank")
 
 
@@ -215,7 +218,7 @@ def _cell(entry: dict, metric: str) -> str:
     mean, std = entry[f"{metric}_mean"], entry[f"{metric}_std"]
     if mean is None:
         return "-"
-    scale, spec = (100.0, ".2f") if metric.endswith("acc") else (1.0, ".3f" if "ratio" in metric else ".2f")
+    scale, spec = (100.0, ".2f") if "_acc" in metric else (1.0, ".3f" if "ratio" in metric else ".2f")
     text = format(mean * scale, spec)
     return text if std is None else f"{text} ± {format(std * scale, spec)}"
 

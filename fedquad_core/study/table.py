@@ -13,7 +13,11 @@ from typing import Any
 
 from ..store import RunNotFound, RunStore, StoreError
 
-METRICS = ("final_acc", "best_acc", "final_ratio", "final_ratio_l2", "effective_rank")
+# the mean local-model metrics of the last snapshot row that has them (README, "Local models");
+# None for runs that did not measure their clients
+LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka",
+                 "update_cosine", "update_norm")
+METRICS = ("final_acc", "best_acc", "final_ratio", "final_ratio_l2", "effective_rank", *LOCAL_METRICS)
 REPLICATE, SERIES = "seed", "method"
 
 
@@ -38,7 +42,8 @@ def run_numbers(runs: RunStore, run_id: str | None) -> dict[str, Any]:
     accs = [r["test_accuracy"] for r in rows if isinstance(r.get("test_accuracy"), (int, float))]
     return {"state": state, "rounds": len(rows), "final_acc": accs[-1] if accs else None,
             "best_acc": max(accs) if accs else None, "final_ratio": _last(rows, "ratio"),
-            "final_ratio_l2": _last(rows, "ratio_l2"), "effective_rank": _last(rows, "effective_rank")}
+            "final_ratio_l2": _last(rows, "ratio_l2"), "effective_rank": _last(rows, "effective_rank"),
+            **{m: _last(rows, m) for m in LOCAL_METRICS}}
 
 
 def study_frame(runs: RunStore, study: dict[str, Any]) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = str(ROOT / "app" / "main.py")
 PAGES = ["views/partitions.py", "views/launch.py", "views/live.py", "views/embeddings.py",
-         "views/geometry.py", "views/runs.py", "views/explore.py"]
+         "views/geometry.py", "views/clients.py", "views/runs.py", "views/explore.py"]
 
 
 def wait_finished(store, run_ids, timeout=120.0):

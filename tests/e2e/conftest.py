@@ -104,6 +104,23 @@ def lesson_server(tmp_path):
     yield from _serve(tmp_path, write_lesson_root(tmp_path / "recorded"))
 
 
+@pytest.fixture
+def clients_server(tmp_path):
+    """The dashboard with a tiny recorded study made by the engine ("digits-local": local epochs
+    1 and 10 x FedAvg/FedQuad, alpha 0.1, seed 0, 2 rounds, local models measured) beside an
+    empty run store."""
+    from fedquad_core.config import RunConfig
+    from fedquad_core.store import RunStore
+    from fedquad_core.study import StudySpec, run_study
+
+    recorded = tmp_path / "recorded"
+    base = RunConfig(dataset="digits", num_clients=6, alpha=0.1, rounds=2, snapshot_every=1, snapshot_points=200,
+                     local_clients=4, seed=0)
+    run_study(StudySpec("digits-local", base, {"local_epochs": [1, 10], "method": ["fedavg", "fedquad"]},
+                        title="Local computation (test)"), RunStore(recorded), jobs=2, quiet=True)
+    yield from _serve(tmp_path, recorded)
+
+
 def _serve(tmp_path, recorded):
     streamlit = ROOT / ".venv" / "bin" / "streamlit"
     if not streamlit.exists():

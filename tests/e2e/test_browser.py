@@ -1,6 +1,7 @@
 """End to end in a real headless Chromium: the Partitions heatmap follows the α slider, the
 "Collapse in one minute" preset (shortened) starts from the Launch page, the Live accuracy curve
-gains points while the runs train, and a figure downloads as SVG.
+gains points while the runs train, and a figure downloads as SVG; the Clients page draws a recorded
+study's measured clients and follows its round slider.
 
 Run alone with ``.venv/bin/python -m pytest -q tests/e2e`` (about 35 s on 2 cores); needs Debian's
 chromium (``apt-get install chromium``) and fails, never skips, without it."""
@@ -206,3 +207,26 @@ def test_explore_in_browser(explore_server, page, tmp_path):
     info.value.save_as(path)
     assert path.suffix == ".html" and "plotly" in path.read_text(errors="replace")[:200_000]
     assert time.monotonic() - t0 < 60, f"the Explore browser test took {time.monotonic() - t0:.0f} s"
+
+
+def test_clients_in_browser(clients_server, page):
+    """On recorded data only, the Clients page draws the measured clients of FedAvg and FedQuad at
+    10 local epochs, their update cosines, one client's embeddings; the round slider redraws them."""
+    url, _ = clients_server
+    page.goto(f"{url}/clients")
+    page.locator("h1", has_text="Clients").wait_for(timeout=90_000)
+    pop = ".st-key-c_pop_fedavg"
+    page.locator(f"{pop} .js-plotly-plot").wait_for(timeout=90_000)
+    wait_idle(page, 90_000)
+    assert page.get_by_text("local_epochs 10").count(), "the page says which runs it shows"
+    for key in ("c_pop_fedquad", "c_cos_fedavg", "c_cos_fedquad", "c_emb_fedavg_local", "c_hist"):
+        assert page.locator(f".st-key-{key} .js-plotly-plot").count() == 1, key
+    assert trace_points(page, pop) == 4  # the four measured clients
+    before = plot_data(page, pop)
+    slider = page.locator('.st-key-c_round input[type="range"]')
+    slider.focus()
+    slider.press("ArrowLeft")  # round 2 -> 1
+    href = lambda: page.evaluate("() => location.href")  # noqa: E731 (page.url is only refreshed by events)
+    poll(lambda: "c_round=1" in href(), 30, 0.5, "the link to carry the round")
+    wait_idle(page)
+    poll(lambda: plot_data(page, pop) != before, 30, 0.5, "the population to follow the round slider")

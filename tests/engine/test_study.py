@@ -189,3 +189,23 @@ def test_study_show_and_list_print_the_table_and_the_missing_points(tmp_path, ca
     assert "6/8" in capsys.readouterr().out
     assert main(["study", "show", "nope", "--runs-dir", str(tmp_path)]) == 2
     assert "no study 'nope'" in capsys.readouterr().err
+
+
+def test_study_frame_carries_the_last_mean_local_metrics(tmp_path, capsys):
+    """The mean local metrics of the last snapshot row that has them (None without any), so
+    Explore and ``study show --metric`` plot them like the other final metrics."""
+    study = _fake_study(tmp_path)
+    run = next(p["run_id"] for p in study["points"]
+               if p["coords"] == {"alpha": 0.1, "method": "fedavg", "seed": 0})
+    path = tmp_path / run / "metrics.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[0].update(local_acc_all=0.9, local_cka=0.5, update_cosine=0.3)
+    rows[2].update(local_acc_all=0.25, local_cka=0.75, update_cosine=0.125)  # round 2 measured nothing
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    frame = {r["run_id"]: r for r in study_frame(StudyStore(tmp_path).runs, study)}
+    assert (frame[run]["local_acc_all"], frame[run]["local_cka"], frame[run]["update_cosine"]) == (0.25, 0.75, 0.125)
+    others = [r for r in frame.values() if r["run_id"] not in (run, None)]
+    assert others and all(r["local_acc_all"] is None and r["local_cka"] is None for r in others)
+    assert main(["study", "show", "fake", "--runs-dir", str(tmp_path), "--metric", "local_acc_all,local_cka"]) == 0
+    out = capsys.readouterr().out
+    assert "local acc %" in out and "local CKA" in out and "25.00" in out and "0.75" in out
