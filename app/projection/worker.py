@@ -15,7 +15,8 @@ The app starts it (``ensure_worker``, from ``app/main.py``); by hand:
 - **Where it writes**: only in the run folders directly under ROOT (symbolic links are not
   followed), the same cache and marker files as the one-shot process (``app.projection.cache``).
 - **When it exits**: when its parent (the Streamlit server) is gone, after ``--idle-exit``
-  seconds without work, or on SIGTERM (``stop_worker``).
+  seconds without work, or when ``stop_worker`` writes ``ROOT/.projection_worker.stop`` (it
+  signals no process: a pid read from a file in the store could name any process).
 """
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ import argparse
 import fcntl
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -38,6 +38,7 @@ BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected on
 POLL_S = 0.5
 IDLE_S = 1800.0
 LOG_NAME = ".projection_worker.log"
+STOP_NAME = ".projection_worker.stop"  # a stop request, polled by the worker itself
 
 
 def _take_lock(root: Path) -> int | None:
@@ -64,11 +65,11 @@ def worker_pid(root) -> int | None:
 
 
 def stop_worker(root, timeout: float = 10.0) -> bool:
-    """SIGTERM the worker of ``root`` and wait for it to go; True if one was stopped."""
-    pid = worker_pid(root)
-    if pid is None:
+    """Ask the worker of ``root`` to exit (a stop-request file it polls; no signal is sent) and
+    wait for it to go; True if one was stopped."""
+    if not proj.worker_alive(root):
         return False
-    os.kill(pid, signal.SIGTERM)
+    atomic_write_text(Path(root) / STOP_NAME, "stop\n")
     deadline = time.monotonic() + timeout
     while proj.worker_alive(root) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -187,8 +188,10 @@ def serve(root, parent: int | None = None, idle_s: float = IDLE_S, poll_s: float
         print(f"a projection worker already serves {root}", flush=True)
         return 0
     started = time.time()
-    if parent is not None:  # a thread, so that a long fit or the warm-up cannot delay the exit
-        threading.Thread(target=_exit_when_gone, args=(parent, poll_s), daemon=True).start()
+    stop = root / STOP_NAME
+    stop.unlink(missing_ok=True)  # a request older than this worker is not for it
+    # a thread, so that a long fit or the warm-up cannot delay the exit
+    threading.Thread(target=_exit_when_gone, args=(parent, stop, poll_s), daemon=True).start()
     proj.enable_numba_cache()
     print(f"[{time.strftime('%H:%M:%S')}] worker {os.getpid()} for {root}: "
           f"UMAP warm-up {proj.warm():.1f} s", flush=True)
@@ -205,9 +208,10 @@ def serve(root, parent: int | None = None, idle_s: float = IDLE_S, poll_s: float
             time.sleep(poll_s)
 
 
-def _exit_when_gone(parent: int, poll_s: float) -> None:
-    while pid_alive(parent):
-        time.sleep(poll_s)
+def _exit_when_gone(parent: int | None, stop: Path, poll_s: float) -> None:
+    while (parent is None or pid_alive(parent)) and not stop.exists():
+        time.sleep(min(poll_s, 0.1))
+    stop.unlink(missing_ok=True)
     os._exit(0)  # the kernel drops the lock; a claimed snapshot's marker names a dead pid: stale
 
 

@@ -120,7 +120,18 @@ def test_exits_when_its_parent_dies(tmp_path):
 
 def test_exits_when_told_to(store):  # the module's worker, last
     root, _ = store
-    assert projection_worker.stop_worker(root) is True
+    # a lock file naming another process (forged, or a reused pid) never gets that process signalled
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    lock = root / projection.WORKER_LOCK
+    real = lock.read_text()
+    try:
+        lock.write_text(f"{bystander.pid}\n")
+        assert projection_worker.stop_worker(root) is True
+        assert bystander.poll() is None  # still alive: stopping went through the stop file
+    finally:
+        bystander.kill()
+        bystander.wait()
+    assert real.strip().isdigit()
     assert not projection.worker_alive(root) and projection_worker.worker_pid(root) is None
     assert projection_worker.stop_worker(root) is False
 
