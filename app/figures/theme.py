@@ -114,8 +114,9 @@ def _legend_rows(fig: go.Figure, size: int) -> int:
 
 
 def _names(fig: go.Figure) -> list[dict]:
-    """What the legend sizing reads of each trace (no copy of the data arrays)."""
-    return [{"name": t.name, "showlegend": t.showlegend} for t in fig.data]
+    """What the legend sizing reads of each trace (no copy of the data arrays); a trace without a
+    legend entry (a table) has no ``showlegend`` and counts as not shown."""
+    return [{"name": getattr(t, "name", None), "showlegend": getattr(t, "showlegend", False)} for t in fig.data]
 
 
 def _legend_rows_of(data: list[dict], layout: dict, size: int) -> int:
