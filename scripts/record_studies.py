@@ -51,8 +51,9 @@ from fedquad_core.study import StudySpec, StudyStore, check_grid, run_study  # n
 NAMES = ("digits-alpha", "digits-margins", "fmnist-methods", "digits-local", "fmnist-skew", "fmnist-regime")
 KEPT_FILES = ("config.json", "status.json", "metrics.jsonl", "partition.json")
 MARGINS = [0.0, 0.25, 0.5, 1.0, 2.0]
-# The studies with local metrics keep fewer test points per stored snapshot (their local snapshots
-# hold one embedding per measured client and point): 300, within the 30 MB budget.
+# The studies about local models keep fewer test points per stored snapshot (their local snapshots
+# hold one embedding per measured client and point): 300, within the 30 MB budget; the other
+# studies keep only the means of the local metrics (no per-client rows).
 SMALL, SMALL_POINTS = ("digits-local", "fmnist-skew", "fmnist-regime"), 300
 
 
@@ -180,8 +181,19 @@ def compact_local(src: Path, dst: Path, keep: np.ndarray) -> None:
         np.savez_compressed(f, **arrays)
 
 
+def drop_client_rows(run_dir: Path) -> None:
+    """Drop the per-client ``local`` lists from a run's metrics.jsonl, keeping the means over the
+    measured clients (``local_acc_all``, ...): the studies without a Clients-page role keep their
+    local metrics as numbers Explore can plot, at a fraction of the size."""
+    path = run_dir / "metrics.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row in rows:
+        row.pop("local", None)
+    path.write_text("".join(json.dumps(row, sort_keys=True, allow_nan=True) + "\n" for row in rows))
+
+
 def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int,
-                local: bool = False) -> dict[int, np.ndarray]:
+                local: bool = False, client_rows: bool = True) -> dict[int, np.ndarray]:
     """Copy one run folder compacted; return the stored embeddings per kept round. Rounds an
     earlier copy of the same run kept (another study animates it) are kept too. With ``local``,
     the final round's local snapshot (each measured client's embeddings) is kept too; the local
@@ -197,6 +209,8 @@ def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int,
             shutil.copy2(src / name, dst / name)
     out = {r: compact_snapshot(src / "embeddings" / f"round_{r:04d}.npz", dst / "embeddings" / f"round_{r:04d}.npz",
                                max_points) for r in sorted(kept)}
+    if not client_rows:
+        drop_client_rows(dst)
     local_src = src / "embeddings" / f"local_round_{rounds[-1]:04d}.npz" if rounds else None
     if local and local_src is not None and local_src.exists():
         with np.load(src / "embeddings" / f"round_{rounds[-1]:04d}.npz", allow_pickle=False) as data:
@@ -265,7 +279,7 @@ def record(spec: StudySpec, args, out: StudyStore) -> tuple[int, list[str]]:
             continue
         stored = compact_run(scratch.runs.path(run_id), out.root / run_id, all_rounds=run_id in animated,
                              max_points=min(args.points, SMALL_POINTS) if spec.name in SMALL else args.points,
-                             local=run_id in local)
+                             local=run_id in local, client_rows=spec.name in SMALL)
         layouts += [(out.root / run_id, r, z) for r, z in stored.items()]
     t_umap = store_umaps(layouts)
     out.write(study)
