@@ -30,7 +30,7 @@ METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # 
                  "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
                  "effective_rank": "effective rank",
                  "test_accuracy": "test accuracy", "ratio": "intra / inter class distance",
-                 "local_acc_all": "local accuracy, all classes", "local_acc_own": "local accuracy, own classes",
+                 "local_acc_all": "local acc. (all classes)", "local_acc_own": "local acc. (own classes)",
                  "local_effective_rank": "local effective rank", "local_ratio": "local intra / inter",
                  "local_cka": "local CKA to global", "update_cosine": "update cosine", "update_norm": "update norm"}
 AXIS_TITLES = {"alpha": "α (evenly spaced)", "local_epochs": "local epochs", "m1": "margin m1", "m2": "margin m2",
