@@ -37,7 +37,8 @@ PAGES = [("explore", "explore", "Explore", True),
          ("launch", "launch", "Launch", False), ("live", "live", "Live", True), ("embeddings", "embeddings", "Embeddings", True),
          ("geometry", "geometry", "Geometry", True), ("clients", "clients", "Clients", True),
          ("runs", "runs", "Runs", False),
-         ("lesson-step3", "lesson?step=3", "Lesson", True), ("lesson-step5", "lesson?step=5", "Lesson", True)]
+         ("lesson-step2", "lesson?step=2", "Lesson", True), ("lesson-step3", "lesson?step=3", "Lesson", True),
+         ("lesson-step4", "lesson?step=4", "Lesson", True), ("lesson-step5", "lesson?step=5", "Lesson", True)]
 # idle: no "Running..." status widget and no element left faded ("stale") by a rerun in flight
 IDLE_JS = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
            " && !document.querySelector('[data-stale=\"true\"]')")
