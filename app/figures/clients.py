@@ -51,12 +51,13 @@ def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, 
                            marker=dict(size=11, symbol=SYMBOLS.get(metric, "circle"), opacity=opacity,
                                        color=method_color(method, talk), line=dict(width=1.5)),
                            hovertemplate="client %{customdata[0]} (%{customdata[1]} samples)<br>"
-                                         f"{TITLES[metric]}: %{{y:.3g}}<extra></extra>"))
+                                         f"{TITLES[metric]}: %{{y:{'.1%' if metric.startswith('local_acc') else '.3g'}}}<extra></extra>"))
     y_title = "local accuracy" if view == "accuracy" else TITLES[VIEWS[view][0]]
     when = f", round {round_}" if round_ is not None else ""
     layout = dict(title=dict(text=f"{_label(method)}{when}: clients"),
                   xaxis=dict(title=dict(text="classes the client holds"), range=[0.5, n_classes + 0.5], dtick=1),
-                  yaxis=dict(title=dict(text=y_title), **({"range": yrange} if yrange else {})),
+                  yaxis=dict(title=dict(text=y_title), **({"range": yrange} if yrange else {}),
+                             **({"tickformat": ".0%"} if view == "accuracy" else {})),
                   showlegend=view == "accuracy")
     return themed_figure(traces, layout, talk)
 
@@ -98,7 +99,8 @@ def client_history_figure(hist: pd.DataFrame, metric: str, client: int, *, talk:
                            x=rows["round"].to_numpy(), y=rows[f"mean_{metric}"].to_numpy(dtype=float),
                            line=dict(color=color, dash="dot")))
     layout = dict(title=dict(text=f"Client {client}: {TITLES[metric]} over rounds"),
-                  xaxis=dict(title=dict(text="round")), yaxis=dict(title=dict(text=TITLES[metric])))
+                  xaxis=dict(title=dict(text="round")),
+                  yaxis=dict(title=dict(text=TITLES[metric]), **({"tickformat": ".0%"} if metric.startswith("local_acc") else {})))
     return themed_figure(traces, layout, talk)
 
 
