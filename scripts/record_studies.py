@@ -159,12 +159,17 @@ def compact_snapshot(src: Path, dst: Path, max_points: int) -> np.ndarray:
     for key in ("embeddings", "labels", "indices"):
         arrays[key] = arrays[key][keep]
     arrays["embeddings"] = arrays["embeddings"].astype(np.float16)
+    _save_compact(dst, arrays)
+    return arrays["embeddings"].astype(np.float32)
+
+
+def _save_compact(dst: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write a compacted snapshot: float64 arrays as float32, zip-compressed."""
     for key, value in arrays.items():
         if value.dtype == np.float64:
             arrays[key] = value.astype(np.float32)
     with open(dst, "wb") as f:
         np.savez_compressed(f, **arrays)
-    return arrays["embeddings"].astype(np.float32)
 
 
 def compact_local(src: Path, dst: Path, keep: np.ndarray) -> None:
@@ -174,11 +179,7 @@ def compact_local(src: Path, dst: Path, keep: np.ndarray) -> None:
         arrays = {k: data[k] for k in data.files}
     arrays["embeddings"] = arrays["embeddings"][:, keep].astype(np.float16)
     arrays["start_embeddings"] = arrays["start_embeddings"][keep].astype(np.float16)
-    for key, value in arrays.items():
-        if value.dtype == np.float64:
-            arrays[key] = value.astype(np.float32)
-    with open(dst, "wb") as f:
-        np.savez_compressed(f, **arrays)
+    _save_compact(dst, arrays)
 
 
 def drop_client_rows(run_dir: Path) -> None:

@@ -18,7 +18,7 @@ import torch
 from fedquad_core.runner import SequentialRunner, execute
 from fedquad_core.store import RunStore
 
-from engine_helpers import tiny_config
+from engine_helpers import finish, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--dataset", "digits", "--clients", "4", "--eval-points", "200", "--rounds", "400", "--snapshot-points", "50",
@@ -45,13 +45,7 @@ def _wait_for_rows(store: RunStore, run_id: str, proc: subprocess.Popen, timeout
 
 
 def _finish(proc: subprocess.Popen, timeout: float = 60.0) -> tuple[int, str, str]:
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        pytest.fail(f"the run did not stop: {out} {err}")
-    return proc.returncode, out, err
+    return finish(proc, timeout, "the run did not stop")
 
 
 def _worker_pids(pid: int) -> list[int]:

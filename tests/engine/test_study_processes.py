@@ -18,6 +18,8 @@ import pytest
 
 from fedquad_core.store import RunStore
 
+from engine_helpers import finish
+
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ["--dataset", "digits", "--clients", "5", "--eval-points", "200", "--snapshot-points", "50",
          "--snapshot-every", "1000", "--quiet"]
@@ -46,13 +48,7 @@ def groups():
 
 
 def _finish(proc: subprocess.Popen, timeout: float) -> tuple[int, str, str]:
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        pytest.fail(f"the study did not end in {timeout} s: {out} {err}")
-    return proc.returncode, out, err
+    return finish(proc, timeout, f"the study did not end in {timeout} s")
 
 
 def _statuses(root: Path) -> list[dict]:
