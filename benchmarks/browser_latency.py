@@ -60,34 +60,59 @@ STUDY = "recorded:digits-alpha"
 SWITCHES = ["recorded:digits-margins", "recorded:fmnist-methods", "recorded:digits-alpha"]
 CHART = '[data-testid="stPlotlyChart"]'
 
+CHART_ANY = CHART + ", .fq-fig"  # Streamlit's charts, and the figures the switcher draws in its iframe
+
+# In every frame (the page and the switcher's iframe): the times (epoch ms) of the mutation batches
+# that touch a chart, and of the last key press / armed mouse press there.
 OBSERVER = """(() => {
   const CHART = '%s';
-  const f = window.__fq = {start: 0, last: 0, changes: 0, armed: false, first: 0};
+  const DRAWN = '%s';
+  const HIDDEN = '.fq-fig.hidden';
+  const now = () => performance.timeOrigin + performance.now();
   const touches = (n) => n.nodeType === 1 && (n.matches(CHART) || (n.querySelector && n.querySelector(CHART)));
-  const obs = new MutationObserver((records) => {
-    for (const m of records) {
-      const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
-      if ((el && el.closest(CHART)) || (m.type === 'childList' &&
-          ([...m.addedNodes].some(touches) || [...m.removedNodes].some(touches)))) {
-        f.last = performance.now(); if (!f.changes) f.firstChange = f.last; f.changes++;
-        if (!f.first && document.querySelector(CHART + ' svg.main-svg')) f.first = f.last;
-        return;
+  const install = () => {  // on this frame's current document (an iframe's first one is replaced)
+    if (window.__fq && window.__fq.doc === document) return;
+    const f = window.__fq = {start: 0, batches: [], first: 0, armed: false, doc: document};
+    new MutationObserver((records) => {
+      for (const m of records) {
+        const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+        if (el && el.closest(HIDDEN)) continue;  // the switcher drawing a figure for later, unseen
+        if ((el && el.closest(CHART)) || (m.type === 'childList' &&
+            ([...m.addedNodes].some(touches) || [...m.removedNodes].some(touches)))) {
+          const t = now(); f.batches.push(t); if (f.batches.length > 4000) f.batches.splice(0, 2000);
+          if (!f.first && document.querySelector(DRAWN)) f.first = t;
+          return;
+        }
       }
-    }
-  });
-  const start = () => obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true,
-                                                            characterData: true});
-  if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
-  const mark = () => { f.start = performance.now(); f.last = 0; f.changes = 0; f.firstChange = 0; };
-  document.addEventListener('keydown', mark, true);
-  document.addEventListener('mousedown', () => { if (f.armed) { f.armed = false; mark(); } }, true);
-})();""" % CHART
+    }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+    // the event's own time (when the browser took the key), so time spent waiting for a busy page counts
+    const at = (e) => performance.timeOrigin + e.timeStamp;
+    document.addEventListener('keydown', (e) => { f.start = at(e); }, true);
+    document.addEventListener('mousedown', (e) => { if (f.armed) { f.armed = false; f.start = at(e); } }, true);
+  };
+  window.__fqInstall = install;
+  install();
+  window.addEventListener('DOMContentLoaded', install, true);
+})();""" % (CHART_ANY, ", ".join(f"{c} svg.main-svg" for c in CHART_ANY.split(", ")))
 
-SETTLED = """(quiet) => {
-  const f = window.__fq;
-  return !document.querySelector('[data-testid="stStatusWidget"]') && f.changes > 0 &&
-         performance.now() - f.last > quiet;
-}"""
+FRAME_STATE = ("(since) => { if (window.__fqInstall) window.__fqInstall(); return window.__fq ? "
+               "[window.__fq.start, window.__fq.first, window.__fq.batches.filter(t => t > since)] : null; }")
+BUSY = "() => [!!document.querySelector('[data-testid=\"stStatusWidget\"]'), performance.timeOrigin + performance.now()]"
+
+
+def frames_state(page, since: float) -> tuple[float, list[float], list[float]]:
+    """(the latest key/mouse press in any frame, the first-drawn times, the chart batches after ``since``)."""
+    start, firsts, times = 0.0, [], []
+    for frame in page.frames:
+        try:
+            got = frame.evaluate(FRAME_STATE, since)
+        except Exception:  # noqa: BLE001 - a frame that went away while polling
+            continue
+        if got:
+            start = max(start, got[0])
+            firsts += [got[1]] if got[1] else []
+            times += got[2]
+    return start, firsts, times
 
 
 def chromium_path() -> str:
@@ -156,28 +181,51 @@ class Server:
 FIRST_CHANGE: list[float] = []  # per move: start -> the first chart change (the server's answer arriving)
 
 
-def settle(page, quiet: float, timeout_ms: int = 120_000) -> float:
-    """Wait until the move settled; its time in ms (last chart change minus start)."""
-    page.wait_for_function(SETTLED, arg=quiet, timeout=timeout_ms, polling=50)
-    f = page.evaluate("() => window.__fq")
-    FIRST_CHANGE.append(f["firstChange"] - f["start"])
-    return f["last"] - f["start"]
+def settle(page, quiet: float, since: float = 0.0, timeout_s: float = 120.0) -> float:
+    """Wait until the move settled (no running indicator, a chart changed after the press, then no
+    chart change in any frame for ``quiet`` ms); its time in ms (last chart change minus press)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        start, _, times = frames_state(page, since)
+        busy, now = page.evaluate(BUSY)
+        after = [t for t in times if t > start] if start > since else []
+        if after and not busy and now - max(after) > quiet:
+            FIRST_CHANGE.append(min(after) - start)
+            return max(after) - start
+        time.sleep(0.05)
+    raise TimeoutError(f"the page did not settle within {timeout_s:.0f} s")
+
+
+def slider(page):
+    """Explore's α slider: Streamlit's own (older checkouts) or the switcher's, in its iframe."""
+    own = page.locator('.st-key-x_alpha input[type="range"], .st-key-x_alpha [role="slider"]')
+    if own.count():
+        return own.first
+    return page.frame_locator('[data-testid="stCustomComponentV1"]').locator('input[type="range"]').first
+
+
+def page_now(page) -> float:
+    return page.evaluate(BUSY)[1]
 
 
 def slider_moves(page, moves: int, quiet: float) -> tuple[list[float], list[float], list[str]]:
-    slider = page.locator('.st-key-x_alpha input[type="range"], .st-key-x_alpha [role="slider"]').first
-    slider.wait_for()
-    slider.focus()
+    handle = slider(page)
+    handle.wait_for()
+    handle.focus()
     fwd, back, seen = [], [], []
     for key, out in (("ArrowRight", fwd), ("ArrowLeft", back)):
         for _ in range(moves):
             before = page.url
+            since = page_now(page)
             page.keyboard.press(key)
-            out.append(settle(page, quiet))
+            out.append(settle(page, quiet, since))
+            deadline = time.monotonic() + 10
+            while page.url == before and time.monotonic() < deadline:
+                time.sleep(0.05)  # the server follows the browser's move and writes the link
             seen.append(page.url.split("x_alpha=")[-1].split("&")[0] if "x_alpha=" in page.url else "?")
             if page.url == before:
                 print(f"  warning: the URL did not change on {key} ({before})", file=sys.stderr)
-            slider.focus()
+            handle.focus()
     return fwd, back, seen
 
 
@@ -194,9 +242,10 @@ def study_switches(page, quiet: float) -> list[tuple[str, float]]:
             page.keyboard.press("Escape")
             continue
         option = options.nth(idx)
+        since = page_now(page)
         page.evaluate("() => { window.__fq.armed = true; }")
         option.click()
-        out.append((name, settle(page, quiet)))
+        out.append((name, settle(page, quiet, since)))
     return out
 
 
@@ -309,17 +358,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def first_page_run(page, url: str, suffix: str, t0: float, quiet: float) -> tuple[float, float]:
-    """(s from ``t0`` (a ``time.monotonic()``) to the first chart drawn, to the page settled: no
-    status widget, no chart change for ``quiet`` ms; the quiet window itself not counted). Both
-    ends are read from the page's clock (``performance.timeOrigin`` + event time)."""
+    """(s from ``t0`` (a ``time.monotonic()``) to the first chart drawn in any frame, to the page
+    settled: no status widget, no chart change for ``quiet`` ms; the quiet window itself not
+    counted). Both ends are read from the page's clocks (epoch ms)."""
     epoch_t0 = time.time() - (time.monotonic() - t0)
     page.goto(f"{url}/?x_study={STUDY}{suffix}")
-    page.locator(f"{CHART} svg.main-svg").first.wait_for(timeout=180_000)
-    page.wait_for_function(
-        "(q) => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
-        "window.__fq.last > 0 && performance.now() - window.__fq.last > q", arg=quiet, timeout=180_000, polling=50)
-    origin, first, last = page.evaluate("() => [performance.timeOrigin, window.__fq.first, window.__fq.last]")
-    return (origin + first) / 1000.0 - epoch_t0, (origin + last) / 1000.0 - epoch_t0
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        _, firsts, times = frames_state(page, 0.0)
+        busy, now = page.evaluate(BUSY)
+        if firsts and times and not busy and now - max(times) > quiet:
+            return min(firsts) / 1000.0 - epoch_t0, max(times) / 1000.0 - epoch_t0
+        time.sleep(0.05)
+    raise TimeoutError("the first page did not settle within 180 s")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,13 @@
 """Explore's local-model row: for studies whose runs measured their clients' local models, one
 local metric (chosen) over rounds at the slider position and against the response axis, both with
-the seed bands, like the accuracy and ratio rows above it."""
+the seed bands, like the accuracy and ratio rows above it (panels for ``app.switcher``)."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from app import state
-from app.export.widgets import show_figure
+from app import state, switcher
+from app.figures import captions
 from app.figures import study as sf
 from app.studies import catalog as studies
 
@@ -21,25 +21,33 @@ def has_local(points: pd.DataFrame) -> bool:
     return any(m in points and points[m].notna().any() for m in studies.LOCAL_METRICS)
 
 
-def local_row(view, points: pd.DataFrame, metrics: pd.DataFrame, resp: pd.DataFrame | None, response, tag: str) -> None:
-    """The row, or nothing when no run of the study measured its clients. ``response`` is the
-    page's response-plot drawer (``explore_panels.response``), so the bands and marks match."""
+HEADING = "Local models (mean over the measured clients)"
+
+
+def local_metric(points: pd.DataFrame) -> str | None:
+    """The control above the figures: which local metric the row shows (None: no local metrics)."""
     if not has_local(points):
-        return
-    st.subheader("Local models (mean over the measured clients)")
+        return None
     opts = [m for m in studies.LOCAL_METRICS if m in points and points[m].notna().any()]
     state.init("x_local", opts[0], str, opts)
     if not state.presenter():
         st.segmented_control("Local metric", opts, key="x_local", format_func=LABELS.get)
     state.publish("x_local")
-    metric = st.session_state.x_local or opts[0]
-    left, right = st.columns(2)
-    with left:
-        fig = sf.band_curves_figure(metrics, metric, title=f"{LABELS[metric]} at {tag}", talk=view.talk)
-        show_figure(fig, "x_local_curves", metrics[[c for c in ("run", "method", "seed", "round", metric) if c in metrics]],
-                    f"{view.ref.name}_{metric}_{tag}",
-                    note="Measured at snapshot rounds on each client's model after local training, before averaging. "
-                         "Thick: mean over seeds; band: ± 1 std; thin: each seed.")
+    return st.session_state.x_local or opts[0]
+
+
+def local_panels(view, points: pd.DataFrame, metrics: pd.DataFrame, resp: pd.DataFrame | None, response, tag: str) -> list:
+    """The row's two panels, or none when no run of the study measured its clients. ``response``
+    is the page's response-plot builder (``explore_panels.response``), so the bands and marks match."""
+    if not has_local(points):
+        return []
+    opts = [m for m in studies.LOCAL_METRICS if m in points and points[m].notna().any()]
+    metric = st.session_state.get("x_local") if st.session_state.get("x_local") in opts else opts[0]
+    fig = sf.band_curves_figure(metrics, metric, title=f"{LABELS[metric]} at {tag}", talk=view.talk)
+    note = captions.with_plain("x_local", "Measured at snapshot rounds on each client's model after local training, "
+                                          "before averaging. Thick: mean over seeds; band: ± 1 std; thin: each seed.")
+    out = [switcher.Panel("local", fig, note, metrics[[c for c in ("run", "method", "seed", "round", metric) if c in metrics]],
+                          f"{view.ref.name}_{metric}_{tag}", LABELS[metric])]
     if resp is not None:
-        with right:
-            response(view, resp, metric, f"{LABELS[metric]} against {view.resp_axis}", "x_local_resp")
+        out.append(response(view, resp, metric, f"{LABELS[metric]} against {view.resp_axis}", "local_resp"))
+    return out

@@ -2,14 +2,16 @@
 one view (the study, its slider axes and values, the slider position, the response axis)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
-from app import engine, service, state
-from app.export.widgets import show_figure
+from app import engine, service, state, switcher
+from app.export.widgets import render_downloads
+from app.figures import captions
 from app.figures import study as sf
 from app.figures.charts import embedding_scatter, spectrum_figure
 from app.studies import catalog as studies
@@ -44,13 +46,13 @@ def snapshot_of(source: str, run_id: str, project: bool, version: int) -> dict |
     return studies.final_snapshot(studies.StudyRef(source, "", ""), run_id, project=project)
 
 
-def memo(key: tuple, build):
-    """This session's figure (or table) for ``key`` (built once): a slider move along a response
-    plot's axis leaves it unchanged (the heatmap only moves its cell mark, ``set_cell``)."""
-    cache = st.session_state.setdefault("_x_figs", {})
+def memo(key: tuple, build, *, store: str = "_x_figs", size: int = 48):
+    """This session's figure (or table, or position) for ``key``, built once; the oldest entry
+    goes when ``size`` are kept. A slider move along a response plot's axis finds it unchanged."""
+    cache = st.session_state.setdefault(store, {})
     if key not in cache:
-        if len(cache) >= 48:
-            cache.clear()
+        while len(cache) >= size:
+            cache.pop(next(iter(cache)))
         cache[key] = build()
     return cache[key]
 
@@ -103,14 +105,60 @@ def compute_controls(view: View, points: pd.DataFrame) -> None:
         b.caption(f"Last computation's log: {studies.log_tail(view.ref, 2)}")
 
 
-def at_position(view: View, points: pd.DataFrame) -> None:
+SWITCHER = "x_switch"  # the component's key: one iframe for every study, so plotly.js loads once
+
+
+def at_positions(view: View, points: pd.DataFrame, axes: list[switcher.Axis]) -> None:
+    """The figures at the slider position, and, once the browser has drawn them and asked, those of
+    the positions around it (all of a small grid), so a move is a swap in the browser; then the
+    download picker."""
+    value = {a.key: st.session_state[a.state_key] for a in axes}
+    here = position(view, points)
+    positions = [here]
+    if switcher.wants_neighbours(SWITCHER, view.ref.id):
+        for near in switcher.ready_positions(axes, value):
+            pos = {a.key: dict(zip(a.options, view.values[a.key]))[near[a.key]] for a in axes}
+            positions.append(position(replace(view, pos=pos), points))
+    switcher.show(SWITCHER, view.ref.id, axes, sections(view, points), positions, value, talk=view.talk,
+                  presenter=state.presenter())
+    downloads(here)
+
+
+def downloads(here: switcher.Position) -> None:
+    """One picker for the figures above (at the current position): Download and Add to my deck."""
+    figs = [p for p in here.panels if p.fig is not None]
+    if not figs or state.presenter():
+        return
+    titles = [p.title or p.slot for p in figs]
+    state.init("x_dl_pick", titles[0], str, titles)
+    row = st.container(horizontal=True, vertical_alignment="bottom", gap="small")
+    with row:
+        title = st.selectbox("Figure to download or add to the deck", titles, key="x_dl_pick", width=360)
+        panel = figs[titles.index(title)]
+        render_downloads(panel.fig, panel.data, panel.name, key="dl_x_pos", caption=panel.caption)
+
+
+def _panel(slot: str, fig, data, name: str, title: str, note: str | None = None) -> switcher.Panel:
+    return switcher.Panel(slot, fig, captions.with_plain(f"x_{slot}", note), data, name, title)
+
+
+def position(view: View, points: pd.DataFrame) -> switcher.Position:
+    """Every figure of the page that depends on the slider position, at ``view.pos`` (built once
+    per position and session: ``memo``)."""
+    key = (view.ref.id, studies.version(view.ref), "position", tuple((a, sf._key(v)) for a, v in view.pos.items()),
+           view.resp_axis, st.session_state.get("x_local"), st.session_state.get("x_hm"), view.talk)
+    return memo(key, lambda: _position(view, points), store="_x_pos", size=64)
+
+
+def _position(view: View, points: pd.DataFrame) -> switcher.Position:
+    value = {a: sf.value_label(a, v) for a, v in view.pos.items()}
     at = sf.select(points, view.pos)
     done = at[at["state"] == "finished"]
-    if len(done) < len(at):
-        st.warning(f"At {where(view.pos)}: {len(at) - len(done)} of {len(at)} runs are missing (not computed yet); "
-                   "the figures show what is there.", icon=":material/hourglass_empty:")
+    notice = (f"At {where(view.pos)}: {len(at) - len(done)} of {len(at)} runs are missing (not computed yet); "
+              "the figures show what is there.") if len(done) < len(at) else ""
+    out = switcher.Position(value, notice=notice)
     if done.empty:
-        return
+        return out
     ver = studies.version(view.ref) if view.ref.source == "mine" else ()
     runs = tuple(zip(done["run_id"], *(done[c] if c in done else [d] * len(done)
                                        for c, d in ((studies.SERIES, "?"), (studies.REPLICATE, 0)))))
@@ -118,101 +166,119 @@ def at_position(view: View, points: pd.DataFrame) -> None:
     fixed = {a: v for a, v in view.pos.items() if a != view.resp_axis}
     resp = memo((view.ref.id, studies.version(view.ref), "resp", view.resp_axis, tuple((a, sf._key(v)) for a, v in fixed.items())),
                 lambda: sf.aggregate(sf.select(points, fixed), ["method", view.resp_axis], list(studies.METRICS))) \
-        if view.resp_axis else None  # kept while the slider moves along resp_axis, like the response plots
+        if view.resp_axis else None  # the same while the slider moves along resp_axis, like the response plots
     tag = where(view.pos)
-    rows = [("test_accuracy", "final_acc", "Accuracy", "acc"), ("ratio", "final_ratio", "Intra / inter ratio", "ratio")]
-    for y, metric, title, key in rows:
-        left, right = st.columns(2)
-        with left:
-            fig = sf.band_curves_figure(metrics, y, title=f"{title} at {tag}", talk=view.talk)
-            show_figure(fig, f"x_{key}", metrics[[c for c in ("run", "method", "seed", "round", y) if c in metrics]],
-                        f"{view.ref.name}_{key}_{tag}", note="Thin lines: single seeds.")
+    for y, metric, title, key in (("test_accuracy", "final_acc", "Accuracy", "acc"), ("ratio", "final_ratio", "Intra / inter ratio", "ratio")):
+        fig = sf.band_curves_figure(metrics, y, title=f"{title} at {tag}", talk=view.talk)
+        out.panels.append(_panel(key, fig, metrics[[c for c in ("run", "method", "seed", "round", y) if c in metrics]],
+                                 f"{view.ref.name}_{key}_{tag}", f"{title} over rounds", "Thin lines: single seeds."))
         if resp is not None:
-            with right:
-                response(view, resp, metric, f"{title} against {sf.axis_name(view.resp_axis)}", f"x_{key}_resp")
-    explore_local.local_row(view, points, metrics, resp, response, tag)
+            out.panels.append(response(view, resp, metric, f"{title} against {sf.axis_name(view.resp_axis)}", f"{key}_resp"))
+    out.panels += explore_local.local_panels(view, points, metrics, resp, response, tag)
     first = studies.first_seed_runs(at)
-    embeddings(view, first)
-    left, right = st.columns(2)
-    with left:
-        spectra = {}
-        for method, run_id in first.items():
-            snap = snapshot_of(view.ref.source, run_id, False, 0)
-            if snap and snap["singular_values"] is not None:
-                s = np.asarray(snap["singular_values"], dtype=float)
-                spectra[sf._label(method)] = np.where(s > s.max(initial=0) * sf.SPECTRUM_FLOOR, s, 0.0)  # 0: not drawn
-        if spectra:
-            fig = spectrum_figure(spectra, methods={sf._label(m): m for m in first}, talk=view.talk,
-                                  title=f"Spectrum at {tag} (lowest seed)")
-            data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
-                                 for k, s in spectra.items() for i, v in enumerate(s)])
-            show_figure(fig, "x_spec", data, f"{view.ref.name}_spectrum_{tag}")
+    out.panels += embeddings(view, first)
+    spectra = {}
+    for method, run_id in first.items():
+        snap = snapshot_of(view.ref.source, run_id, False, 0)
+        if snap and snap["singular_values"] is not None:
+            s = np.asarray(snap["singular_values"], dtype=float)
+            spectra[sf._label(method)] = np.where(s > s.max(initial=0) * sf.SPECTRUM_FLOOR, s, 0.0)  # 0: not drawn
+    if spectra:
+        fig = spectrum_figure(spectra, methods={sf._label(m): m for m in first}, talk=view.talk,
+                              title=f"Spectrum at {tag} (lowest seed)")
+        data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
+                             for k, s in spectra.items() for i, v in enumerate(s)])
+        out.panels.append(_panel("spec", fig, data, f"{view.ref.name}_spectrum_{tag}", "Spectrum"))
     if resp is not None:
-        with right:
-            response(view, resp, "effective_rank", f"Effective rank against {sf.axis_name(view.resp_axis)}", "x_rank_resp")
+        out.panels.append(response(view, resp, "effective_rank", f"Effective rank against {sf.axis_name(view.resp_axis)}", "rank_resp"))
+    if len(view.axes) >= 2:
+        out.panels.append(heatmap(view, points))
+    if "alpha" in view.axes:
+        out.panels.append(across_alpha(view, points))
+    return out
 
 
-def response(view: View, resp: pd.DataFrame, metric: str, title: str, key: str) -> None:
+def sections(view: View, points: pd.DataFrame) -> list[switcher.Section]:
+    """The layout: the same for every position of the study, so a move only swaps figures."""
+    pair = (lambda slot: [slot, f"{slot}_resp"]) if view.resp_axis else (lambda slot: [slot])
+    out = [switcher.Section([pair("acc"), pair("ratio")])]
+    if explore_local.has_local(points):
+        out.append(switcher.Section([pair("local")], heading=explore_local.HEADING))
+    methods = list(dict.fromkeys(points[studies.SERIES])) if studies.SERIES in points else []
+    per_row = min(len(methods), 4) or 1
+    slots = [f"emb_{m}" for m in methods]
+    out.append(switcher.Section([slots[i:i + per_row] for i in range(0, len(slots), per_row)], columns=per_row))
+    out.append(switcher.Section([["spec", "rank_resp"] if view.resp_axis else ["spec"]]))
+    if len(view.axes) >= 2:
+        out.append(switcher.Section([["heat"]], heading=f"{view.axes[0]} × {view.axes[1]}: FedQuad against FedAvg"))
+    if "alpha" in view.axes:
+        out.append(switcher.Section([["spectra"]], heading="The spectrum across α in one figure"))
+    return out
+
+
+def response(view: View, resp: pd.DataFrame, metric: str, title: str, slot: str) -> switcher.Panel:
     fixed = tuple((a, sf._key(v)) for a, v in view.pos.items() if a != view.resp_axis)
-    fig = memo((view.ref.id, studies.version(view.ref), key, view.resp_axis, fixed, view.talk), lambda: sf.response_figure(
+    fig = memo((view.ref.id, studies.version(view.ref), slot, view.resp_axis, fixed, view.talk), lambda: sf.response_figure(
         resp, view.resp_axis, metric, all_values=view.values[view.resp_axis], title=title, talk=view.talk))
     # No slider mark: the figure stays the same while the slider moves along its own axis, so the
-    # browser keeps it as drawn (Streamlit draws a chart whose figure changed anew, ~50-150 ms each).
+    # browser shows the one it has drawn.
     cols = ["method", view.resp_axis, f"{metric}_mean", f"{metric}_std", f"{metric}_n"]
     note = overlap_note(resp, view.resp_axis, metric)
     if (resp[f"{metric}_n"] == 0).any() or len(set(resp[view.resp_axis].map(sf._key))) < len(view.values[view.resp_axis]):
         note += " Dashed columns: not computed yet."
-    show_figure(fig, key, resp[cols], f"{view.ref.name}_{metric}_vs_{view.resp_axis}", note=note.strip() or None)
+    return _panel(slot, fig, resp[cols], f"{view.ref.name}_{metric}_vs_{view.resp_axis}", title, note.strip() or None)
 
 
-def embeddings(view: View, runs: dict[str, str]) -> None:
-    per_row = min(len(runs), 4) or 1
-    cols = st.columns(per_row)
-    for i, (method, run_id) in enumerate(runs.items()):
+def embeddings(view: View, runs: dict[str, str]) -> list[switcher.Panel]:
+    out = []
+    for method, run_id in runs.items():
         snap = snapshot_of(view.ref.source, run_id, True, studies._mtime(service.source_root(view.ref.source) / run_id / "embeddings"))
-        with cols[i % per_row]:
-            if not snap or "xy" not in snap:
-                st.caption(f"{sf._label(method)}: no snapshot stored.")
-                continue
-            y = snap["labels"]
-            names = studies.class_names(view.ref, run_id, int(y.max()) + 1 if y.size else 0)
-            fig = embedding_scatter(snap["xy"], y, names, talk=view.talk,
-                                    title=f"{sf._label(method)}, round {snap['round']} ({snap['kind']})")
-            data = pd.DataFrame({"x": snap["xy"][:, 0], "y": snap["xy"][:, 1], "label": y})
-            show_figure(fig, f"x_emb_{method}", data, f"{view.ref.name}_embedding_{method}_{where(view.pos)}")
+        if not snap or "xy" not in snap:
+            out.append(switcher.Panel(f"emb_{method}", None, f"{sf._label(method)}: no snapshot stored."))
+            continue
+        y = snap["labels"]
+        names = studies.class_names(view.ref, run_id, int(y.max()) + 1 if y.size else 0)
+        fig = embedding_scatter(snap["xy"], y, names, talk=view.talk,
+                                title=f"{sf._label(method)}, round {snap['round']} ({snap['kind']})")
+        data = pd.DataFrame({"x": snap["xy"][:, 0], "y": snap["xy"][:, 1], "label": y})
+        out.append(_panel(f"emb_{method}", fig, data, f"{view.ref.name}_embedding_{method}_{where(view.pos)}",
+                          f"Embeddings, {sf._label(method)}"))
+    return out
 
 
-def heatmap(view: View, points: pd.DataFrame) -> None:
-    xa, ya = view.axes[0], view.axes[1]
-    st.subheader(f"{xa} × {ya}: FedQuad against FedAvg")
-    opts = {"final_ratio": "final intra/inter ratio", "final_acc": "final accuracy"}
-    state.init("x_hm", "final_ratio", str, list(opts))
+HEATMAP_OF = {"final_ratio": "final intra/inter ratio", "final_acc": "final accuracy"}
+
+
+def heatmap_control() -> str:
+    state.init("x_hm", "final_ratio", str, list(HEATMAP_OF))
     if not state.presenter():
-        st.segmented_control("Heatmap of", list(opts), key="x_hm", format_func=opts.get)
+        st.segmented_control("Heatmap of", list(HEATMAP_OF), key="x_hm", format_func=HEATMAP_OF.get)
     state.publish("x_hm")
-    metric = st.session_state.x_hm or "final_ratio"
+    return st.session_state.x_hm or "final_ratio"
+
+
+def heatmap(view: View, points: pd.DataFrame) -> switcher.Panel:
+    xa, ya = view.axes[0], view.axes[1]
+    metric = st.session_state.get("x_hm") or "final_ratio"
     fixed = {a: v for a, v in view.pos.items() if a not in (xa, ya)}
     resp = memo((view.ref.id, studies.version(view.ref), "heat-table", metric, tuple((a, sf._key(v)) for a, v in fixed.items())),
                 lambda: sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric]))
-    fig = memo((view.ref.id, studies.version(view.ref), "heat", metric, tuple(fixed.items()), view.talk), lambda: sf.margins_heatmap(
-        resp, xa, ya, metric, all_x=view.values[xa], all_y=view.values[ya], title=f"FedQuad's {opts[metric]} (mean over seeds)",
-        talk=view.talk))
+    fig = go.Figure(memo((view.ref.id, studies.version(view.ref), "heat", metric, tuple(fixed.items()), view.talk), lambda: sf.margins_heatmap(
+        resp, xa, ya, metric, all_x=view.values[xa], all_y=view.values[ya], title=f"FedQuad's {HEATMAP_OF[metric]} (mean over seeds)",
+        talk=view.talk)))  # a copy: the cell mark is this position's
     sf.set_cell(fig, xa, ya, (view.pos[xa], view.pos[ya]))
-    show_figure(fig, "x_heat", resp, f"{view.ref.name}_heatmap_{metric}",
-                note="Colour bar centred at FedAvg's value (its tick): blue = better than FedAvg, red = worse. "
-                     "Blank cells: not computed. The open square is the slider position.")
+    return _panel("heat", fig, resp, f"{view.ref.name}_heatmap_{metric}", "Heatmap",
+                  "Colour bar centred at FedAvg's value (its tick): blue = better than FedAvg, red = worse. "
+                  "Blank cells: not computed. The open square is the slider position.")
 
 
-def across_alpha(view: View, points: pd.DataFrame) -> None:
-    st.subheader("The spectrum across α in one figure")
+def across_alpha(view: View, points: pd.DataFrame) -> switcher.Panel:
     fixed = {a: v for a, v in view.pos.items() if a != "alpha"}
     key = (view.ref.id, studies.version(view.ref), "across", tuple((a, sf._key(v)) for a, v in fixed.items()), view.talk)
-    if key in st.session_state.get("_x_figs", {}):
-        fig, data = st.session_state["_x_figs"][key]
-        show_figure(fig, "x_spectra", data, f"{view.ref.name}_spectra_across_alpha",
-                    note=across_note(sf.select(points, fixed)))
-        return
-    sel = sf.select(points, fixed)
+    return memo(key, lambda: _across(view, sf.select(points, fixed)))
+
+
+def _across(view: View, sel: pd.DataFrame) -> switcher.Panel:
     spectra: dict[str, dict] = {}
     for alpha in view.values["alpha"]:
         for method, run_id in studies.first_seed_runs(sf.select(sel, {"alpha": alpha})).items():
@@ -221,14 +287,12 @@ def across_alpha(view: View, points: pd.DataFrame) -> None:
                 spectra.setdefault(method, {})[alpha] = snap["singular_values"]
     ordered = {m: spectra[m] for m in (*[p for p in sf.PAIR if p in spectra], *[m for m in spectra if m not in sf.PAIR])}
     if not ordered:
-        st.caption("No snapshot stored yet.")
-        return
+        return switcher.Panel("spectra", None, "No snapshot stored yet.")
     fig = sf.spectra_across_figure(ordered, talk=view.talk, title="Singular values of the final embeddings, "
                                    "normalised by the largest (lowest seed)")
     data = pd.DataFrame([{"method": m, "alpha": sf.value_label("alpha", a), "component": i + 1, "singular_value": v}
                          for m, per in ordered.items() for a, s in per.items() for i, v in enumerate(s)])
-    memo(key, lambda: (fig, data))
-    show_figure(fig, "x_spectra", data, f"{view.ref.name}_spectra_across_alpha", note=across_note(sel))
+    return _panel("spectra", fig, data, f"{view.ref.name}_spectra_across_alpha", "Spectra across α", across_note(sel))
 
 
 ACROSS_NOTE = ("Dark = strong skew, light = IID. FedDecorr (Shi et al. ICLR 2023, Fig. 1) saw more singular "

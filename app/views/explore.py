@@ -1,11 +1,12 @@
 """Explore: slide a study's axes (alpha, m1, m2, ...) and see stored results at once: the curves and
 embeddings at the slider position, and the response of accuracy, ratio and effective rank along
-the axis with the seed bands. Moving a slider trains nothing; it swaps in runs already computed."""
+the axis with the seed bands. Moving a slider trains nothing; it swaps in runs already computed, and
+the browser swaps the figures itself (``app.switcher``): the server only follows."""
 from __future__ import annotations
 
 import streamlit as st
 
-from app import service, state
+from app import service, state, switcher
 from app.figures import study as sf
 from app.studies import catalog as studies
 from app.studies import explore_panels as panels
@@ -53,37 +54,32 @@ def slider_label(axis: str) -> str:
     return f"{name} ({opts[0]} … {opts[-1]})" if len(opts) > 2 else name
 
 
-pos = {}
-cols = st.columns(max(1, len(axes))) if axes else []
-for col, axis in zip(cols, axes):
-    opts = [sf.value_label(axis, v) for v in values[axis]]
-    key = f"x_{axis}"
-    state.init(key, default_label(axis), str, opts)
-    if not state.presenter():
-        col.select_slider(slider_label(axis), opts, key=key,
-                          help="Snapped to the study's grid: every position is a set of finished runs.")
-    pos[axis] = dict(zip(opts, values[axis]))[st.session_state[key]]
-state.init("x_resp", axes[0] if axes else "", str, axes or [""])
-if len(axes) > 1 and not state.presenter():
-    st.segmented_control("Response plots against", axes, key="x_resp")
-state.publish("x_study", "x_resp", *(f"x_{a}" for a in axes))
-for stale in [k for k in st.query_params if k.startswith("x_") and k not in ("x_study", "x_resp", "x_hm", "x_local")
-              and k[2:] not in axes]:
-    del st.query_params[stale]  # another study's slider: not part of this view's link
-resp_axis = st.session_state.x_resp or (axes[0] if axes else None)
-view = panels.View(ref, study, axes, values, pos, resp_axis, talk)
 
 
 def body() -> None:
+    """The sliders' section, in a fragment: a move in the browser re-runs only this."""
+    axes_ui = [switcher.Axis(a, slider_label(a), [sf.value_label(a, v) for v in values[a]], f"x_{a}") for a in axes]
+    for ax in axes_ui:
+        state.init(ax.state_key, default_label(ax.key), str, ax.options)
+    pos = {ax.key: dict(zip(ax.options, values[ax.key]))[st.session_state[ax.state_key]] for ax in axes_ui}
+    state.init("x_resp", axes[0] if axes else "", str, axes or [""])
     points = panels.points_of(ref.source, ref.name, studies.version(ref))
     if active and not (studies.running(ref) or points["state"].isin(service.ACTIVE).any()):
         st.rerun()  # the study finished: redraw once without the refresh
+    controls = st.container(horizontal=True, gap="large")
+    with controls:
+        if len(axes) > 1 and not state.presenter():
+            st.segmented_control("Response plots against", axes, key="x_resp")
+        panels.explore_local.local_metric(points)
+        if len(axes) >= 2:
+            panels.heatmap_control()
+    state.publish("x_study", "x_resp", *(ax.state_key for ax in axes_ui))
+    for stale in [k for k in st.query_params if k.startswith("x_") and k not in ("x_study", "x_resp", "x_hm", "x_local")
+                  and k[2:] not in axes]:
+        del st.query_params[stale]  # another study's slider: not part of this view's link
+    view = panels.View(ref, study, axes, values, pos, st.session_state.x_resp or (axes[0] if axes else None), talk)
     panels.compute_controls(view, points)
-    panels.at_position(view, points)
-    if len(axes) >= 2:
-        panels.heatmap(view, points)
-    if "alpha" in axes:
-        panels.across_alpha(view, points)
+    panels.at_positions(view, points, axes_ui)
 
 
 active = studies.running(ref) or panels.points_of(ref.source, ref.name, studies.version(ref))["state"].isin(service.ACTIVE).any()

@@ -54,3 +54,48 @@ def page_text(at) -> str:
     parts = [str(getattr(el, "value", "")) for el in at.main]
     parts += [df.value.to_string() for df in at.dataframe]
     return "\n".join(parts)
+
+
+# ---- the figure switcher (app/switcher): the browser draws and swaps its figures ------------------
+def switcher(at) -> dict:
+    """The args the page sent to the figure switcher: ``layout`` (its sliders and rows), ``value``
+    (the position), ``positions`` (the figures and captions of each position sent), ``figures``."""
+    import json
+
+    for el in at.get("component_instance"):
+        if el.proto.component_name.endswith("fedquad_switcher"):
+            return json.loads(el.proto.json_args)
+    raise AssertionError("no figure switcher on the page")
+
+
+def switcher_options(at, axis: str) -> list[str]:
+    return next(a["options"] for a in switcher(at)["layout"]["axes"] if a["key"] == axis)
+
+
+def shown(at, slot: str, position: dict | None = None) -> dict | None:
+    """What the browser shows in ``slot`` at ``position`` (default: the page's position):
+    {"fig": the plotly spec or None, "caption": ...}; None when the slot is empty there."""
+    import json
+
+    args = switcher(at)
+    pos = position or args["value"]
+    key = "|".join(f"{a['key']}={pos[a['key']]}" for a in args["layout"]["axes"])
+    panel = args["positions"][key]["panels"].get(slot)
+    if panel is None:
+        return None
+    return {"fig": json.loads(args["figures"][panel["fid"]]) if panel["fid"] else None, "caption": panel["caption"]}
+
+
+def move(at, **pos) -> None:
+    """A slider move in the browser: the switcher sends its new position (``{pos, seq}``) as the
+    component's value, and the page re-runs, as Streamlit does when the iframe sends it."""
+    import json
+
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    el = next(e for e in at.get("component_instance") if e.proto.component_name.endswith("fedquad_switcher"))
+    args = json.loads(el.proto.json_args)
+    states = at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id=el.proto.id, json_value=json.dumps(
+        {"pos": {**args["value"], **pos}, "seq": args["seq"] + 1})))
+    at._run(states)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN, page_text, trace_values
+from app_helpers import MAIN, page_text, shown, switcher, switcher_options, trace_values
 
 STUDY = "digits-local"
 
@@ -186,10 +186,11 @@ def test_explore_shows_a_local_metric_against_local_epochs(local_root):
     at.query_params["x_local"] = "local_cka"
     at.run()
     assert not at.exception, at.exception
-    assert "Local models (mean over the measured clients)" in [h.value for h in at.subheader]
+    assert "Local models (mean over the measured clients)" in [s["heading"] for s in switcher(at)["layout"]["sections"]]
     assert at.session_state["x_local"] == "local_cka" and "x_local" in at.query_params
-    assert [o for o in at.select_slider(key="x_local_epochs").options] == ["1", "10"]  # a slider axis
-    resp = _chart(at, "Local CKA to the global model against local_epochs")
+    assert switcher_options(at, "local_epochs") == ["1", "10"]  # a slider axis
+    resp = shown(at, "local_resp")["fig"]
+    assert "Local CKA to the global model against local_epochs" in " ".join(resp["layout"]["title"]["text"].replace("<br>", " ").split())
     means = {m["name"]: trace_values(m) for m in resp["data"] if (m.get("meta") or [None])[0] == "mean"}
     for method, label in (("fedavg", "FedAvg"), ("fedquad", "FedQuad")):
         expected = [next(r["local_cka"] for r in reversed(_rows(root, _run_of(study, method, e))) if "local_cka" in r)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN, trace_values
+from app_helpers import MAIN, move, shown, switcher, switcher_options, trace_values
 from fedquad_core.store import RunStore
 
 EXPLORE = "views/explore.py"
@@ -25,12 +25,19 @@ def open_explore(params: dict | None = None) -> AppTest:
     return at
 
 
-def chart(at: AppTest, key: str) -> dict:
-    """The plotly spec of the chart whose widget key is ``key``."""
-    for el in at.get("plotly_chart"):
-        if el.proto.id.endswith(f"-{key}") or f"-{key}-" in el.proto.id or el.key == key:
-            return json.loads(el.proto.spec)
-    raise AssertionError(f"no chart {key!r}: {[el.key for el in at.get('plotly_chart')]}")
+def chart(at: AppTest, key: str, position: dict | None = None) -> dict:
+    """The plotly spec the browser shows for the figure ``key`` (``x_acc``: the switcher's slot
+    ``acc``) at ``position`` (default: the page's slider position)."""
+    got = shown(at, key.removeprefix("x_"), position)
+    assert got and got["fig"], f"no figure {key!r} at {position or switcher(at)['value']}"
+    return got["fig"]
+
+
+def slider(at: AppTest, axis: str) -> str:
+    """The slider position the page (and the browser's switcher) holds for ``axis``."""
+    value = switcher(at)["value"][axis]
+    assert at.session_state[f"x_{axis}"] == value
+    return value
 
 
 def seed_trace(spec: dict, method: str, seed: int) -> list:
@@ -47,18 +54,19 @@ def test_explore_opens_first_on_a_fresh_clone_with_recorded_studies(recorded_roo
     assert not at.exception, at.exception
     assert [t.value for t in at.title] == ["Explore"]
     assert at.selectbox(key="x_study").value == "recorded:toy-alpha"
-    assert at.select_slider(key="x_alpha").options == ["0.1", "1", "IID"]  # grid order, IID last
+    assert switcher_options(at, "alpha") == ["0.1", "1", "IID"]  # grid order, IID last
 
 
 def test_moving_the_slider_swaps_in_the_matching_runs(recorded_root):
     root, _ = recorded_root
     at = open_explore()
-    assert at.select_slider(key="x_alpha").value == "0.1"
+    assert slider(at, "alpha") == "0.1"
     acc = chart(at, "x_acc")
     resp_before = chart(at, "x_acc_resp")
     assert seed_trace(acc, "fedavg", 0) == pytest.approx(run_acc(root, "toy-alpha-alpha0.1-methodfedavg-seed0"))
-    at.select_slider(key="x_alpha").set_value("IID").run()
+    move(at, alpha="IID")  # the browser's move, sent back to the page
     assert not at.exception, at.exception
+    assert slider(at, "alpha") == "IID" and at.query_params["x_alpha"] in ("IID", ["IID"])
     acc = chart(at, "x_acc")
     for method in ("fedavg", "fedquad"):
         for seed in (0, 1):
@@ -68,9 +76,11 @@ def test_moving_the_slider_swaps_in_the_matching_runs(recorded_root):
     expected = np.mean([run_acc(root, f"toy-alpha-alphaiid-methodfedquad-seed{s}") for s in (0, 1)], axis=0)
     assert trace_values(mean) == pytest.approx(expected.tolist())
     # the response plots do not move with the slider along their own axis (so the browser keeps
-    # them as drawn): the same figure before and after, its slider mark hidden
+    # the one it drew): the same figure, under the same id, before and after, its slider mark hidden
     resp = chart(at, "x_acc_resp")
     assert resp == resp_before
+    args = switcher(at)
+    assert len({pos["panels"]["acc_resp"]["fid"] for pos in args["positions"].values()}) == 1
     lines = [s for s in resp["layout"].get("shapes", []) if s.get("type") == "line"]
     assert len(lines) == 1 and lines[0].get("visible") is False
 
@@ -78,7 +88,8 @@ def test_moving_the_slider_swaps_in_the_matching_runs(recorded_root):
 def test_a_missing_point_shows_as_missing(recorded_root):
     at = open_explore({"x_alpha": "1"})
     assert not at.exception, at.exception
-    assert any("1 of 4 runs are missing" in w.value for w in at.warning), [w.value for w in at.warning]
+    notice = switcher(at)["positions"]["alpha=1"]["notice"]
+    assert "1 of 4 runs are missing" in notice, notice
     assert any("11 / 12" in m.value for m in at.markdown)
     acc = chart(at, "x_acc")
     assert not any(t.get("name") == "fedquad seed 1" for t in acc["data"])
@@ -101,9 +112,8 @@ def test_a_fully_missing_grid_value_is_marked_in_the_response(recorded_root, mon
     resp = chart(at, "x_acc_resp")
     marked = [s for s in resp["layout"]["shapes"] if s.get("label", {}).get("text") == "not computed"]
     assert len(marked) == 1 and marked[0]["x0"] > 1.0  # the IID column only (IID sits at 4)
-    assert any("Dashed columns: not computed yet." in c.value for c in at.caption)
-    assert not any(t.get("name") == "fedavg seed 0" for t in chart(at, "x_acc")["data"]) or \
-        at.select_slider(key="x_alpha").value != "IID"
+    assert "Dashed columns: not computed yet." in shown(at, "acc_resp")["caption"]
+    assert slider(at, "alpha") == "0.1"  # the default position, which was recorded
 
 
 def test_recorded_runs_cannot_be_deleted(recorded_root):
@@ -142,18 +152,20 @@ def test_user_runs_come_first_and_recorded_reads_are_routed(recorded_root, run_s
 def test_the_study_and_slider_positions_round_trip_through_the_link(recorded_root):
     at = open_explore({"x_study": "recorded:toy-margins", "x_m1": "1", "x_m2": "0"})
     assert not at.exception, at.exception
-    assert at.select_slider(key="x_m1").value == "1" and at.select_slider(key="x_m2").value == "0"
+    assert slider(at, "m1") == "1" and slider(at, "m2") == "0"
     assert at.query_params["x_study"] in ("recorded:toy-margins", ["recorded:toy-margins"])
     heat = chart(at, "x_heat")
     marker = next(t for t in heat["data"] if t["type"] == "scatter")
     assert marker["x"] == ["1"] and marker["y"] == ["0"]
     assert any("FedAvg" in t for t in heat["data"][0]["colorbar"]["ticktext"])
-    at.select_slider(key="x_m2").set_value("0.5").run()
+    move(at, m2="0.5")
     assert at.query_params["x_m2"] in ("0.5", ["0.5"]) and "x_alpha" not in at.query_params
+    marker = next(t for t in chart(at, "x_heat")["data"] if t["type"] == "scatter")
+    assert marker["x"] == ["1"] and marker["y"] == ["0.5"]  # the cell mark follows the move
     # out-of-range values in a link fall back to the defaults
     bad = open_explore({"x_study": "recorded:nope", "x_alpha": "7"})
     assert bad.selectbox(key="x_study").value == "recorded:toy-alpha"
-    assert bad.select_slider(key="x_alpha").value == "0.1"
+    assert slider(bad, "alpha") == "0.1"
 
 
 def test_compute_missing_points_of_a_user_study(recorded_root, monkeypatch, tmp_path):
@@ -185,7 +197,11 @@ def test_grid_args_for_the_study_command_line():
 def test_explore_renders_in_talk_and_presenter_mode(recorded_root, talk):
     at = open_explore({"talk": "1" if talk else "0", "presenter": "1", "x_study": "recorded:toy-margins"})
     assert not at.exception, at.exception
-    assert len(at.get("plotly_chart")) >= 6
+    args = switcher(at)
+    assert args["presenter"] is True and args["talk"] is talk
+    here = args["positions"]["|".join(f"{a['key']}={args['value'][a['key']]}" for a in args["layout"]["axes"])]
+    assert sum(1 for p in here["panels"].values() if p["fid"]) >= 6
+    assert not at.get("selectbox") or "x_dl_pick" not in [s.key for s in at.selectbox]  # no download picker
 
 
 def test_a_study_started_on_the_launch_page_runs_in_the_background(empty_store):

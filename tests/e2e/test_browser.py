@@ -178,34 +178,37 @@ def test_lesson_in_browser(lesson_server, page, tmp_path):
 
 
 def test_explore_in_browser(explore_server, page, tmp_path):
-    """A fresh clone with recorded studies opens on Explore; the alpha slider swaps the curves to
-    the stored runs of the new position; one figure downloads (HTML: needs no image export)."""
+    """A fresh clone with recorded studies opens on Explore; the alpha slider (the figure
+    switcher's, in its frame) swaps the curves to the stored runs of the new position in the
+    browser, the server follows (the link, the download picker); one figure downloads (HTML)."""
     url, _ = explore_server
     t0 = time.monotonic()
     page.goto(url)
     page.locator("h1", has_text="Explore").wait_for(timeout=90_000)
-    acc = ".st-key-x_acc"
-    page.locator(f"{acc} .js-plotly-plot").wait_for(timeout=90_000)
+    frame = page.frame_locator('[data-testid="stCustomComponentV1"]')
+    acc = frame.locator('[data-slot="acc"] .fq-fig:not(.hidden)')
+    acc.first.locator("svg.main-svg").first.wait_for(timeout=90_000)
     wait_idle(page, 90_000)
-    before = plot_data(page, acc)
-    slider = page.locator('.st-key-x_alpha input[type="range"]')
+    data = lambda: acc.first.evaluate("g => JSON.stringify(g.data)")  # noqa: E731
+    before = data()
+    slider = frame.locator('input[type="range"]').first
     slider.focus()
     slider.press("ArrowRight")  # 0.1 -> 1
-    title = lambda: page.locator(f"{acc} .js-plotly-plot").first.evaluate(  # noqa: E731
-        "g => (g.layout && g.layout.title && g.layout.title.text) || ''")
+    title = lambda: acc.first.evaluate("g => (g.layout && g.layout.title && g.layout.title.text) || ''")  # noqa: E731
     poll(lambda: "α = 1" in title(), 30, 0.5, f"the curves' title to follow the slider (url {page.url})")
+    poll(lambda: data() != before, 30, 0.5, "the accuracy curves to change after the alpha move")
+    poll(lambda: "x_alpha=1" in page.url, 30, 0.5, f"the link to carry the slider position ({page.url})")
     wait_idle(page)
-    poll(lambda: plot_data(page, acc) != before, 30, 0.5, "the accuracy curves to change after the alpha move")
-    assert "x_alpha=1" in page.url, page.url  # the link carries the slider position
-    menu = page.locator(".st-key-dl_x_acc button").first
+    menu = page.locator(".st-key-dl_x_pos button").first
     menu.click()
-    button = page.locator(".st-key-dl_x_acc-html button")
+    button = page.locator(".st-key-dl_x_pos-html button")
     button.wait_for(timeout=30_000)
     with page.expect_download(timeout=60_000) as info:
         button.click()
     path = tmp_path / info.value.suggested_filename
     info.value.save_as(path)
     assert path.suffix == ".html" and "plotly" in path.read_text(errors="replace")[:200_000]
+    assert "alpha = 1" in path.name or "α = 1" in path.name, path.name  # the figure at the new position
     assert time.monotonic() - t0 < 60, f"the Explore browser test took {time.monotonic() - t0:.0f} s"
 
 

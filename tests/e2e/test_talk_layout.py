@@ -127,9 +127,7 @@ def settle(page, timeout: float = 90.0) -> None:
                            timeout=timeout * 1000)
     deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
     while time.monotonic() < deadline:
-        now = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map("
-                            "g => (g.querySelector('svg.main-svg') ? 1 : 0) + ':' + (g._fullData || []).length)"
-                            " .join('|') + (document.querySelector('[data-testid=\"stStatusWidget\"]') ? 'R' : '')")
+        now = "".join(_frame_charts(f) for f in page.frames)  # the page's and the figure switcher's
         if now != last:
             last, since = now, time.monotonic()
         elif time.monotonic() - since > 1.5:
@@ -137,10 +135,26 @@ def settle(page, timeout: float = 90.0) -> None:
         time.sleep(0.25)
 
 
+CHARTS = ("() => [...document.querySelectorAll('.js-plotly-plot')].map("
+          "g => (g.querySelector('svg.main-svg') ? 1 : 0) + ':' + (g._fullData || []).length + "
+          "(g.closest('.hidden') ? 'h' : ''))"
+          ".join('|') + (document.querySelector('[data-testid=\"stStatusWidget\"]') ? 'R' : '')")
+
+
+def _frame_charts(frame) -> str:
+    try:
+        return frame.evaluate(CHARTS)
+    except Exception:  # noqa: BLE001 - a frame that went away meanwhile
+        return "gone"
+
+
 def page_problems(page, where: str) -> list[str]:
+    """Every figure shown, in the page and in the figure switcher's frame (Explore's figures at the
+    slider position; those it holds hidden for other positions are not shown, so not measured)."""
     out = []
-    for fig in page.locator(".js-plotly-plot").filter(visible=True).all():  # (not in a closed expander)
-        out += figure_problems(fig.evaluate(MEASURE), where)
+    for frame in page.frames:
+        for fig in frame.locator(".js-plotly-plot").filter(visible=True).all():  # (not in a closed expander)
+            out += figure_problems(fig.evaluate(MEASURE), where)
     return out
 
 
@@ -158,6 +172,9 @@ def presenter_problems(page, where: str, lesson: bool) -> list[str]:
                            ' [data-testid="stTextInput"], [data-testid="stDownloadButton"])').filter(visible=True)
     if widgets.count():
         out.append(f"{where}: {widgets.count()} control(s) shown in presenter mode")
+    sliders = sum(f.locator("input").filter(visible=True).count() for f in page.frames[1:])
+    if sliders:
+        out.append(f"{where}: {sliders} slider(s) of the figure switcher shown in presenter mode")
     if lesson:
         for label in ("Back", "Next"):
             if not page.locator('[data-testid="stMain"] button', has_text=label).filter(visible=True).count():

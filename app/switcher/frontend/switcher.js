@@ -1,0 +1,201 @@
+/* The switcher: every figure of a page section for the slider position and its neighbours, drawn
+ * once and switched here in the browser, so a slider move needs no server round trip.
+ *
+ * It speaks Streamlit's component protocol (v1) by hand: "streamlit:componentReady" once,
+ * "streamlit:render" in (the args below), "streamlit:setComponentValue" and
+ * "streamlit:setFrameHeight" out. Args (from app/switcher/__init__.py):
+ *   rev        a hash of the payload: a render with the same rev is ignored (Streamlit re-posts
+ *              the args on every re-run of the page)
+ *   layout     sig (changes when the study or the page's shape changes: everything is rebuilt),
+ *              axes [{key, label, options}], sections [{heading, rows: [[slot, ...], ...]}]
+ *   value      {axis: option} the server's position; seq: the last move of ours it has applied
+ *   figures    {fid: plotly JSON string}; positions {posKey: {notice, panels: {slot: {fid, caption}}}}
+ *   talk, presenter, near (whether the neighbours are in the payload already)
+ * A move sends {pos, seq}; once a layout is drawn it asks for the neighbours with {pos, seq, near}.
+ */
+(() => {
+  "use strict";
+  const CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"]};
+  const KEEP = 40;  // drawn figures kept per slot (the oldest hidden ones are purged)
+  const root = document.getElementById("root");
+  const S = {rev: null, sig: null, args: null, pos: {}, seq: 0, slots: {}, inputs: {}, asked: null, queue: [],
+             notice: null, height: 0};
+
+  const post = (type, data) => window.parent.postMessage(Object.assign({isStreamlitMessage: true, type}, data), "*");
+  const posKey = (pos) => S.args.layout.axes.map((a) => `${a.key}=${pos[a.key]}`).join("|");
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+
+  function sendValue(extra) {
+    post("streamlit:setComponentValue", {value: Object.assign({pos: Object.assign({}, S.pos), seq: S.seq}, extra || {}),
+                                         dataType: "json"});
+  }
+
+  function build(layout, presenter) {
+    for (const box of Object.values(S.slots)) for (const div of box.figs.values()) Plotly.purge(div);
+    root.replaceChildren();
+    S.slots = {}; S.inputs = {}; S.queue = [];
+    if (!presenter && layout.axes.length) {
+      const bar = el("div", "fq-axes");
+      for (const axis of layout.axes) bar.appendChild(slider(axis));
+      root.appendChild(bar);
+    }
+    S.notice = root.appendChild(el("div", "fq-notice"));
+    for (const section of layout.sections) {
+      if (section.heading) root.appendChild(el("h3", "fq-heading", section.heading));
+      for (const row of section.rows) {
+        const r = root.appendChild(el("div", "fq-row"));
+        r.style.gridTemplateColumns = `repeat(${section.columns || row.length}, minmax(0, 1fr))`;
+        for (const slot of row) {
+          const box = {el: r.appendChild(el("div", "fq-slot")), figs: new Map()};
+          box.host = box.el.appendChild(el("div", "fq-host"));
+          box.host.style.position = "relative";
+          box.caption = box.el.appendChild(el("div", "fq-caption"));
+          box.el.dataset.slot = slot;
+          S.slots[slot] = box;
+        }
+      }
+    }
+  }
+
+  function slider(axis) {
+    const wrap = el("div", "fq-axis");
+    const label = wrap.appendChild(el("label"));
+    label.append(`${axis.label}: `);
+    const now = label.appendChild(el("span", "fq-now"));
+    const input = wrap.appendChild(el("input"));
+    Object.assign(input, {type: "range", min: 0, max: axis.options.length - 1, step: 1});
+    input.setAttribute("aria-label", axis.label);
+    const ticks = wrap.appendChild(el("div", "fq-ticks"));
+    axis.options.forEach((opt, i) => {
+      const t = ticks.appendChild(el("span", "", opt));
+      t.addEventListener("click", () => { input.value = i; move(axis, i); });
+    });
+    input.addEventListener("input", () => move(axis, Number(input.value)));
+    S.inputs[axis.key] = {input, now, ticks, axis};
+    return wrap;
+  }
+
+  function syncSliders() {
+    for (const {input, now, ticks, axis} of Object.values(S.inputs)) {
+      const i = Math.max(0, axis.options.indexOf(S.pos[axis.key]));
+      input.value = i;
+      input.setAttribute("aria-valuetext", axis.options[i]);
+      now.textContent = axis.options[i];
+      [...ticks.children].forEach((t, j) => t.classList.toggle("on", j === i));
+    }
+  }
+
+  function move(axis, i) {
+    if (S.pos[axis.key] === axis.options[i]) return;
+    S.pos[axis.key] = axis.options[i];
+    S.seq += 1;
+    syncSliders();
+    show();
+    sendValue();  // the server follows: the link, the download menus, the neighbours of the new position
+  }
+
+  function figure(box, fid) {
+    let div = box.figs.get(fid);
+    if (div) return div;
+    const spec = S.args.figures[fid];
+    if (!spec) return null;
+    const f = JSON.parse(spec);
+    div = box.host.appendChild(el("div", "fq-fig hidden"));
+    div.dataset.fid = fid;
+    Plotly.newPlot(div, f.data, f.layout || {}, Object.assign({}, CONFIG, f.config || {}));
+    div._width = box.host.clientWidth;
+    box.figs.set(fid, div);
+    if (box.figs.size > KEEP) {
+      for (const [old, d] of box.figs) {
+        if (box.figs.size <= KEEP) break;
+        if (d.classList.contains("hidden")) { Plotly.purge(d); d.remove(); box.figs.delete(old); }
+      }
+    }
+    return div;
+  }
+
+  function show() {
+    const at = S.args.positions[posKey(S.pos)];
+    S.notice.textContent = at ? (at.notice || "") : "";
+    for (const [slot, box] of Object.entries(S.slots)) {
+      if (!at) { box.el.classList.add("loading"); continue; }  // not here yet: the server sends it
+      box.el.classList.remove("loading");
+      const p = at.panels[slot];
+      box.el.style.display = p ? "" : "none";
+      if (!p) continue;
+      const div = p.fid ? figure(box, p.fid) : null;
+      for (const d of box.figs.values()) if (d !== div && !d.classList.contains("hidden")) d.classList.add("hidden");
+      if (div && div.classList.contains("hidden")) {
+        div.classList.remove("hidden");
+        if (Math.abs(div._width - box.host.clientWidth) > 1) { Plotly.Plots.resize(div); div._width = box.host.clientWidth; }
+      }
+      box.caption.textContent = p.caption || "";
+      box.caption.classList.toggle("fq-empty", !p.fid);
+    }
+    schedule();
+  }
+
+  function distance(key) {
+    // grid steps from the current position to the one of ``key`` ("alpha=0.1|m1=0.2")
+    const parts = Object.fromEntries(key.split("|").filter(Boolean).map((kv) => kv.split("=")));
+    return S.args.layout.axes.reduce((d, a) => d + Math.abs(a.options.indexOf(parts[a.key]) - a.options.indexOf(S.pos[a.key])), 0);
+  }
+
+  function schedule() {
+    // Draw the other positions' figures hidden, nearest first, one at a time between events, so
+    // the next moves only swap which one is visible.
+    S.queue = [];
+    const here = posKey(S.pos);
+    const keys = Object.keys(S.args.positions).filter((k) => k !== here).sort((a, b) => distance(a) - distance(b));
+    for (const key of keys) {
+      for (const [slot, p] of Object.entries(S.args.positions[key].panels)) {
+        if (p.fid && S.slots[slot] && !S.slots[slot].figs.has(p.fid)) S.queue.push([slot, p.fid]);
+      }
+    }
+    if (S.queue.length) setTimeout(drain, 30);
+  }
+
+  function drain() {
+    const next = S.queue.shift();
+    if (!next) return;
+    const box = S.slots[next[0]];
+    if (box && !box.figs.has(next[1])) figure(box, next[1]);
+    if (S.queue.length) setTimeout(drain, 0);
+  }
+
+  function onRender(args) {
+    if (args.rev === S.rev) return;
+    S.rev = args.rev;
+    S.args = args;
+    document.body.classList.toggle("talk", !!args.talk);
+    if (args.layout.sig !== S.sig) {
+      S.sig = args.layout.sig;
+      build(args.layout, args.presenter);
+      S.asked = null;
+    }
+    if ((args.seq || 0) >= S.seq) {  // no newer move of ours in flight: the server's position holds
+      S.seq = args.seq || 0;
+      S.pos = Object.assign({}, args.value);
+    }
+    syncSliders();
+    show();
+    if (!args.near && S.asked !== S.sig) {
+      S.asked = S.sig;
+      setTimeout(() => sendValue({near: true}), 0);  // now the neighbours, while the user looks
+    }
+  }
+
+  new ResizeObserver(() => {
+    const h = Math.ceil(root.getBoundingClientRect().height) + 4;
+    if (h !== S.height) { S.height = h; post("streamlit:setFrameHeight", {height: h}); }
+  }).observe(root);
+  window.addEventListener("message", (ev) => {
+    if (ev.data && ev.data.type === "streamlit:render") onRender(ev.data.args);
+  });
+  post("streamlit:componentReady", {apiVersion: 1});
+})();
