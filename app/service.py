@@ -127,16 +127,27 @@ def without_damaged(table: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
     return table[~bad].reset_index(drop=True), f"Skipped {int(bad.sum())} damaged run(s) (see the Runs page): {names}"
 
 
-PAIR_STUDY = "digits-alpha"   # the recorded study the Lesson tells its story with
+# The recorded studies whose FedAvg-vs-FedQuad pair the run pages open on, first found first: the
+# Lesson's study of the global model (``app.lesson.data.ROLES["global"]``, tested to agree), then
+# the older digits study.
+PAIR_STUDIES = ("fmnist-skew", "digits-alpha")
 PAIR_METHODS = ("fedavg", "fedquad")
 
 
 def recorded_pair() -> list[str]:
-    """The recorded FedAvg-vs-FedQuad pair the Lesson shows: ``digits-alpha`` at its strongest
-    skew (smallest α), lowest seed, same partition; [] when that study is not shipped or damaged."""
+    """The recorded FedAvg-vs-FedQuad pair the Lesson shows: the first of ``PAIR_STUDIES`` shipped
+    and readable, at its strongest skew (smallest α), lowest seed, same partition; [] when none is."""
+    for name in PAIR_STUDIES:
+        pair = _pair_of(name)
+        if pair:
+            return pair
+    return []
+
+
+def _pair_of(name: str) -> list[str]:
     import json
 
-    path = recorded_dir() / "studies" / f"{PAIR_STUDY}.json"
+    path = recorded_dir() / "studies" / f"{name}.json"
     try:
         points = json.loads(path.read_text()).get("points") or []
         rows = [(p["coords"], p["run_id"]) for p in points if p.get("run_id")]
@@ -155,20 +166,20 @@ def recorded_pair() -> list[str]:
     return out if len(out) == len(PAIR_METHODS) else []
 
 
-PAIR_NOTE = ("Showing the recorded pair the Lesson uses: FedAvg and FedQuad on digits, α = {alpha} "
-             "(strong label skew), same partition and seed. Your own runs replace it once you start some.")
+DATASET_LABELS = {"digits": "digits", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10", "cifar100": "CIFAR-100",
+                  "tiny-imagenet": "Tiny-ImageNet"}
+PAIR_NOTE = ("Showing the recorded pair the Lesson uses: FedAvg and FedQuad on {dataset}, α = {alpha} "
+             "(strong label skew), same partition and seed{local}. Your own runs replace it once you start some.")
 
 
 def pair_note() -> str:
-    return PAIR_NOTE.format(alpha=min((a for a in [_alpha_of(r) for r in recorded_pair()] if a is not None),
-                                      default="?"))
-
-
-def _alpha_of(run_id: str):
-    try:
-        return read_config(run_id).get("alpha")
-    except (OSError, ValueError, StoreError):
-        return None
+    configs = [read_config(r) for r in recorded_pair()]
+    alphas = [c.get("alpha") for c in configs if isinstance(c.get("alpha"), (int, float))]
+    names = {DATASET_LABELS.get(c.get("dataset"), c.get("dataset")) for c in configs if c.get("dataset")}
+    epochs = {c.get("local_epochs") for c in configs}
+    local = f", {epochs.pop()} local epochs a round" if len(epochs) == 1 and None not in epochs else ""
+    return PAIR_NOTE.format(dataset=" / ".join(sorted(map(str, names))) or "?",
+                            alpha=f"{min(alphas):g}" if alphas else "?", local=local)
 
 
 def showing_pair(selected) -> bool:

@@ -49,5 +49,5 @@ def local_panels(view, points: pd.DataFrame, metrics: pd.DataFrame, resp: pd.Dat
     out = [switcher.Panel("local", fig, note, metrics[[c for c in ("run", "method", "seed", "round", metric) if c in metrics]],
                           f"{view.ref.name}_{metric}_{tag}", LABELS[metric])]
     if resp is not None:
-        out.append(response(view, resp, metric, f"{LABELS[metric]} against {view.resp_axis}", "local_resp"))
+        out.append(response(view, resp, metric, f"{LABELS[metric]} against {sf.axis_name(view.resp_axis)}", "local_resp"))
     return out

@@ -1,6 +1,7 @@
 """A fresh clone (no runs of one's own, the recorded studies only): Live, Embeddings and Geometry
-open on the recorded FedAvg-vs-FedQuad pair the Lesson uses (digits-alpha at its smallest α, lowest
-seed; same partition and seed, side by side) and say so, not on whichever recorded run is newest."""
+open on the recorded FedAvg-vs-FedQuad pair the Lesson uses (its study of the global model,
+fmnist-skew, at its smallest α, lowest seed; same partition and seed, side by side) and say so, not on
+whichever recorded run is newest; with only the older digits-alpha study shipped, on its pair."""
 from __future__ import annotations
 
 import json
@@ -11,12 +12,13 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import MAIN
 from lesson_helpers import write_root, write_run
 
-PAIR = ["rec-fedavg-0.1-s0", "rec-fedquad-0.1-s0"]
+PAIR = ["skew-fedavg-0.1-s0", "skew-fedquad-0.1-s0"]
 
 
 @pytest.fixture
 def fresh_clone(monkeypatch, tmp_path):
-    root = write_root(tmp_path / "recorded")
+    root = write_root(tmp_path / "recorded")  # digits-alpha: its pair is only the fall-back
+    write_root(root, "fmnist-skew", prefix="skew")
     # a newer recorded group of another study (what the pages opened on before): not the pair
     for method in ("fedquad", "fedavg"):
         write_run(root, f"other-{method}", None, method, 0)
@@ -38,7 +40,23 @@ def open_page(page: str) -> AppTest:
 
 
 def says_pair(at: AppTest) -> bool:
-    return any("recorded pair the Lesson uses" in c.value for c in at.caption)
+    return any("recorded pair the Lesson uses" in c.value and "α = 0.1" in c.value for c in at.caption)
+
+
+def test_the_pair_is_the_lessons_study_of_the_global_model():
+    from app import service
+    from app.lesson import data
+
+    assert service.PAIR_STUDIES[0] == data.ROLES["global"]
+
+
+def test_without_the_lessons_study_the_digits_pair_is_shown(monkeypatch, tmp_path):
+    root = write_root(tmp_path / "recorded")
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(root))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(tmp_path / "runs"))
+    at = open_page("views/live.py")
+    assert list(at.multiselect(key="v_runs").value) == ["rec-fedavg-0.1-s0", "rec-fedquad-0.1-s0"]
+    assert says_pair(at)
 
 
 @pytest.mark.parametrize("page,key", [("views/live.py", "v_runs"), ("views/geometry.py", "g_runs")])

@@ -152,8 +152,11 @@ def page_problems(page, where: str) -> list[str]:
     """Every figure shown, in the page and in the figure switcher's frame (Explore's figures at the
     slider position; those it holds hidden for other positions are not shown, so not measured)."""
     out = []
-    for frame in page.frames:
-        for fig in frame.locator(".js-plotly-plot").filter(visible=True).all():  # (not in a closed expander)
+    for i, frame in enumerate(page.frames):
+        figs = frame.locator(".js-plotly-plot").filter(visible=True).all()  # (not in a closed expander)
+        if i and frame.locator(".fq-slot").count() and not figs:
+            out.append(f"{where}: the figure switcher shows no figure")
+        for fig in figs:
             out += figure_problems(fig.evaluate(MEASURE), where)
     return out
 

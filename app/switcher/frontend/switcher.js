@@ -10,6 +10,7 @@
  *              axes [{key, label, options}], sections [{heading, rows: [[slot, ...], ...]}]
  *   value      {axis: option} the server's position; seq: the last move of ours it has applied
  *   figures    {fid: plotly JSON string}; positions {posKey: {notice, panels: {slot: {fid, caption}}}}
+ *              (kept across renders of one layout: a payload built around another position adds to them)
  *   talk, presenter, near (whether the neighbours are in the payload already)
  * A move sends {pos, seq}; once a layout is drawn it asks for the neighbours with {pos, seq, near}.
  */
@@ -18,8 +19,10 @@
   const CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"]};
   const KEEP = 40;  // drawn figures kept per slot (the oldest hidden ones are purged)
   const root = document.getElementById("root");
+  // known / specs: every position and figure received for this layout (a later payload, built
+  // around another position, need not repeat them)
   const S = {rev: null, sig: null, args: null, pos: {}, seq: 0, slots: {}, inputs: {}, asked: null, queue: [],
-             notice: null, height: 0};
+             notice: null, height: 0, known: {}, specs: {}};
 
   const post = (type, data) => window.parent.postMessage(Object.assign({isStreamlitMessage: true, type}, data), "*");
   const posKey = (pos) => S.args.layout.axes.map((a) => `${a.key}=${pos[a.key]}`).join("|");
@@ -38,7 +41,7 @@
   function build(layout, presenter) {
     for (const box of Object.values(S.slots)) for (const div of box.figs.values()) Plotly.purge(div);
     root.replaceChildren();
-    S.slots = {}; S.inputs = {}; S.queue = [];
+    S.slots = {}; S.inputs = {}; S.queue = []; S.known = {}; S.specs = {};
     if (!presenter && layout.axes.length) {
       const bar = el("div", "fq-axes");
       for (const axis of layout.axes) bar.appendChild(slider(axis));
@@ -102,7 +105,7 @@
   function figure(box, fid) {
     let div = box.figs.get(fid);
     if (div) return div;
-    const spec = S.args.figures[fid];
+    const spec = S.specs[fid];
     if (!spec) return null;
     const f = JSON.parse(spec);
     div = box.host.appendChild(el("div", "fq-fig hidden"));
@@ -120,7 +123,7 @@
   }
 
   function show() {
-    const at = S.args.positions[posKey(S.pos)];
+    const at = S.known[posKey(S.pos)];
     S.notice.textContent = at ? (at.notice || "") : "";
     for (const [slot, box] of Object.entries(S.slots)) {
       if (!at) { box.el.classList.add("loading"); continue; }  // not here yet: the server sends it
@@ -151,9 +154,9 @@
     // the next moves only swap which one is visible.
     S.queue = [];
     const here = posKey(S.pos);
-    const keys = Object.keys(S.args.positions).filter((k) => k !== here).sort((a, b) => distance(a) - distance(b));
+    const keys = Object.keys(S.known).filter((k) => k !== here).sort((a, b) => distance(a) - distance(b));
     for (const key of keys) {
-      for (const [slot, p] of Object.entries(S.args.positions[key].panels)) {
+      for (const [slot, p] of Object.entries(S.known[key].panels)) {
         if (p.fid && S.slots[slot] && !S.slots[slot].figs.has(p.fid)) S.queue.push([slot, p.fid]);
       }
     }
@@ -178,6 +181,8 @@
       build(args.layout, args.presenter);
       S.asked = null;
     }
+    Object.assign(S.known, args.positions);
+    Object.assign(S.specs, args.figures);
     if ((args.seq || 0) >= S.seq) {  // no newer move of ours in flight: the server's position holds
       S.seq = args.seq || 0;
       S.pos = Object.assign({}, args.value);
