@@ -86,9 +86,10 @@ def shown(at, slot: str, position: dict | None = None) -> dict | None:
     return {"fig": json.loads(args["figures"][panel["fid"]]) if panel["fid"] else None, "caption": panel["caption"]}
 
 
-def move(at, **pos) -> None:
+def move(at, near: bool = False, **pos) -> None:
     """A slider move in the browser: the switcher sends its new position (``{pos, seq}``) as the
-    component's value, and the page re-runs, as Streamlit does when the iframe sends it."""
+    component's value, and the page re-runs, as Streamlit does when the iframe sends it.
+    ``near``: instead, the request the switcher sends once it has drawn a study (same position)."""
     import json
 
     from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -96,6 +97,7 @@ def move(at, **pos) -> None:
     el = next(e for e in at.get("component_instance") if e.proto.component_name.endswith("fedquad_switcher"))
     args = json.loads(el.proto.json_args)
     states = at._tree.get_widget_states()
-    states.widgets.append(WidgetState(id=el.proto.id, json_value=json.dumps(
-        {"pos": {**args["value"], **pos}, "seq": args["seq"] + 1})))
+    value = {"pos": args["value"], "seq": args["seq"], "near": True} if near else \
+        {"pos": {**args["value"], **pos}, "seq": args["seq"] + 1}
+    states.widgets.append(WidgetState(id=el.proto.id, json_value=json.dumps(value)))
     at._run(states)

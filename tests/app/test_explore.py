@@ -247,3 +247,38 @@ def test_a_bad_sweep_stops_before_anything_starts(empty_store):
     at.button(key="l_study_start").click().run()
     assert any("Not started" in e.value and "alpha" in e.value for e in at.error), [e.value for e in at.error]
     assert not (empty_store / ".studies").exists()
+
+
+def test_the_browser_gets_every_position_of_a_small_grid_once_it_asks(recorded_root):
+    """First only the slider position (fast to open); after the switcher's request, every position
+    of the 3-value grid, so each later move is a swap in the browser; figures that do not change
+    along the move (the response plots) are sent once, under one id."""
+    at = open_explore()
+    assert list(switcher(at)["positions"]) == ["alpha=0.1"] and switcher(at)["near"] is False
+    move(at, near=True)
+    args = switcher(at)
+    assert args["near"] is True and sorted(args["positions"]) == ["alpha=0.1", "alpha=1", "alpha=IID"]
+    acc = {k: p["panels"]["acc"]["fid"] for k, p in args["positions"].items()}
+    assert len(set(acc.values())) == 3 and set(acc.values()) <= set(args["figures"])
+    assert chart(at, "x_acc", {"alpha": "IID"})["layout"]["title"]["text"].startswith("Accuracy at α = IID")
+    move(at, alpha="1")
+    assert slider(at, "alpha") == "1" and sorted(switcher(at)["positions"]) == sorted(args["positions"])
+
+
+def test_a_move_to_a_value_off_the_grid_is_ignored(recorded_root):
+    at = open_explore()
+    move(at, alpha="7")
+    assert not at.exception, at.exception
+    assert slider(at, "alpha") == "0.1"
+
+
+def test_the_download_picker_offers_the_figures_at_the_position(recorded_root):
+    at = open_explore()
+    picker = at.selectbox(key="x_dl_pick")
+    assert picker.value == "Accuracy over rounds" and "Accuracy against α" in picker.options
+    assert any(o.startswith("Embeddings, ") for o in picker.options)
+    move(at, alpha="IID")
+    picker = at.selectbox(key="x_dl_pick")
+    picker.set_value("Intra / inter ratio over rounds").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="x_dl_pick").value == "Intra / inter ratio over rounds"

@@ -1,0 +1,63 @@
+"""The figure switcher's server side (app/switcher): which positions the browser is sent, figure
+ids, the served folder (the frontend files and plotly.js)."""
+from __future__ import annotations
+
+import filecmp
+from pathlib import Path
+
+import plotly
+import plotly.graph_objects as go
+
+from app import switcher
+
+AXES = [switcher.Axis("alpha", "α", ["0.1", "0.3", "1", "IID"], "x_alpha"),
+        switcher.Axis("m1", "m1", ["0", "1", "2"], "x_m1")]
+
+
+def test_neighbours_are_one_axis_at_a_time_nearest_first():
+    got = switcher.neighbours(AXES, {"alpha": "0.3", "m1": "0"})
+    assert got == [{"alpha": "0.1", "m1": "0"}, {"alpha": "1", "m1": "0"}, {"alpha": "0.3", "m1": "1"},
+                   {"alpha": "IID", "m1": "0"}, {"alpha": "0.3", "m1": "2"}]
+
+
+def test_a_small_grid_is_sent_whole_a_large_one_around_the_position():
+    value = {"alpha": "0.1", "m1": "0"}
+    assert len(switcher.every_position(AXES)) == 12
+    whole = switcher.ready_positions(AXES, value)
+    assert len(whole) == 11 and value not in whole
+    around = switcher.ready_positions(AXES, value, small=6)
+    assert around == switcher.neighbours(AXES, value) and len(around) == 4
+    assert switcher.ready_positions([], {}) == []  # a study without sliders: one position
+
+
+def test_a_figure_id_follows_its_content():
+    a = switcher.Panel("acc", go.Figure(go.Scatter(x=[1, 2], y=[3, 4])))
+    b = switcher.Panel("acc", go.Figure(go.Scatter(x=[1, 2], y=[3, 4])))
+    c = switcher.Panel("acc", go.Figure(go.Scatter(x=[1, 2], y=[3, 5])))
+    assert a.fid == b.fid != c.fid
+
+
+def test_the_served_folder_holds_the_frontend_and_plotly(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    switcher.served_dir.cache_clear()
+    try:
+        first = Path(switcher.served_dir())
+        assert first.is_relative_to(tmp_path)
+        for name in switcher.FILES:
+            assert filecmp.cmp(first / name, switcher.FRONTEND / name, shallow=False)
+        assert filecmp.cmp(first / "plotly.min.js", Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
+                           shallow=False)
+        switcher.served_dir.cache_clear()
+        assert Path(switcher.served_dir()) == first  # made once per version of the files
+        assert len(list((tmp_path / "fedquad-lab").iterdir())) == 1
+    finally:
+        switcher.served_dir.cache_clear()
+
+
+def test_the_frontend_loads_its_scripts():
+    html = (switcher.FRONTEND / "index.html").read_text()
+    assert 'src="plotly.min.js"' in html and 'src="switcher.js"' in html
+    js = (switcher.FRONTEND / "switcher.js").read_text()
+    for message in ("streamlit:componentReady", "streamlit:render", "streamlit:setComponentValue",
+                    "streamlit:setFrameHeight"):
+        assert message in js
