@@ -212,6 +212,31 @@ def test_explore_in_browser(explore_server, page, tmp_path):
     assert time.monotonic() - t0 < 60, f"the Explore browser test took {time.monotonic() - t0:.0f} s"
 
 
+def test_explore_fast_moves_end_where_the_user_stopped(explore_server, page):
+    """Two key presses before the server has answered the first: the browser stays on the second
+    position (a late answer for the first does not pull it back), the server and the link follow,
+    and the link, opened again, shows that position."""
+    url, _ = explore_server
+    page.goto(url)
+    frame = page.frame_locator('[data-testid="stCustomComponentV1"]')
+    acc = frame.locator('[data-slot="acc"] .fq-fig:not(.hidden)')
+    acc.first.locator("svg.main-svg").first.wait_for(timeout=90_000)
+    wait_idle(page, 90_000)
+    slider = frame.locator('input[type="range"]').first
+    slider.focus()
+    slider.press("ArrowRight")
+    slider.press("ArrowRight")  # 0.1 -> 1 -> IID
+    title = lambda: acc.first.evaluate("g => (g.layout && g.layout.title && g.layout.title.text) || ''")  # noqa: E731
+    poll(lambda: "α = IID" in title(), 30, 0.2, "the curves to show the second position")
+    poll(lambda: "x_alpha=IID" in page.url, 30, 0.5, f"the link to follow ({page.url})")
+    wait_idle(page)
+    time.sleep(1.0)  # any late answer has arrived by now
+    assert "α = IID" in title() and slider.evaluate("e => e.value") == "2"
+    page.goto(page.url)
+    acc.first.locator("svg.main-svg").first.wait_for(timeout=90_000)
+    poll(lambda: "α = IID" in title(), 30, 0.5, "the link to open on the position it carries")
+
+
 def test_clients_in_browser(clients_server, page):
     """On recorded data only, the Clients page draws the measured clients of FedAvg and FedQuad at
     10 local epochs, their update cosines, one client's embeddings; the round slider redraws them."""
