@@ -149,19 +149,24 @@ def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict 
     and ``kind`` ("UMAP" | "PCA"). None when the run has no snapshot."""
     store = RunStore(service.source_root(ref.source))
     try:
-        rounds = store.snapshot_rounds(run_id, readable=True)  # a damaged snapshot file is left out
-        if not rounds:
-            return None
-        snap = store.read_snapshot(run_id, rounds[-1])
+        rounds = store.snapshot_rounds(run_id)
     except (RunNotFound, StoreError, OSError, ValueError):
         return None
-    out = {"round": rounds[-1], "labels": snap.get("labels")}
+    for last in reversed(rounds):  # the last readable one: only the files read until then are opened
+        try:
+            snap = store.read_snapshot(run_id, last)
+            break
+        except (StoreError, OSError, ValueError):
+            continue  # a damaged snapshot file is left out
+    else:
+        return None
+    out = {"round": last, "labels": snap.get("labels")}
     s = snap.get("singular_values")
     if s is None and "embeddings" in snap:
         s = singular_values(snap["embeddings"])
     out["singular_values"] = None if s is None else np.asarray(s, dtype=float)
     if project and "embeddings" in snap:
-        xy = projection.umap_cached(store.path(run_id), rounds[-1])
+        xy = projection.umap_cached(store.path(run_id), last)
         if xy is not None and len(xy) == len(snap["embeddings"]):
             out["xy"], out["kind"] = xy, "UMAP"
         else:
