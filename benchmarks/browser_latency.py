@@ -7,23 +7,33 @@ through Playwright at 1600x1000. Three measurements:
 
 1. **first page**: from the moment the server process is started until the first plotly chart of
    the opening page (Explore on ``digits-alpha``) is drawn (an ``svg.main-svg`` inside a
-   ``[data-testid="stPlotlyChart"]``), and until that page has *settled* (defined below). Then a
-   second tab on the warm server: ``goto`` until first chart / settled.
-2. **slider move**: the α slider of Explore on ``digits-alpha`` is focused and moved one grid
-   step by a key press (ArrowRight through the whole grid, then ArrowLeft back). One move's time
-   is **key press -> last chart re-rendered**:
+   ``[data-testid="stPlotlyChart"]``, or a ``.fq-fig`` of the figure switcher), and until that page
+   has *settled* (defined below). Then a second tab on the warm server: ``goto`` until first chart
+   / settled. The switcher's frame gets its observer from the polling loop (every 20 ms; its first
+   document is replaced before Playwright's init script could see the real one), so a chart drawn
+   there before that is counted at the moment it is seen: at most one poll late.
+2. **slider move**: the α slider of Explore on ``digits-alpha`` (the figure switcher's, in its
+   iframe; Streamlit's own in older checkouts) is focused and moved one grid step by a key press
+   (ArrowRight through the whole grid, then ArrowLeft back). One move's time is **key press ->
+   last chart re-rendered**:
 
-   - start: the ``keydown`` event, as seen by a capturing listener in the page
-     (``performance.now()``);
-   - end: the time of the last DOM mutation (child list, attribute or text) inside any
-     ``[data-testid="stPlotlyChart"]`` element, or the adding/removing of one, as seen by a
-     ``MutationObserver`` on the document;
+   - start: the ``keydown`` event's own time stamp (``performance.timeOrigin + event.timeStamp``,
+     so time the page spent busy before handling the key counts), seen by a capturing listener
+     in the frame that got the key;
+   - end: the time of the last DOM mutation (child list, attribute or text) inside a chart
+     (``[data-testid="stPlotlyChart"]`` in the page, ``.fq-fig`` in the switcher's frame), or the
+     adding/removing of one, seen by a ``MutationObserver`` in every frame; mutations inside a
+     figure the switcher draws hidden for later (``.fq-fig.hidden``) are not counted, its
+     becoming visible is;
    - the move counts as finished (settled) once Streamlit's running indicator
-     (``[data-testid="stStatusWidget"]``) is gone, at least one chart changed, and no chart
-     changed for ``--quiet`` ms (default 500). The quiet window is not part of the time.
+     (``[data-testid="stStatusWidget"]``) is gone, at least one chart changed after the press,
+     and no chart changed in any frame for ``--quiet`` ms (default 500). The quiet window is not
+     part of the time.
 
-   So the time covers the whole round trip: the widget message, the script re-run, sending the
-   figures, and Plotly redrawing every chart that changed.
+   So the time covers whatever the page needs to show the new position: with the switcher, the
+   swap in the browser (the server follows afterwards, for the link and the download picker);
+   without it, the widget message, the script re-run, sending the figures and Plotly redrawing
+   every chart that changed. All times are epoch milliseconds, comparable across frames.
 3. **study switch**: the Study select box is opened and another study's option clicked; start is
    the option's ``mousedown`` in the page, end as for a slider move (last chart re-rendered,
    settled). Cycles ``digits-alpha -> digits-margins -> fmnist-methods -> digits-alpha``.
@@ -73,6 +83,7 @@ OBSERVER = """(() => {
   const install = () => {  // on this frame's current document (an iframe's first one is replaced)
     if (window.__fq && window.__fq.doc === document) return;
     const f = window.__fq = {start: 0, batches: [], first: 0, armed: false, doc: document};
+    if (document.querySelector(DRAWN)) { f.first = now(); f.batches.push(f.first); }  // drawn before we looked
     new MutationObserver((records) => {
       for (const m of records) {
         const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
@@ -369,7 +380,7 @@ def first_page_run(page, url: str, suffix: str, t0: float, quiet: float) -> tupl
         busy, now = page.evaluate(BUSY)
         if firsts and times and not busy and now - max(times) > quiet:
             return min(firsts) / 1000.0 - epoch_t0, max(times) / 1000.0 - epoch_t0
-        time.sleep(0.05)
+        time.sleep(0.02)
     raise TimeoutError("the first page did not settle within 180 s")
 
 
