@@ -14,6 +14,7 @@ import importlib
 from fedquad_core import launcher
 from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
 from fedquad_core.geometry import singular_values
+from fedquad_core.method_labels import CITATIONS as METHOD_CITATIONS, LABELS as METHOD_LABELS, method_label
 from fedquad_core.launcher import spawn_detached
 from fedquad_core.partition import PartitionError, class_counts, partition
 from fedquad_core.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
@@ -38,7 +39,7 @@ __all__ = ["launcher", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
            "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
            "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "matched_accuracy", "check_claims",
-           "claims_markdown", *_LAZY]
+           "claims_markdown", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
 
 
 def __getattr__(name: str):

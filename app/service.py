@@ -19,14 +19,21 @@ import streamlit as st
 
 from app import presets
 from app.roots import REPO_ROOT, recorded_dir, runs_dir  # noqa: F401  (re-exported: pages call service.*)
-from app.engine import (ACTIVE, DATASET_NAMES, DEVICES, METHODS, USER_ERRORS, ConfigError, DamagedRun, DataError,
-                        PartitionError, RunConfig, RunNotFound, RunStore, StoreError, check_data, check_grid,
-                        class_counts, data_summary, launcher, load_dataset, partition)
+from app import engine  # its torch names (the method registry, the data loaders, the grid check) on first use
+from app.engine import (ACTIVE, DATASET_NAMES, DEVICES, ConfigError, DamagedRun, PartitionError, RunConfig, RunNotFound,
+                        RunStore, StoreError, class_counts, launcher, partition)
 from app.export import files as export
 from app.projection import worker as projection_worker
 
 __all__ = ["ConfigError", "DataError", "PartitionError", "StoreError", "RunNotFound", "ACTIVE",
            "DATASET_NAMES", "DEVICES", "RunConfig"]
+
+
+def __getattr__(name: str):
+    """``service.DataError`` for the pages, imported (with torch) only when a page asks for it."""
+    if name == "DataError":
+        return engine.DataError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ---- the store ---------------------------------------------------------------------------
@@ -79,8 +86,7 @@ def _check_writable(run_id: str, what: str) -> None:
 
 
 def method_label(name: str) -> str:
-    cls = METHODS.get(name)
-    return cls.label if cls else name
+    return engine.method_label(name)  # torch-free: the sidebar names methods on every page
 
 
 def run_label(info) -> str:
@@ -359,17 +365,17 @@ class ParamSpec:
 
 
 def method_names() -> list[str]:
-    return list(METHODS)
+    return list(engine.METHOD_LABELS)  # the registry's names, torch-free (tested to agree)
 
 
 def method_citation(name: str) -> str:
-    return METHODS[name].citation
+    return engine.METHOD_CITATIONS[name]
 
 
 def param_specs(method: str) -> list[ParamSpec]:
     """The method's hyperparameters with their slider metadata, straight from the registry."""
     specs = []
-    for f in dataclasses.fields(METHODS[method].Params):
+    for f in dataclasses.fields(engine.METHODS[method].Params):
         m = f.metadata
         specs.append(ParamSpec(f.name, f.default, m.get("help", ""), m.get("min"), m.get("max"), m.get("step"),
                                bool(m.get("log")), bool(m.get("integer"))))
@@ -393,20 +399,20 @@ def log_options(low: float | None, high: float | None) -> list[float]:
 def data_problem(dataset: str) -> str | None:
     """None when the data set can be loaded, else DataError's one-line remedy."""
     try:
-        check_data(dataset)
+        engine.check_data(dataset)
         return None
-    except DataError as e:
+    except engine.DataError as e:
         return str(e)
 
 
 def dataset_info(dataset: str) -> dict:
-    return data_summary(dataset)
+    return engine.data_summary(dataset)
 
 
 @st.cache_resource(show_spinner="Loading labels…")
 def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0):
     """(training labels as int64 numpy, class names) of the data set as a run would see it."""
-    ds = load_dataset(dataset, train_subset=train_subset, seed=seed)
+    ds = engine.load_dataset(dataset, train_subset=train_subset, seed=seed)
     return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
 
 
@@ -451,8 +457,8 @@ def check_configs(cfgs: list[RunConfig]) -> str | None:
         return None if c.data_dir or c.download else dataset_labels(c.dataset, c.train_subset, c.seed)[0]
 
     try:
-        check_grid(cfgs, labels=labels)
-    except (*USER_ERRORS, ValueError) as e:
+        engine.check_grid(cfgs, labels=labels)
+    except (*engine.USER_ERRORS, ValueError) as e:
         return str(e)
     return None
 

@@ -235,8 +235,7 @@ def _title(title: str) -> dict:
 
 
 def _label(method: str) -> str:
-    cls = engine.METHODS.get(method)  # looked up on first use: the registry pulls in torch
-    return cls.label if cls else str(method)
+    return engine.method_label(method)  # torch-free, unlike the registry
 
 
 def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNSET, all_values=None,

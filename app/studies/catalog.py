@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app import service
+from app import engine, service  # engine: its torch names (the grid and its checks) on first use
 from app.projection import cache as projection
 from app.projection import maths
-from app.engine import (USER_ERRORS, RunNotFound, RunStore, StoreError, StudySpec, StudyStore, atomic_write_json,
-                        check_name, expand, parse_axes, pid_alive, singular_values, spawn_detached, study_frame)
+from app.engine import (RunNotFound, RunStore, StoreError, StudyStore, atomic_write_json, pid_alive, singular_values,
+                        spawn_detached, study_frame)
 
 SERIES, REPLICATE = "method", "seed"
 LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka",
@@ -255,11 +255,11 @@ def check_study(name: str, base: dict, axes: dict) -> str | None:
     """The engine's one up-front check of the whole grid (``check_grid``, through
     ``service.check_configs``), as a one-line message, or None."""
     try:
-        check_name(name)
+        engine.check_name(name)
         if service.runs_dir().joinpath("studies", f"{name}.json").exists():
             return f"a study named {name!r} exists already: choose another name"
-        spec = StudySpec(name, service.RunConfig.from_dict(base), parse_axes(axes))
-        configs = [p.config for p in expand(spec)]
-    except (*USER_ERRORS, ValueError, TypeError) as e:
+        spec = engine.StudySpec(name, service.RunConfig.from_dict(base), engine.parse_axes(axes))
+        configs = [p.config for p in engine.expand(spec)]
+    except (*engine.USER_ERRORS, ValueError, TypeError) as e:
         return str(e)
     return service.check_configs(configs)

@@ -1,0 +1,26 @@
+"""The torch-free label and citation tables agree with the method registry, and importing it pulls in no torch."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from fedquad_core.method_labels import CITATIONS, LABELS, method_label
+from fedquad_core.methods import METHODS
+
+
+def test_the_table_is_the_registrys_labels():
+    assert LABELS == {name: cls.label for name, cls in METHODS.items()}
+    assert CITATIONS == {name: cls.citation for name, cls in METHODS.items()}
+    assert list(LABELS) == list(METHODS)  # the registry's order (the sidebar lists them so)
+    assert method_label("fedquad") == "FedQuad" and method_label("nope") == "nope"
+
+
+def test_the_dashboards_first_modules_import_without_torch():
+    code = ("import sys; import fedquad_core.method_labels, app.engine, app.service, app.studies.catalog, "
+            "app.figures.study; print('torch' in sys.modules)")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stdout + out.stderr
