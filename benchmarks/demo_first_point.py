@@ -43,6 +43,7 @@ from browser_latency import CHROMIUM_ARGS, ROOT, Server, chromium_path, load1, s
 
 QUICK_KEY = ".st-key-quick_start button"
 ACC_TITLE = "Test accuracy"
+PROBLEMS = ("Traceback", "Error", "ScriptRunContext", "Exception")  # server log lines worth showing
 QUICK_PRESET = "Collapse in one minute"  # app/sidebar.py's QUICK_PRESET (not imported: it starts streamlit)
 
 PROBE = """(() => {
@@ -180,6 +181,8 @@ def one_demo(exe: str, recorded: Path, rounds: int, worker: bool, load: bool, ti
                     page.screenshot(path=str(shots / "demo_finished.png"))
                 browser.close()
             steps = breakdown(server.runs, origin + f["click"] / 1000.0)
+            log = server.log.read_text(errors="replace").splitlines()
+            steps["server_log_problems"] = [ln for ln in log if any(w in ln for w in PROBLEMS)][:5]
         finally:
             if loader is not None:
                 os.killpg(loader.pid, signal.SIGTERM)
@@ -231,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
               f"both finished {d['finished_s']:.1f} s")
         print(f"    (from the run store: launched {d['launched_s']:.1f} s, training started "
               f"{d['training_started_s']:.1f} s, first metrics row on disk {d['first_row_on_disk_s']:.1f} s)")
+        for line in d["server_log_problems"]:
+            print(f"    server log: {line}")
     for key, name in (("first_point_s", "click -> first point"), ("first_accuracy_s", "click -> accuracy chart point"),
                       ("finished_s", "click -> both finished")):
         print(f"{name}: {fmt([d[key] for d in result['demos']])}")
