@@ -19,7 +19,7 @@ demo's snapshots to UMAP while they train, on the same cores); ``--no-worker`` t
 ``browser_latency.py`` does. ``--load`` trains a digits run (the demo's own setting, 200 rounds)
 beside the app from before the click, to see the demo on a busy machine. The 1-min load average
 is printed before and after, with the median / max over ``--repeat`` (default 3).
-``--screenshot DIR`` saves the page at the first point and when finished (first repeat).
+``--app-root`` measures another checkout's app (A/B comparisons). ``--screenshot DIR`` saves the page at the first point and when finished (first repeat).
 
 Usage:
     PYTHONPATH=. .venv/bin/python benchmarks/demo_first_point.py [--repeat 3] [--load] [--no-worker]
@@ -139,13 +139,13 @@ def breakdown(runs_dir: Path, click: float) -> dict:
     return out
 
 
-def one_demo(exe: str, recorded: Path, rounds: int, worker: bool, load: bool, timeout_s: float,
+def one_demo(exe: str, app_root: Path, recorded: Path, rounds: int, worker: bool, load: bool, timeout_s: float,
              shots: Path | None) -> dict:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        server = Server(ROOT, recorded, work, worker=worker)
+        server = Server(app_root, recorded, work, worker=worker)
         loader = None
         try:
             with sync_playwright() as pw:
@@ -161,7 +161,7 @@ def one_demo(exe: str, recorded: Path, rounds: int, worker: bool, load: bool, ti
                 page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
                                        polling=100)
                 if load:
-                    loader = start_load(work, ROOT)
+                    loader = start_load(work, app_root)
                     time.sleep(5)  # past its start-up (imports, data), into the rounds
                 before = load1()
                 label = button.inner_text()
@@ -210,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="demos, each on a fresh server and empty store (default 3)")
     p.add_argument("--load", action="store_true", help="train a digits run beside the app during the demo")
     p.add_argument("--no-worker", action="store_true", help="turn the UMAP projection worker off")
+    p.add_argument("--app-root", type=Path, default=ROOT, help="checkout whose app/ to start (default this one)")
     p.add_argument("--timeout", type=float, default=300.0, help="s to wait for each end point (default 300)")
     p.add_argument("--screenshot", type=Path, help="save the page at the first point and finished (first repeat)")
     p.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
@@ -218,15 +219,18 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--repeat and --timeout must be positive")
     if args.screenshot is not None and not args.screenshot.is_dir():
         p.error(f"--screenshot {args.screenshot}: not a folder")
+    app_root = args.app_root.resolve()
+    if not (app_root / "app" / "main.py").exists():
+        p.error(f"--app-root {app_root}: no app/main.py there")
     from app.presets import PRESETS
 
     rounds = int(PRESETS[QUICK_PRESET]["config"]["rounds"])
     exe = chromium_path()
-    result: dict = {"load": args.load, "worker": not args.no_worker, "load1_before": load1(), "demos": []}
+    result: dict = {"app_root": str(app_root), "load": args.load, "worker": not args.no_worker, "load1_before": load1(), "demos": []}
     print(f"load average (1 min) before: {result['load1_before']:.2f} on {os.cpu_count()} cores; "
-          f"projection worker {'on' if result['worker'] else 'off'}{'; with --load' if args.load else ''}")
+          f"projection worker {'on' if result['worker'] else 'off'}{'; with --load' if args.load else ''}; app {app_root}")
     for i in range(args.repeat):
-        d = one_demo(exe, ROOT / "assets" / "recorded", rounds, not args.no_worker, args.load, args.timeout,
+        d = one_demo(exe, app_root, ROOT / "assets" / "recorded", rounds, not args.no_worker, args.load, args.timeout,
                      args.screenshot if i == 0 else None)
         result["demos"].append(d)
         print(f"  demo {i + 1}: load {d['load1_at_click']:.2f} at the click; Live page {d['live_s']:.1f} s, "
