@@ -11,15 +11,17 @@ itself every 20 ms (plus on every DOM change) for:
 - **first point**: the first time a Plotly chart on the page holds a trace with at least one
   point (``gd.data[i].x.length >= 1``) on the Live page (where the click leads), and separately
   the first time the "Test accuracy" chart does;
-- **finished**: the "Test accuracy" chart holds both runs' traces with every round (the preset's
-  ``rounds``) and the Live page's summary table (its grid cells) says ``finished`` twice.
+- **finished**: the "Test accuracy" chart holds a trace for each of the preset's runs with every
+  round (the preset's ``rounds``) and the Live page's summary table (its grid cells) says
+  ``finished`` once a run.
 
 By default the projection worker runs as it does under ``scripts/start.sh`` (it projects the
 demo's snapshots to UMAP while they train, on the same cores); ``--no-worker`` turns it off, as
 ``browser_latency.py`` does. ``--load`` trains a digits run (the demo's own setting, 200 rounds)
 beside the app from before the click, to see the demo on a busy machine. The 1-min load average
 is printed before and after, with the median / max over ``--repeat`` (default 3).
-``--app-root`` measures another checkout's app (A/B comparisons). ``--screenshot DIR`` saves the page at the first point and when finished (first repeat).
+``--app-root`` measures another checkout's app (A/B comparisons). ``--screenshot DIR`` saves the
+page at the first point and when finished (first repeat).
 
 Usage:
     PYTHONPATH=. .venv/bin/python benchmarks/demo_first_point.py [--repeat 3] [--load] [--no-worker]
@@ -73,11 +75,12 @@ PROBE = """(() => {
         f.rounds = Math.min(...traces);
       }
     }
-    if (f.first && !f.finished && f.runs >= 2 && f.rounds >= f.target) {
-      const cells = [...document.querySelectorAll('[data-testid="stDataFrame"] td, [data-testid="stDataFrame"] [role="gridcell"]')]
+    if (f.first && !f.finished && f.runs >= f.nruns && f.rounds >= f.target) {
+      const grid = '[data-testid="stDataFrame"]';
+      const cells = [...document.querySelectorAll(`${grid} td, ${grid} [role="gridcell"]`)]
         .map((c) => c.textContent.trim());
       f.cells = cells.filter((c) => c === 'finished').length;
-      if (f.cells >= 2) f.finished = now;
+      if (f.cells >= f.nruns) f.finished = now;
     }
   };
   setInterval(check, 20);
@@ -139,8 +142,8 @@ def breakdown(runs_dir: Path, click: float) -> dict:
     return out
 
 
-def one_demo(exe: str, app_root: Path, recorded: Path, rounds: int, worker: bool, load: bool, timeout_s: float,
-             shots: Path | None) -> dict:
+def one_demo(exe: str, app_root: Path, recorded: Path, rounds: int, nruns: int, worker: bool, load: bool,
+             timeout_s: float, shots: Path | None) -> dict:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,7 +170,7 @@ def one_demo(exe: str, app_root: Path, recorded: Path, rounds: int, worker: bool
                 label = button.inner_text()
                 if QUICK_PRESET not in label:
                     sys.exit(f"demo_first_point: the quick-start button reads {label!r}, not {QUICK_PRESET!r}")
-                page.evaluate("(n) => { window.__demo.target = n; }", rounds)
+                page.evaluate("([n, k]) => { window.__demo.target = n; window.__demo.nruns = k; }", [rounds, nruns])
                 button.click()
                 page.mouse.move(1200, 900)  # off the button: its tooltip would cover the chart
                 wait_for(page, "first", timeout_s, work, shots)
@@ -225,13 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     from app.presets import PRESETS
 
     rounds = int(PRESETS[QUICK_PRESET]["config"]["rounds"])
+    nruns = len(PRESETS[QUICK_PRESET]["methods"])
     exe = chromium_path()
-    result: dict = {"app_root": str(app_root), "load": args.load, "worker": not args.no_worker, "load1_before": load1(), "demos": []}
+    result: dict = {"app_root": str(app_root), "load": args.load, "worker": not args.no_worker,
+                    "load1_before": load1(), "demos": []}
     print(f"load average (1 min) before: {result['load1_before']:.2f} on {os.cpu_count()} cores; "
-          f"projection worker {'on' if result['worker'] else 'off'}{'; with --load' if args.load else ''}; app {app_root}")
+          f"projection worker {'on' if result['worker'] else 'off'}{'; with --load' if args.load else ''}; "
+          f"app {app_root}")
     for i in range(args.repeat):
-        d = one_demo(exe, app_root, ROOT / "assets" / "recorded", rounds, not args.no_worker, args.load, args.timeout,
-                     args.screenshot if i == 0 else None)
+        d = one_demo(exe, app_root, ROOT / "assets" / "recorded", rounds, nruns, not args.no_worker, args.load,
+                     args.timeout, args.screenshot if i == 0 else None)
         result["demos"].append(d)
         print(f"  demo {i + 1}: load {d['load1_at_click']:.2f} at the click; Live page {d['live_s']:.1f} s, "
               f"first point {d['first_point_s']:.1f} s (accuracy chart {d['first_accuracy_s']:.1f} s), "
