@@ -1,5 +1,6 @@
 """FedQuad Lab: entry point. Only routes: the pages (``app/views/``, one file each), the shared
-sidebar (``app.sidebar``) and the projection worker's keep-alive. Start with ``bash scripts/start.sh``."""
+sidebar (``app.sidebar``, with the one-minute demo's warm-up after the first page) and the projection
+worker's keep-alive. Start with ``bash scripts/start.sh``."""
 from __future__ import annotations
 
 import gc
@@ -63,6 +64,7 @@ def main() -> None:
         nav.run()
     finally:  # (also when the page stops or reruns)
         _freeze_startup_heap()
+        sidebar.warm_quick_start()
 
 
 main()

@@ -145,9 +145,9 @@ def load1() -> float:
 
 class Server:
     """The dashboard of ``app_root`` in its own process group, against the recorded studies and an
-    empty run store."""
+    empty run store. The projection worker is off unless ``worker`` (as under ``scripts/start.sh``)."""
 
-    def __init__(self, app_root: Path, recorded: Path, work: Path):
+    def __init__(self, app_root: Path, recorded: Path, work: Path, *, worker: bool = False):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.runs = work / "runs"
@@ -156,6 +156,8 @@ class Server:
                "FEDQUAD_PROJECTION_WORKER": "0", "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE",
                "PYTHONUNBUFFERED": "1", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
                "PYTHONPATH": str(app_root)}
+        if worker:
+            del env["FEDQUAD_PROJECTION_WORKER"]
         streamlit = ROOT / ".venv" / "bin" / "streamlit"
         self.started = time.monotonic()
         with open(self.log, "wb") as out:
