@@ -23,7 +23,7 @@ through Playwright at 1600x1000. Three measurements:
    - end: the time of the last DOM mutation (child list, attribute or text) inside a chart
      (``[data-testid="stPlotlyChart"]`` in the page, ``.fq-fig`` in the switcher's frame), or the
      adding/removing of one, seen by a ``MutationObserver`` in every frame; mutations inside a
-     figure the switcher draws hidden for later (``.fq-fig.hidden``) are not counted, its
+     figure the switcher draws hidden for later (``.fq-fig.hidden``), and its adding, are not counted, its
      becoming visible is;
    - the move counts as finished (settled) once Streamlit's running indicator
      (``[data-testid="stStatusWidget"]``) is gone, at least one chart changed after the press,
@@ -77,9 +77,10 @@ CHART_ANY = CHART + ", .fq-fig"  # Streamlit's charts, and the figures the switc
 OBSERVER = """(() => {
   const CHART = '%s';
   const DRAWN = '%s';
-  const HIDDEN = '.fq-fig.hidden';
+  const HIDDEN = '.fq-fig.hidden';  // a figure the switcher draws unseen, for a later position
   const now = () => performance.timeOrigin + performance.now();
-  const touches = (n) => n.nodeType === 1 && (n.matches(CHART) || (n.querySelector && n.querySelector(CHART)));
+  const shown = (n) => n.matches(CHART) && !n.matches(HIDDEN);
+  const touches = (n) => n.nodeType === 1 && (shown(n) || [...n.querySelectorAll(CHART)].some(shown));
   const install = () => {  // on this frame's current document (an iframe's first one is replaced)
     if (window.__fq && window.__fq.doc === document) return;
     const f = window.__fq = {start: 0, batches: [], first: 0, armed: false, doc: document};
@@ -356,7 +357,10 @@ def main(argv: list[str] | None = None) -> int:
                 if not args.no_switch:
                     sw = study_switches(page, args.quiet)
                     result["switch_ms"] = dict(sw)
-                    print("study switch: " + ", ".join(f"{n} {ms / 1000:.1f} s" for n, ms in sw))
+                    result["switch_first_change_ms"] = FIRST_CHANGE[-len(sw):] if sw else []
+                    print("study switch: " + ", ".join(f"{n} {ms / 1000:.1f} s" for n, ms in sw)
+                          + " (first chart changed after " + ", ".join(f"{ms / 1000:.1f}" for ms in
+                                                                      result["switch_first_change_ms"]) + " s)")
                 browser.close()
         finally:
             if loader is not None:
