@@ -260,7 +260,24 @@ def study_switches(page, quiet: float) -> list[tuple[str, float]]:
         page.evaluate("() => { window.__fq.armed = true; }")
         option.click()
         out.append((name, settle(page, quiet, since)))
+        DRAWN_MS.append(switcher_draw_ms(page))
     return out
+
+
+DRAWN_MS: list[float | None] = []  # per switch: the switcher's own time from the payload to the figures shown
+
+
+def switcher_draw_ms(page) -> float | None:
+    """How long the figure switcher took, for its latest payload with a new layout, from receiving
+    it to showing its figures (``window.fqTimings``); None without a switcher."""
+    for frame in page.frames[1:]:
+        try:
+            got = frame.evaluate("() => (window.fqTimings || []).filter(t => t.built).map(t => t.shown - t.received)")
+        except Exception:  # noqa: BLE001 - a frame that went away
+            continue
+        if got:
+            return got[-1]
+    return None
 
 
 _TITLES: dict[str, str] = {}
@@ -358,9 +375,12 @@ def main(argv: list[str] | None = None) -> int:
                     sw = study_switches(page, args.quiet)
                     result["switch_ms"] = dict(sw)
                     result["switch_first_change_ms"] = FIRST_CHANGE[-len(sw):] if sw else []
+                    result["switch_drawn_ms"] = DRAWN_MS[-len(sw):] if sw else []
                     print("study switch: " + ", ".join(f"{n} {ms / 1000:.1f} s" for n, ms in sw)
                           + " (first chart changed after " + ", ".join(f"{ms / 1000:.1f}" for ms in
-                                                                      result["switch_first_change_ms"]) + " s)")
+                                                                      result["switch_first_change_ms"]) + " s;"
+                          + " drawn in the browser in " + ", ".join("?" if ms is None else f"{ms / 1000:.1f}" for ms in
+                                                                   result["switch_drawn_ms"]) + " s)")
                 browser.close()
         finally:
             if loader is not None:

@@ -163,7 +163,17 @@
     if (S.queue.length) setTimeout(drain, 30);
   }
 
+  // The user doing something in the page around us (opening the study list, another widget):
+  // the figures drawn ahead wait a moment, so the answer to that is drawn without competing.
+  let pausedUntil = 0;
+  try {
+    for (const type of ["pointerdown", "keydown"]) {
+      window.parent.document.addEventListener(type, () => { pausedUntil = performance.now() + 2500; }, true);
+    }
+  } catch (e) { /* another origin: no pause */ }
+
   function drain() {
+    if (performance.now() < pausedUntil) { setTimeout(drain, 250); return; }
     const next = S.queue.shift();
     if (!next) return;
     const box = S.slots[next[0]];
