@@ -110,8 +110,8 @@ SWITCHER = "x_switch"  # the component's key: one iframe for every study, so plo
 
 def at_positions(view: View, points: pd.DataFrame, axes: list[switcher.Axis]) -> None:
     """The figures at the slider position, and, once the browser has drawn them and asked, those of
-    the positions around it (all of a small grid), so a move is a swap in the browser; then the
-    download picker."""
+    the positions up to two steps away, so a move is a swap in the browser; then the download
+    picker."""
     value = {a.key: st.session_state[a.state_key] for a in axes}
     here = position(view, points)
     positions = [here]

@@ -138,18 +138,10 @@ def neighbours(axes: list[Axis], value: dict[str, str], reach: int = 2) -> list[
     return out
 
 
-def every_position(axes: list[Axis]) -> list[dict[str, str]]:
-    out: list[dict[str, str]] = [{}]
-    for a in axes:
-        out = [{**v, a.key: o} for v in out for o in a.options]
-    return out
-
-
-def ready_positions(axes: list[Axis], value: dict[str, str], small: int = 12) -> list[dict[str, str]]:
-    """What the browser should hold besides ``value``: every position of a small grid (up to
-    ``small``), else those within two steps along one axis."""
-    if len(every_position(axes)) <= small:
-        return [v for v in every_position(axes) if v != value]
+def ready_positions(axes: list[Axis], value: dict[str, str]) -> list[dict[str, str]]:
+    """What the browser should hold besides ``value``: the positions up to two steps away along
+    one axis, so the next move or two are a swap however fast the user goes (drawing ahead costs
+    the browser ~50-100 ms a figure, so not the whole grid at once)."""
     return neighbours(axes, value)
 
 

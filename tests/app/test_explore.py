@@ -249,10 +249,10 @@ def test_a_bad_sweep_stops_before_anything_starts(empty_store):
     assert not (empty_store / ".studies").exists()
 
 
-def test_the_browser_gets_every_position_of_a_small_grid_once_it_asks(recorded_root):
-    """First only the slider position (fast to open); after the switcher's request, every position
-    of the 3-value grid, so each later move is a swap in the browser; figures that do not change
-    along the move (the response plots) are sent once, under one id."""
+def test_the_browser_gets_the_positions_around_once_it_asks(recorded_root):
+    """First only the slider position (fast to open); after the switcher's request, those up to
+    two steps away (here the whole 3-value grid), so each later move is a swap in the browser;
+    figures that do not change along the move (the response plots) are sent once, under one id."""
     at = open_explore()
     assert list(switcher(at)["positions"]) == ["alpha=0.1"] and switcher(at)["near"] is False
     move(at, near=True)
