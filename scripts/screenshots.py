@@ -107,13 +107,28 @@ def quiet(page, seconds: float = 3.0, timeout_s: float = 180.0) -> bool:
     return False
 
 
+def drawn(page) -> bool:
+    """Some frame (the page, or Explore's figure switcher) has figures, and each frame's are drawn."""
+    seen = False
+    for frame in page.frames:
+        try:
+            count = frame.evaluate("() => document.querySelectorAll('.js-plotly-plot').length")
+            if count and not frame.evaluate(DRAWN_JS):
+                return False
+            seen = seen or bool(count)
+        except Exception:  # noqa: BLE001 - a frame that went away meanwhile
+            continue
+    return seen
+
+
 def settle(page, figures: bool, timeout_ms: int = 120_000) -> None:
     """Idle, figures drawn, and idle for a few seconds in a row (a page may rerun itself)."""
     wait_idle(page, timeout_ms)
     if figures:
-        try:
-            page.wait_for_function(DRAWN_JS, timeout=timeout_ms)
-        except Exception:  # noqa: BLE001 - a page without runs shows a message instead of figures
+        deadline = time.monotonic() + timeout_ms / 1000
+        while not drawn(page) and time.monotonic() < deadline:
+            time.sleep(0.25)
+        if not drawn(page):  # a page without runs shows a message instead of figures
             log("  no figure drew (the page may have nothing to show)")
     quiet(page, 3.0, timeout_ms / 1000)
 

@@ -20,6 +20,12 @@ def _names(n: int, class_names) -> list[str]:
     return [str(c) for c in class_names] if class_names is not None else [str(i) for i in range(n)]
 
 
+def _tick_angle(names: list[str]) -> int:
+    """Class names as x tick labels: upright when they are words (Fashion-MNIST's "T-shirt/top"),
+    so neighbours never overlap, level for digits."""
+    return -90 if max((len(n) for n in names), default=0) > 3 else 0
+
+
 def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bool = False) -> go.Figure:
     """One marker trace per class (legend = class names), equal aspect, no axis ticks."""
     xy, labels = np.asarray(xy, dtype=float), np.asarray(labels).ravel()
@@ -100,7 +106,7 @@ def cdnv_heatmap(cdnv, class_names=None, *, title: str = "", zrange: tuple[float
                       thickness=14, len=0.9),
         hovertemplate="%{y} vs %{x}<br>CDNV %{customdata:.3g}<extra></extra>",
     ))
-    fig.update_xaxes(title_text="class", type="category", showgrid=False, constrain="domain")
+    fig.update_xaxes(title_text="class", type="category", showgrid=False, constrain="domain", tickangle=_tick_angle(names))
     fig.update_yaxes(title_text="class", type="category", autorange="reversed", scaleanchor="x",
                      showgrid=False, constrain="domain")
     fig.update_layout(title=title or None, height=CDNV_HEIGHT + (60 if talk else 0))
@@ -172,7 +178,7 @@ def per_class_intra_figure(series: dict[str, np.ndarray], class_names=None, *,
             hovertemplate=f"{label}<br>class %{{x}}<br>%{{y:.3g}}<extra></extra>",
         ))
     fig.update_layout(barmode="group", bargap=0.2, bargroupgap=0.05)
-    fig.update_xaxes(title_text="class", type="category")
+    fig.update_xaxes(title_text="class", type="category", tickangle=_tick_angle(names))
     fig.update_yaxes(title_text="mean distance to class mean")
     return apply_theme(fig, talk)
 

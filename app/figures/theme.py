@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import zlib
 
+import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -116,7 +117,15 @@ def _legend_rows(fig: go.Figure, size: int) -> int:
 def _names(fig: go.Figure) -> list[dict]:
     """What the legend sizing reads of each trace (no copy of the data arrays); a trace without a
     legend entry (a table) has no ``showlegend`` and counts as not shown."""
-    return [{"name": getattr(t, "name", None), "showlegend": getattr(t, "showlegend", False)} for t in fig.data]
+    out = []
+    for t in fig.data:
+        d = {"name": getattr(t, "name", None), "showlegend": getattr(t, "showlegend", False), "type": t.type}
+        for attr in ("y", "yaxis", "fill"):  # what ``_mark_zoomed_axes`` reads (a reference, no copy)
+            v = getattr(t, attr, None)
+            if v is not None:
+                d[attr] = v
+        out.append(d)
+    return out
 
 
 def _legend_rows_of(data: list[dict], layout: dict, size: int) -> int:
@@ -203,6 +212,41 @@ def _axis_keys(layout: dict, letter: str) -> list[str]:
     return keys or [f"{letter}axis"]
 
 
+NOT_FROM_ZERO = " (not from 0)"
+_NO_ZOOM = ("bar", "histogram", "heatmap", "box", "violin", "table", "pie", "image")  # 0 in range, or no y axis
+
+
+def _mark_zoomed_axes(data: list[dict], layout: dict) -> None:
+    """Append "(not from 0)" to the title of every y axis that plotly will zoom in on: no range,
+    range mode or log/category type set, only line/marker traces on it, all values positive and
+    the smallest above plotly's padding (5 % of the spread), so the axis will not reach 0."""
+    values: dict[str, list] = {}
+    for t in data:
+        if "y" not in t:
+            continue
+        key = "yaxis" + str(t.get("yaxis") or "y")[1:]
+        if t.get("type") in _NO_ZOOM or t.get("fill") in ("tozeroy", "tonexty"):
+            values[key] = None  # drawn from 0 (a bar) or filled towards another trace: left alone
+            continue
+        if values.get(key, []) is not None:
+            try:
+                ys = np.asarray(t["y"], dtype=float).ravel()
+            except (TypeError, ValueError):
+                values[key] = None
+                continue
+            values.setdefault(key, []).append(ys[np.isfinite(ys)])
+    for key, parts in values.items():
+        axis = layout.get(key) or {}
+        title = axis.get("title")
+        text = title.get("text") if isinstance(title, dict) else title
+        if (not parts or not text or NOT_FROM_ZERO.strip() in text or axis.get("range") is not None
+                or axis.get("rangemode") or axis.get("type") in ("log", "category", "date") or axis.get("autorange") is False):
+            continue
+        ys = np.concatenate(parts)
+        if ys.size and ys.min() > 0 and ys.min() > 0.05 * (ys.max() - ys.min()):
+            layout[key] = {**axis, "title": {**(title if isinstance(title, dict) else {}), "text": text + NOT_FROM_ZERO}}
+
+
 def theme_layout(data: list[dict], layout: dict, talk: bool = False) -> dict:
     """The look of ``apply_theme`` on plain dicts: ``layout`` (a figure's layout as plotly's JSON,
     nested keys, no ``title_text`` shorthands) is changed in place and returned, with the template
@@ -217,6 +261,7 @@ def theme_layout(data: list[dict], layout: dict, talk: bool = False) -> dict:
                    _place_title_and_legend(data, layout, True, 18, 24, 30)]
         axis = dict(linewidth=2, ticks="outside", tickwidth=2)
     layout["template"] = _TEMPLATE_JSON[talk]
+    _mark_zoomed_axes(data, layout)
     for change in changes:
         _merge(layout, change)
     for letter in "xy":
