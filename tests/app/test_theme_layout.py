@@ -118,3 +118,22 @@ def test_the_slider_figures_are_valid_plotly(talk):
     each again with full validation must raise nothing and change nothing."""
     for fig in _explore_figures(talk):
         assert _spec(go.Figure(fig.to_plotly_json())) == _spec(fig)
+
+
+def test_an_axis_plotly_zooms_in_on_says_not_from_0():
+    from app.figures.theme import NOT_FROM_ZERO, apply_theme, themed_figure
+
+    def ytitle(fig):
+        return fig.layout.yaxis.title.text
+
+    line = lambda ys, **axis: apply_theme(go.Figure(go.Scatter(y=ys), layout=dict(yaxis=dict(title=dict(text="ratio"), **axis))))  # noqa: E731
+    assert ytitle(line([0.31, 0.45, 0.33])) == "ratio" + NOT_FROM_ZERO
+    assert ytitle(line([0.01, 0.45, 0.33])) == "ratio"  # plotly's padding reaches 0
+    assert ytitle(line([0.31, 0.45], range=[0, 0.5])) == "ratio"  # a set range shows where it starts
+    assert ytitle(line([0.31, 0.45], type="log")) == "ratio"
+    bars = apply_theme(go.Figure(go.Bar(y=[3, 4]), layout=dict(yaxis=dict(title=dict(text="distance")))))
+    assert ytitle(bars) == "distance"  # bars are drawn from 0
+    fig = themed_figure([dict(type="scatter", y=[5.0, 6.0])], dict(yaxis=dict(title=dict(text="rank"))))
+    assert ytitle(fig) == "rank" + NOT_FROM_ZERO
+    again = apply_theme(fig)
+    assert ytitle(again) == "rank" + NOT_FROM_ZERO  # said once
