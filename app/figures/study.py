@@ -185,6 +185,11 @@ def _hex_rgba(color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+def is_accuracy(metric: str) -> bool:
+    """An accuracy (a fraction in the data): its axis reads in percent."""
+    return metric in ("test_accuracy", "final_acc", "best_acc") or metric.startswith("local_acc")
+
+
 def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: bool = False) -> go.Figure:
     """Per method: the mean over seeds of ``y`` against round (thick), a ± 1 std band, and each
     seed's own curve thin. ``metrics`` needs ``method``, ``seed``, ``round`` and ``y``."""
@@ -208,7 +213,7 @@ def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: 
         traces.append(dict(type="scatter", x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
                            line=dict(color=color, width=2.5), legendgroup=method, meta=["mean", str(method)],
                            hovertemplate=f"{_label(method)} mean<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
-    yaxis = dict(title=dict(text=METRIC_TITLES.get(y, y)), **({"tickformat": ".0%"} if y == "test_accuracy" else {}))
+    yaxis = dict(title=dict(text=METRIC_TITLES.get(y, y)), **({"tickformat": ".0%"} if is_accuracy(y) else {}))
     return themed_figure(traces, dict(_title(title), hovermode="closest", xaxis=dict(title=dict(text="round")),
                                       yaxis=yaxis), talk)
 
@@ -276,7 +281,7 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
     lows = [float(np.nanmin(t["y"] - t["customdata"][:, 0])) for t in traces if t.get("customdata") is not None]
     if lows and min(lows) > 0.25 * max(float(np.nanmax(t["y"])) for t in traces if t.get("customdata") is not None):
         ytitle += " (not from 0)"  # plotly zooms in on the data: the axis says so
-    yaxis = dict(title=dict(text=ytitle), **({"tickformat": ".0%"} if metric in ("final_acc", "best_acc") or metric.startswith("local_acc") else {}))
+    yaxis = dict(title=dict(text=ytitle), **({"tickformat": ".0%"} if is_accuracy(metric) else {}))
     fig = themed_figure(traces, dict(_title(title), hovermode="closest", shapes=shapes, yaxis=yaxis,
                                      xaxis=dict(title=dict(text=AXIS_TITLES.get(x_axis, x_axis)), **xaxis)), talk)
     set_current(fig, x_axis, values, current)

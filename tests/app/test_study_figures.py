@@ -108,3 +108,16 @@ def test_a_zoomed_accuracy_axis_says_it_does_not_start_at_zero():
     resp = sf.aggregate(points(), ["method", "alpha"], ["final_acc"])
     fig = sf.response_figure(resp, "alpha", "final_acc", all_values=[0.1, 1.0, None])
     assert fig.layout.yaxis.title.text.endswith("(not from 0)")
+
+
+def test_every_accuracy_axis_reads_in_percent():
+    import pandas as pd
+
+    from app.figures import study as sf
+
+    rows = [{"run": f"r{s}", "method": "fedavg", "seed": s, "round": r, "test_accuracy": 0.5 + r / 100,
+             "local_acc_all": 0.2 + r / 100, "ratio": 0.4} for s in (0, 1) for r in (1, 2, 3)]
+    metrics = pd.DataFrame(rows)
+    for y in ("test_accuracy", "local_acc_all"):
+        assert sf.band_curves_figure(metrics, y).layout.yaxis.tickformat == ".0%", y
+    assert sf.band_curves_figure(metrics, "ratio").layout.yaxis.tickformat is None
