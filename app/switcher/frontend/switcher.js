@@ -173,7 +173,8 @@
   } catch (e) { /* another origin: no pause */ }
 
   function drain() {
-    if (performance.now() < pausedUntil) { setTimeout(drain, 250); return; }
+    // paused while the user acts around us, and while the tab is in the background (no one looks)
+    if (performance.now() < pausedUntil || document.hidden) { setTimeout(drain, 250); return; }
     const next = S.queue.shift();
     if (!next) return;
     const box = S.slots[next[0]];
