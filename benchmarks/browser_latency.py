@@ -303,6 +303,16 @@ def start_load(work: Path, app_root: Path) -> subprocess.Popen:
                             start_new_session=True)
 
 
+def open_browser(pw, exe: str, init_script: str, timeout_ms: int):
+    """Headless Chromium at 1600x1000 with ``init_script`` in every frame: (browser, context, page)."""
+    browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1000})
+    ctx.add_init_script(init_script)
+    page = ctx.new_page()
+    page.set_default_timeout(timeout_ms)
+    return browser, ctx, page
+
+
 def fmt(xs: list[float]) -> str:
     if not xs:
         return "n/a"
@@ -338,11 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         loader = None
         try:
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
-                ctx = browser.new_context(viewport={"width": 1600, "height": 1000})
-                ctx.add_init_script(OBSERVER)
-                page = ctx.new_page()
-                page.set_default_timeout(120_000)
+                browser, ctx, page = open_browser(pw, exe, OBSERVER, 120_000)
                 server.wait_healthy()
                 healthy = time.monotonic() - server.started
                 suffix = "&talk=1" if args.talk else ""

@@ -41,7 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser_latency import CHROMIUM_ARGS, ROOT, Server, chromium_path, load1, start_load  # noqa: E402
+from browser_latency import ROOT, Server, chromium_path, load1, open_browser, start_load  # noqa: E402
 
 QUICK_KEY = ".st-key-quick_start button"
 ACC_TITLE = "Test accuracy"
@@ -152,11 +152,7 @@ def one_demo(exe: str, app_root: Path, recorded: Path, rounds: int, nruns: int, 
         loader = None
         try:
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
-                ctx = browser.new_context(viewport={"width": 1600, "height": 1000})
-                ctx.add_init_script(PROBE)
-                page = ctx.new_page()
-                page.set_default_timeout(180_000)
+                browser, _, page = open_browser(pw, exe, PROBE, 180_000)
                 server.wait_healthy()
                 page.goto(server.url)
                 button = page.locator(QUICK_KEY).first

@@ -17,8 +17,13 @@ LABELS = {"local_acc_all": "Local accuracy, all classes", "local_acc_own": "Loca
           "update_norm": "Update norm"}
 
 
+def local_options(points: pd.DataFrame) -> list[str]:
+    """The local metrics some run of the study measured, in the engine's order."""
+    return [m for m in studies.LOCAL_METRICS if m in points and points[m].notna().any()]
+
+
 def has_local(points: pd.DataFrame) -> bool:
-    return any(m in points and points[m].notna().any() for m in studies.LOCAL_METRICS)
+    return bool(local_options(points))
 
 
 HEADING = "Local models (mean over the measured clients)"
@@ -26,9 +31,9 @@ HEADING = "Local models (mean over the measured clients)"
 
 def local_metric(points: pd.DataFrame) -> str | None:
     """The control above the figures: which local metric the row shows (None: no local metrics)."""
-    if not has_local(points):
+    opts = local_options(points)
+    if not opts:
         return None
-    opts = [m for m in studies.LOCAL_METRICS if m in points and points[m].notna().any()]
     state.init("x_local", opts[0], str, opts)
     if not state.presenter():
         st.segmented_control("Local metric", opts, key="x_local", format_func=LABELS.get)
@@ -39,9 +44,9 @@ def local_metric(points: pd.DataFrame) -> str | None:
 def local_panels(view, points: pd.DataFrame, metrics: pd.DataFrame, resp: pd.DataFrame | None, response, tag: str) -> list:
     """The row's two panels, or none when no run of the study measured its clients. ``response``
     is the page's response-plot builder (``explore_panels.response``), so the bands and marks match."""
-    if not has_local(points):
+    opts = local_options(points)
+    if not opts:
         return []
-    opts = [m for m in studies.LOCAL_METRICS if m in points and points[m].notna().any()]
     metric = st.session_state.get("x_local") if st.session_state.get("x_local") in opts else opts[0]
     fig = sf.band_curves_figure(metrics, metric, title=f"{LABELS[metric]} at {tag}", talk=view.talk)
     note = captions.with_plain("x_local", "Measured at snapshot rounds on each client's model after local training, "

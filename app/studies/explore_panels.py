@@ -27,6 +27,7 @@ class View:
     pos: dict
     resp_axis: str | None
     talk: bool
+    version: tuple  # the study's ``studies.version`` for this page run (read once: it stats run files)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -105,6 +106,11 @@ def compute_controls(view: View, points: pd.DataFrame) -> None:
         b.caption(f"Last computation's log: {studies.log_tail(view.ref, 2)}")
 
 
+def grid_position(axes: list[switcher.Axis], values: dict[str, list], shown: dict[str, str]) -> dict:
+    """The grid values at a position given as the sliders show it (``{"alpha": "IID"}`` -> None)."""
+    return {a.key: dict(zip(a.options, values[a.key]))[shown[a.key]] for a in axes}
+
+
 SWITCHER = "x_switch"  # the component's key: one iframe for every study, so plotly.js loads once
 
 
@@ -117,8 +123,7 @@ def at_positions(view: View, points: pd.DataFrame, axes: list[switcher.Axis]) ->
     positions = [here]
     if switcher.wants_neighbours(SWITCHER, view.ref.id):
         for near in switcher.ready_positions(axes, value):
-            pos = {a.key: dict(zip(a.options, view.values[a.key]))[near[a.key]] for a in axes}
-            positions.append(position(replace(view, pos=pos), points))
+            positions.append(position(replace(view, pos=grid_position(axes, view.values, near)), points))
     switcher.show(SWITCHER, view.ref.id, axes, sections(view, points), positions, value, talk=view.talk,
                   presenter=state.presenter())
     downloads(here)
@@ -145,7 +150,7 @@ def _panel(slot: str, fig, data, name: str, title: str, note: str | None = None)
 def position(view: View, points: pd.DataFrame) -> switcher.Position:
     """Every figure of the page that depends on the slider position, at ``view.pos`` (built once
     per position and session: ``memo``)."""
-    key = (view.ref.id, studies.version(view.ref), "position", tuple((a, sf._key(v)) for a, v in view.pos.items()),
+    key = (view.ref.id, view.version, "position", tuple((a, sf._key(v)) for a, v in view.pos.items()),
            view.resp_axis, st.session_state.get("x_local"), st.session_state.get("x_hm"), view.talk)
     return memo(key, lambda: _position(view, points), store="_x_pos", size=64)
 
@@ -159,12 +164,12 @@ def _position(view: View, points: pd.DataFrame) -> switcher.Position:
     out = switcher.Position(value, notice=notice)
     if done.empty:
         return out
-    ver = studies.version(view.ref) if view.ref.source == "mine" else ()
+    ver = view.version if view.ref.source == "mine" else ()
     runs = tuple(zip(done["run_id"], *(done[c] if c in done else [d] * len(done)
                                        for c, d in ((studies.SERIES, "?"), (studies.REPLICATE, 0)))))
     metrics = metrics_of(view.ref.source, view.ref.name, runs, ver)
     fixed = {a: v for a, v in view.pos.items() if a != view.resp_axis}
-    resp = memo((view.ref.id, studies.version(view.ref), "resp", view.resp_axis, tuple((a, sf._key(v)) for a, v in fixed.items())),
+    resp = memo((view.ref.id, view.version, "resp", view.resp_axis, tuple((a, sf._key(v)) for a, v in fixed.items())),
                 lambda: sf.aggregate(sf.select(points, fixed), ["method", view.resp_axis], list(studies.METRICS))) \
         if view.resp_axis else None  # the same while the slider moves along resp_axis, like the response plots
     tag = where(view.pos)
@@ -218,7 +223,7 @@ def sections(view: View, points: pd.DataFrame) -> list[switcher.Section]:
 
 def response(view: View, resp: pd.DataFrame, metric: str, title: str, slot: str) -> switcher.Panel:
     fixed = tuple((a, sf._key(v)) for a, v in view.pos.items() if a != view.resp_axis)
-    fig = memo((view.ref.id, studies.version(view.ref), slot, view.resp_axis, fixed, view.talk), lambda: sf.response_figure(
+    fig = memo((view.ref.id, view.version, slot, view.resp_axis, fixed, view.talk), lambda: sf.response_figure(
         resp, view.resp_axis, metric, all_values=view.values[view.resp_axis], title=title, talk=view.talk))
     # No slider mark: the figure stays the same while the slider moves along its own axis, so the
     # browser shows the one it has drawn.
@@ -261,9 +266,9 @@ def heatmap(view: View, points: pd.DataFrame) -> switcher.Panel:
     xa, ya = view.axes[0], view.axes[1]
     metric = st.session_state.get("x_hm") or "final_ratio"
     fixed = {a: v for a, v in view.pos.items() if a not in (xa, ya)}
-    resp = memo((view.ref.id, studies.version(view.ref), "heat-table", metric, tuple((a, sf._key(v)) for a, v in fixed.items())),
+    resp = memo((view.ref.id, view.version, "heat-table", metric, tuple((a, sf._key(v)) for a, v in fixed.items())),
                 lambda: sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric]))
-    fig = go.Figure(memo((view.ref.id, studies.version(view.ref), "heat", metric, tuple(fixed.items()), view.talk), lambda: sf.margins_heatmap(
+    fig = go.Figure(memo((view.ref.id, view.version, "heat", metric, tuple(fixed.items()), view.talk), lambda: sf.margins_heatmap(
         resp, xa, ya, metric, all_x=view.values[xa], all_y=view.values[ya], title=f"FedQuad's {HEATMAP_OF[metric]} (mean over seeds)",
         talk=view.talk)))  # a copy: the cell mark is this position's
     sf.set_cell(fig, xa, ya, (view.pos[xa], view.pos[ya]))
@@ -274,7 +279,7 @@ def heatmap(view: View, points: pd.DataFrame) -> switcher.Panel:
 
 def across_alpha(view: View, points: pd.DataFrame) -> switcher.Panel:
     fixed = {a: v for a, v in view.pos.items() if a != "alpha"}
-    key = (view.ref.id, studies.version(view.ref), "across", tuple((a, sf._key(v)) for a, v in fixed.items()), view.talk)
+    key = (view.ref.id, view.version, "across", tuple((a, sf._key(v)) for a, v in fixed.items()), view.talk)
     return memo(key, lambda: _across(view, sf.select(points, fixed)))
 
 

@@ -9,6 +9,7 @@ import streamlit as st
 from app import service, state, switcher
 from app.figures import study as sf
 from app.studies import catalog as studies
+from app.studies import explore_local
 from app.studies import explore_panels as panels
 
 talk = state.talk()
@@ -61,23 +62,24 @@ def body() -> None:
     axes_ui = [switcher.Axis(a, slider_label(a), [sf.value_label(a, v) for v in values[a]], f"x_{a}") for a in axes]
     for ax in axes_ui:
         state.init(ax.state_key, default_label(ax.key), str, ax.options)
-    pos = {ax.key: dict(zip(ax.options, values[ax.key]))[st.session_state[ax.state_key]] for ax in axes_ui}
+    pos = panels.grid_position(axes_ui, values, {ax.key: st.session_state[ax.state_key] for ax in axes_ui})
     state.init("x_resp", axes[0] if axes else "", str, axes or [""])
-    points = panels.points_of(ref.source, ref.name, studies.version(ref))
+    version = studies.version(ref)
+    points = panels.points_of(ref.source, ref.name, version)
     if active and not (studies.running(ref) or points["state"].isin(service.ACTIVE).any()):
         st.rerun()  # the study finished: redraw once without the refresh
     controls = st.container(horizontal=True, gap="large")
     with controls:
         if len(axes) > 1 and not state.presenter():
             st.segmented_control("Response plots against", axes, key="x_resp")
-        panels.explore_local.local_metric(points)
+        explore_local.local_metric(points)
         if len(axes) >= 2:
             panels.heatmap_control()
     state.publish("x_study", "x_resp", *(ax.state_key for ax in axes_ui))
     for stale in [k for k in st.query_params if k.startswith("x_") and k not in ("x_study", "x_resp", "x_hm", "x_local")
                   and k[2:] not in axes]:
         del st.query_params[stale]  # another study's slider: not part of this view's link
-    view = panels.View(ref, study, axes, values, pos, st.session_state.x_resp or (axes[0] if axes else None), talk)
+    view = panels.View(ref, study, axes, values, pos, st.session_state.x_resp or (axes[0] if axes else None), talk, version)
     panels.compute_controls(view, points)
     panels.at_positions(view, points, axes_ui)
 
