@@ -1,6 +1,6 @@
 """FedQuad Lab: entry point. Only routes: the pages (``app/views/``, one file each), the shared
-sidebar (``app.sidebar``, with the one-minute demo's warm-up after the first page) and the projection
-worker's keep-alive. Start with ``bash scripts/start.sh``."""
+sidebar (``app.sidebar``, with the one-minute demo's warm-up at the end of the first page run)
+and the projection worker's keep-alive. Start with ``bash scripts/start.sh``."""
 from __future__ import annotations
 
 import gc

@@ -2,9 +2,6 @@
 and About (with the methods compared and their papers)."""
 from __future__ import annotations
 
-import threading
-import time
-
 import streamlit as st
 
 from app import presets, service, state
@@ -39,27 +36,19 @@ def quick_start() -> None:
     st.switch_page("views/live.py")
 
 
-WARM_DELAY_S = 4.0  # after the first page: its figures and the switcher's neighbours come first
-
-
-@st.cache_resource(show_spinner=False)  # a cache function: the caches it fills show no spinner (no page)
-def _check_quick_start() -> None:
-    time.sleep(WARM_DELAY_S)  # the check imports torch: not while the first page is being drawn
+@st.cache_resource(show_spinner=False)  # once per server process; the caches it fills show no spinner
+def warm_quick_start() -> None:
+    """At the end of the server's first page run (its figures are sent by then): check the demo's
+    settings, which imports the engine's registry and loads the digits labels into the cache.
+    Cold, that check took 0.7 s of the click's time before the runs were started
+    (benchmarks/demo_first_point.py). It runs in the script's thread: a background thread here
+    imported torch while a page's script imported other native libraries, and Streamlit's caches
+    are not to be called from threads of one's own."""
     preset = presets.PRESETS[QUICK_PRESET]
     try:
         service.check_configs(service.make_configs(preset["methods"], preset["config"], {}))
     except Exception:  # noqa: BLE001 - only a warm-up: the click checks again and says what is wrong
         pass
-
-
-@st.cache_resource(show_spinner=False)
-def warm_quick_start() -> threading.Thread:
-    """Once per server process, a few seconds after its first page ran: check the demo's settings
-    in a background thread, which loads the labels of its data set into the cache. Cold, that check
-    took 0.7 s of the click's time before the runs were started (benchmarks/demo_first_point.py)."""
-    thread = threading.Thread(target=_check_quick_start, name="warm-quick-start", daemon=True)
-    thread.start()
-    return thread
 
 
 def presenter_requested() -> bool:

@@ -222,6 +222,11 @@ def page_now(page) -> float:
     return page.evaluate(BUSY)[1]
 
 
+def href(page) -> str:
+    """The address now (``page.url`` is refreshed only by events that a sleep loop never takes in)."""
+    return page.evaluate("() => location.href")
+
+
 def slider_moves(page, moves: int, quiet: float) -> tuple[list[float], list[float], list[str]]:
     handle = slider(page)
     handle.wait_for()
@@ -229,15 +234,15 @@ def slider_moves(page, moves: int, quiet: float) -> tuple[list[float], list[floa
     fwd, back, seen = [], [], []
     for key, out in (("ArrowRight", fwd), ("ArrowLeft", back)):
         for _ in range(moves):
-            before = page.url
+            before = href(page)
             since = page_now(page)
             page.keyboard.press(key)
             out.append(settle(page, quiet, since))
             deadline = time.monotonic() + 10
-            while page.url == before and time.monotonic() < deadline:
+            while (now := href(page)) == before and time.monotonic() < deadline:
                 time.sleep(0.05)  # the server follows the browser's move and writes the link
-            seen.append(page.url.split("x_alpha=")[-1].split("&")[0] if "x_alpha=" in page.url else "?")
-            if page.url == before:
+            seen.append(now.split("x_alpha=")[-1].split("&")[0] if "x_alpha=" in now else "?")
+            if now == before:
                 print(f"  warning: the URL did not change on {key} ({before})", file=sys.stderr)
             handle.focus()
     return fwd, back, seen

@@ -49,15 +49,34 @@ def set_number(page, key: str, value: int) -> None:
     wait_idle(page)
 
 
-def poll(fn, timeout: float, every: float = 1.0, what: str = ""):
+def poll(fn, timeout: float, every: float = 1.0, what="", state=None):
+    """``fn()`` until it is truthy; else fail after ``timeout`` s naming ``what`` (and, when given,
+    ``state()`` as it was then)."""
     deadline = time.monotonic() + timeout
     while True:
         value = fn()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}"
+                                 + (f"; then: {state()}" if state else ""))
         time.sleep(every)
+
+
+def href(page) -> str:
+    """The page's address now (``page.url`` is only refreshed by events, which a loop of plain
+    reads and sleeps never lets Playwright take in: Streamlit changes the query string in place)."""
+    return page.evaluate("() => location.href")
+
+
+def switcher_state(page) -> str:
+    """The switcher's position, its last move's seq and the last seq the server applied, and the link."""
+    frames = [f for f in page.frames if f != page.main_frame]
+    try:
+        s = frames[0].evaluate("() => JSON.stringify({pos: fqState.pos, seq: fqState.seq, applied: fqState.applied})")
+    except Exception as e:  # noqa: BLE001 - only said in a failure message
+        s = f"(not readable: {e})"
+    return f"switcher {s}, link {href(page)}"
 
 
 def test_dashboard_in_browser(app_server, page, tmp_path):
@@ -149,7 +168,7 @@ def test_lesson_in_browser(lesson_server, page, tmp_path):
         page.locator(".st-key-l_next button").first.click()
         page.locator("h2", has_text=f"{i} ·").wait_for(timeout=60_000)
         wait_idle(page)
-        assert f"step={i}" in page.url, page.url
+        assert f"step={i}" in href(page), href(page)
         page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # plotly draws after the script ends
     page.locator(".st-key-l_back button").first.click()
     page.locator("h2", has_text="7 ·").wait_for(timeout=60_000)
@@ -157,7 +176,7 @@ def test_lesson_in_browser(lesson_server, page, tmp_path):
     page.locator(".st-key-l_back button").first.click()
     page.locator("h2", has_text="6 ·").wait_for(timeout=60_000)
     wait_idle(page)
-    assert "step=6" in page.url
+    assert "step=6" in href(page)
 
     for key in ("deck-dl_l6_0", "deck-dl_l6_1"):
         page.locator(f".st-key-{key} button").first.click()
@@ -195,9 +214,10 @@ def test_explore_in_browser(explore_server, page, tmp_path):
     slider.focus()
     slider.press("ArrowRight")  # 0.1 -> 1
     title = lambda: acc.first.evaluate("g => (g.layout && g.layout.title && g.layout.title.text) || ''")  # noqa: E731
-    poll(lambda: "α = 1" in title(), 30, 0.5, f"the curves' title to follow the slider (url {page.url})")
+    poll(lambda: "α = 1" in title(), 30, 0.5, "the curves' title to follow the slider",
+         lambda: switcher_state(page))
     poll(lambda: data() != before, 30, 0.5, "the accuracy curves to change after the alpha move")
-    poll(lambda: "x_alpha=1" in page.url, 30, 0.5, f"the link to carry the slider position ({page.url})")
+    poll(lambda: "x_alpha=1" in href(page), 30, 0.5, "the link to carry the slider position", lambda: switcher_state(page))
     wait_idle(page)
     menu = page.locator(".st-key-dl_x_pos button").first
     menu.click()
@@ -228,11 +248,11 @@ def test_explore_fast_moves_end_where_the_user_stopped(explore_server, page):
     slider.press("ArrowRight")  # 0.1 -> 1 -> IID
     title = lambda: acc.first.evaluate("g => (g.layout && g.layout.title && g.layout.title.text) || ''")  # noqa: E731
     poll(lambda: "α = IID" in title(), 30, 0.2, "the curves to show the second position")
-    poll(lambda: "x_alpha=IID" in page.url, 30, 0.5, f"the link to follow ({page.url})")
+    poll(lambda: "x_alpha=IID" in href(page), 30, 0.5, "the link to follow", lambda: switcher_state(page))
     wait_idle(page)
     time.sleep(1.0)  # any late answer has arrived by now
     assert "α = IID" in title() and slider.evaluate("e => e.value") == "2"
-    page.goto(page.url)
+    page.goto(href(page))
     acc.first.locator("svg.main-svg").first.wait_for(timeout=90_000)
     poll(lambda: "α = IID" in title(), 30, 0.5, "the link to open on the position it carries")
 
@@ -254,7 +274,6 @@ def test_clients_in_browser(clients_server, page):
     slider = page.locator('.st-key-c_round input[type="range"]')
     slider.focus()
     slider.press("ArrowLeft")  # round 2 -> 1
-    href = lambda: page.evaluate("() => location.href")  # noqa: E731 (page.url is only refreshed by events)
-    poll(lambda: "c_round=1" in href(), 30, 0.5, "the link to carry the round")
+    poll(lambda: "c_round=1" in href(page), 30, 0.5, "the link to carry the round")
     wait_idle(page)
     poll(lambda: plot_data(page, pop) != before, 30, 0.5, "the population to follow the round slider")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHROMIUM_ARGS, INSTALL_HINT, ROOT, _serve, chromium_path
+from conftest import CHROMIUM_ARGS, INSTALL_HINT, ROOT, _serve, chromium_path, dump_page, failed
 
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "runs"]
 STEPS = range(1, 8)
@@ -186,13 +186,13 @@ def presenter_problems(page, where: str, lesson: bool) -> list[str]:
 
 
 @pytest.fixture
-def recorded_server(tmp_path):
+def recorded_server(tmp_path, request):
     """The dashboard on the recorded studies that ship (assets/recorded), an empty run store."""
-    yield from _serve(tmp_path, ROOT / "assets" / "recorded")
+    yield from _serve(tmp_path, ROOT / "assets" / "recorded", request)
 
 
 @pytest.fixture
-def big_page():
+def big_page(request):
     exe = chromium_path()
     if exe is None:
         pytest.fail(INSTALL_HINT)
@@ -204,6 +204,8 @@ def big_page():
             pg = browser.new_context(viewport=VIEWPORT).new_page()
             pg.set_default_timeout(90_000)
             yield pg
+            if failed(request):
+                dump_page(pg)
         finally:
             browser.close()
 

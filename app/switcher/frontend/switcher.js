@@ -21,8 +21,8 @@
   const root = document.getElementById("root");
   // known / specs: every position and figure received for this layout (a later payload, built
   // around another position, need not repeat them)
-  const S = {rev: null, sig: null, args: null, pos: {}, seq: 0, slots: {}, inputs: {}, asked: null, queue: [],
-             notice: null, height: 0, known: {}, specs: {}};
+  const S = {rev: null, sig: null, args: null, pos: {}, seq: 0, applied: 0, slots: {}, inputs: {}, asked: null,
+             queue: [], notice: null, height: 0, known: {}, specs: {}};
 
   const post = (type, data) => window.parent.postMessage(Object.assign({isStreamlitMessage: true, type}, data), "*");
   const posKey = (pos) => S.args.layout.axes.map((a) => `${a.key}=${pos[a.key]}`).join("|");
@@ -184,8 +184,10 @@
 
   // What each payload cost here (ms since the frame started): read by benchmarks/browser_latency.py.
   const timings = window.fqTimings = [];
+  window.fqState = S;  // read by tests and benchmarks: the position, seq and what the server applied
 
   function onRender(args) {
+    S.applied = args.seq || 0;  // the newest move of ours the server has applied
     if (args.rev === S.rev) return;
     const t = {received: performance.now(), figures: Object.keys(args.figures).length};
     S.rev = args.rev;
