@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 
 from fedquad_core import launcher
+from fedquad_core import locks as process_locks
 from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
 from fedquad_core.geometry import singular_values
 from fedquad_core.method_labels import CITATIONS as METHOD_CITATIONS, LABELS as METHOD_LABELS, method_label
@@ -34,7 +35,7 @@ _LAZY = {
     "expand": "fedquad_core.study", "parse_axes": "fedquad_core.study", "parse_grid": "fedquad_core.study",
 }
 
-__all__ = ["launcher", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "singular_values", "spawn_detached",
+__all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "singular_values", "spawn_detached",
            "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
            "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",

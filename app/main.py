@@ -65,6 +65,7 @@ def main() -> None:
     finally:  # (also when the page stops or reruns)
         _freeze_startup_heap()
         sidebar.warm_quick_start()
+        service.keep_warm_server()
 
 
 main()

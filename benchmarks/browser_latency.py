@@ -146,9 +146,10 @@ def load1() -> float:
 
 class Server:
     """The dashboard of ``app_root`` in its own process group, against the recorded studies and an
-    empty run store. The projection worker is off unless ``worker`` (as under ``scripts/start.sh``)."""
+    empty run store. The projection worker is off unless ``worker`` (as under ``scripts/start.sh``);
+    the warm server for runs (``fedquad_core.prefork``) is on unless ``warm`` is False."""
 
-    def __init__(self, app_root: Path, recorded: Path, work: Path, *, worker: bool = False):
+    def __init__(self, app_root: Path, recorded: Path, work: Path, *, worker: bool = False, warm: bool = True):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.runs = work / "runs"
@@ -159,6 +160,8 @@ class Server:
                "PYTHONPATH": str(app_root)}
         if worker:
             del env["FEDQUAD_PROJECTION_WORKER"]
+        if not warm:
+            env["FEDQUAD_WARM_SERVER"] = "0"
         streamlit = ROOT / ".venv" / "bin" / "streamlit"
         self.started = time.monotonic()
         with open(self.log, "wb") as out:
@@ -332,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quiet", type=float, default=500.0, help="ms without a chart change that count as settled")
     p.add_argument("--talk", action="store_true", help="measure in talk mode (?talk=1)")
     p.add_argument("--load", action="store_true", help="train a digits run beside the app while measuring")
+    p.add_argument("--no-warm", action="store_true",
+                   help="turn the dashboard's warm server for runs off (it imports the engine after the first page)")
     p.add_argument("--no-switch", action="store_true", help="skip the study switches")
     p.add_argument("--app-root", type=Path, default=ROOT, help="checkout whose app/ to start (default this one)")
     p.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
@@ -349,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average (1 min) before: {result['load1_before']:.2f} on {os.cpu_count()} cores; app {app_root}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        server = Server(app_root, recorded, work)
+        server = Server(app_root, recorded, work, warm=not args.no_warm)
         loader = None
         try:
             with sync_playwright() as pw:

@@ -21,10 +21,14 @@ demo's snapshots to UMAP while they train, on the same cores); ``--no-worker`` t
 beside the app from before the click, to see the demo on a busy machine. The 1-min load average
 is printed before and after, with the median / max over ``--repeat`` (default 3).
 ``--app-root`` measures another checkout's app (A/B comparisons). ``--screenshot DIR`` saves the
-page at the first point and when finished (first repeat).
+page at the first point and when finished (first repeat). ``--think S`` waits S seconds on the
+settled first page before the click (a user reading it; the dashboard's warm server for runs,
+``fedquad_core.prefork``, gets ready in that time); ``--no-warm`` turns that server off, so each
+run starts as a fresh process. Each demo says how many of its runs were forked by the server.
 
 Usage:
     PYTHONPATH=. .venv/bin/python benchmarks/demo_first_point.py [--repeat 3] [--load] [--no-worker]
+        [--think 10] [--no-warm]
 """
 from __future__ import annotations
 
@@ -136,19 +140,21 @@ def breakdown(runs_dir: Path, click: float) -> dict:
         rows = store.read_metrics(info.run_id)
         if rows and "started" in st:
             first_row.append(float(st["started"]) + float(rows[0]["elapsed"]) - click)
-    out = {"runs": len(created)}
+    log = runs_dir / ".prefork.log"
+    out = {"runs": len(created),
+           "forked_runs": log.read_text(errors="replace").count(" started as pid ") if log.exists() else 0}
     for key, xs in (("launched_s", created), ("training_started_s", started), ("first_row_on_disk_s", first_row)):
         out[key] = min(xs) if xs else float("nan")
     return out
 
 
 def one_demo(exe: str, app_root: Path, recorded: Path, rounds: int, nruns: int, worker: bool, load: bool,
-             timeout_s: float, shots: Path | None) -> dict:
+             timeout_s: float, shots: Path | None, warm: bool = True, think: float = 0.0) -> dict:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        server = Server(app_root, recorded, work, worker=worker)
+        server = Server(app_root, recorded, work, worker=worker, warm=warm)
         loader = None
         try:
             with sync_playwright() as pw:
@@ -162,6 +168,7 @@ def one_demo(exe: str, app_root: Path, recorded: Path, rounds: int, nruns: int, 
                 if load:
                     loader = start_load(work, app_root)
                     time.sleep(5)  # past its start-up (imports, data), into the rounds
+                time.sleep(think)
                 before = load1()
                 label = button.inner_text()
                 if QUICK_PRESET not in label:
@@ -213,9 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=300.0, help="s to wait for each end point (default 300)")
     p.add_argument("--screenshot", type=Path, help="save the page at the first point and finished (first repeat)")
     p.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    p.add_argument("--think", type=float, default=0.0, help="s on the settled first page before the click (default 0)")
+    p.add_argument("--no-warm", action="store_true", help="turn the warm server for runs off (fresh run processes)")
     args = p.parse_args(argv)
     if args.repeat < 1 or args.timeout <= 0:
         p.error("--repeat and --timeout must be positive")
+    if not 0 <= args.think <= 600:
+        p.error("--think must be between 0 and 600 s")
     if args.screenshot is not None and not args.screenshot.is_dir():
         p.error(f"--screenshot {args.screenshot}: not a folder")
     app_root = args.app_root.resolve()
@@ -227,19 +238,20 @@ def main(argv: list[str] | None = None) -> int:
     nruns = len(PRESETS[QUICK_PRESET]["methods"])
     exe = chromium_path()
     result: dict = {"app_root": str(app_root), "load": args.load, "worker": not args.no_worker,
-                    "load1_before": load1(), "demos": []}
+                    "warm": not args.no_warm, "think_s": args.think, "load1_before": load1(), "demos": []}
     print(f"load average (1 min) before: {result['load1_before']:.2f} on {os.cpu_count()} cores; "
-          f"projection worker {'on' if result['worker'] else 'off'}{'; with --load' if args.load else ''}; "
-          f"app {app_root}")
+          f"projection worker {'on' if result['worker'] else 'off'}; warm server {'on' if result['warm'] else 'off'}; "
+          f"click {args.think:g} s after the page settled{'; with --load' if args.load else ''}; app {app_root}")
     for i in range(args.repeat):
         d = one_demo(exe, app_root, ROOT / "assets" / "recorded", rounds, nruns, not args.no_worker, args.load,
-                     args.timeout, args.screenshot if i == 0 else None)
+                     args.timeout, args.screenshot if i == 0 else None, not args.no_warm, args.think)
         result["demos"].append(d)
         print(f"  demo {i + 1}: load {d['load1_at_click']:.2f} at the click; Live page {d['live_s']:.1f} s, "
               f"first point {d['first_point_s']:.1f} s (accuracy chart {d['first_accuracy_s']:.1f} s), "
               f"both finished {d['finished_s']:.1f} s")
         print(f"    (from the run store: launched {d['launched_s']:.1f} s, training started "
-              f"{d['training_started_s']:.1f} s, first metrics row on disk {d['first_row_on_disk_s']:.1f} s)")
+              f"{d['training_started_s']:.1f} s, first metrics row on disk {d['first_row_on_disk_s']:.1f} s; "
+              f"{d['forked_runs']} of {d['runs']} runs forked by the warm server)")
         for line in d["server_log_problems"]:
             print(f"    server log: {line}")
     for key, name in (("first_point_s", "click -> first point"), ("first_accuracy_s", "click -> accuracy chart point"),

@@ -3,7 +3,9 @@ fedquad_core run --run-id ...``) that writes into the run store, so closing the 
 never stops a run. Concurrency is bounded by slot files locked with ``fcntl``: the kernel frees a
 slot when its process ends, however it ends. A queued run waits for its slot in a small process
 that has not loaded torch (``slot_wait``). A daemon thread per child waits on it, so a finished
-run never lingers as a zombie of the dashboard. This module imports no torch."""
+run never lingers as a zombie of the dashboard. When the store has a warm server (the dashboard
+starts one, ``fedquad_core.prefork``), a launched run is forked from it instead, with the engine
+already imported. This module imports no torch."""
 from __future__ import annotations
 
 import fcntl
@@ -15,6 +17,7 @@ import time
 from pathlib import Path
 from typing import IO
 
+from . import prefork
 from .config import RunConfig
 from .devices import usable_cores
 from .store import RunStore, process_identity
@@ -42,6 +45,8 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
     writer = store.create(config, run_id)
     if extra:
         writer.set_status("queued", **extra)
+    if prefork.request(store.root, writer.run_id, slots or default_slots()) is not None:
+        return writer.run_id  # forked by the store's warm server, which wrote its pid (fedquad_core.prefork)
     run = [sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(store.root), "--run-id", writer.run_id,
            "--no-progress"]
     cmd = [sys.executable, "-m", "fedquad_core.slot_wait", str(store.root), str(slots or default_slots()),
@@ -49,6 +54,18 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
     proc = spawn_detached(cmd, writer.path / "log.txt", name=writer.run_id)
     writer.set_status("queued", **process_identity(proc.pid))
     return writer.run_id
+
+
+def ensure_warm_server(root, parent: int | None = None, idle_s: float = prefork.IDLE_S) -> bool:
+    """Start the store's warm server (``fedquad_core.prefork``) unless one is alive or the store's
+    path is too long for its socket; True if started now. It exits with ``parent``."""
+    root = Path(root).resolve()
+    if prefork.socket_path(root) is None or prefork.server_alive(root):
+        return False
+    root.mkdir(parents=True, exist_ok=True)
+    spawn_detached([sys.executable, "-m", "fedquad_core.prefork", str(root), "--parent", str(parent or os.getpid()),
+                    "--idle-exit", str(idle_s)], root / prefork.LOG_NAME, name="prefork")
+    return True
 
 
 def spawn_detached(cmd: list[str], log_path: str | os.PathLike, *, name: str,

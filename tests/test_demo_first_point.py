@@ -18,6 +18,7 @@ import demo_first_point  # noqa: E402
     (["--screenshot", "/nonexistent/shots"], "not a folder"),
     (["--app-root", "/"], "no app/main.py there"),
     (["--no-such-option"], "unrecognized arguments"),
+    (["--think", "-1"], "--think must be between 0 and 600 s"),
 ])
 def test_bad_arguments_one_line_exit_2(argv, says, capsys, monkeypatch):
     monkeypatch.setattr(demo_first_point, "one_demo", lambda *a, **k: pytest.fail("a demo was started"))

@@ -15,7 +15,6 @@ one-shot process of this module when no worker is alive), and waits while ``umap
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
-from app.engine import atomic_write, pid_alive
+from app.engine import atomic_write, pid_alive, process_locks
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
@@ -48,17 +47,7 @@ def request_file(run_dir, round_: int) -> Path:
 
 def worker_alive(root) -> bool:
     """True while a projection worker serves the store at ``root`` (it holds the lock file)."""
-    try:
-        fd = os.open(Path(root) / WORKER_LOCK, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
+    return process_locks.held(Path(root) / WORKER_LOCK)
 
 
 def umap_cached(run_dir, round_: int, n: int | None = None) -> np.ndarray | None:

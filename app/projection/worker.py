@@ -21,7 +21,6 @@ The app starts it (``ensure_worker``, from ``app/main.py``); by hand:
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
 import subprocess
@@ -32,7 +31,7 @@ import traceback
 from pathlib import Path
 
 from app.projection import cache as proj
-from app.engine import ACTIVE, atomic_write_text, pid_alive
+from app.engine import ACTIVE, atomic_write_text, pid_alive, process_locks
 
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5
@@ -43,15 +42,7 @@ STOP_NAME = ".projection_worker.stop"  # a stop request, polled by the worker it
 
 def _take_lock(root: Path) -> int | None:
     root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / proj.WORKER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()}\n".encode())
-    return fd
+    return process_locks.take(root / proj.WORKER_LOCK)
 
 
 def worker_pid(root) -> int | None:

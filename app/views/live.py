@@ -44,6 +44,7 @@ REFRESH_S = 1.0
 LOSS_NOTE = ("Train loss is each method's full local objective (CE plus its own term): levels are not "
              "comparable between methods. Compare test accuracy and the ratios instead.")
 RATIO_NOTE = "Measured on snapshot rounds, in the original embedding space."
+WAITING = "no point yet: it appears as the runs train"
 active = service.any_active(selected)
 refresh = REFRESH_S if active else None
 
@@ -64,10 +65,13 @@ def chart(y: str, title: str, key: str, note: str | None = None) -> None:
     @st.fragment(run_every=refresh)
     def draw() -> None:
         rows = data(y)
-        if rows.empty:
+        if rows.empty and not refresh:
             st.caption(f"{title}: no data yet.")
             return
-        st.plotly_chart(figures.curves_figure(rows, y, xcol, title=title, talk=talk), key=key, theme=None)
+        fig = figures.curves_figure(rows, y, xcol, title=title, talk=talk)
+        if rows.empty:  # the axes at once: the browser loads its chart code while round 1 trains
+            fig.add_annotation(text=WAITING, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
+        st.plotly_chart(fig, key=key, theme=None)
 
     draw()
     render_downloads(lambda: figures.curves_figure(data(y), y, xcol, title=title, talk=talk), lambda: data(y),

@@ -181,3 +181,26 @@ def test_launch_shows_and_applies_the_chosen_data_sets_defaults(empty_store):
     assert not at.exception
     assert any("fashion-mnist defaults: lr 0.01, momentum 0.9, batch 64" in c.value for c in at.caption)
     assert at.number_input(key="l_lr").value == 0.01
+
+
+def test_live_draws_empty_axes_while_runs_have_no_point_yet(empty_store):
+    """An active run without a metrics row: the four charts are drawn at once, empty, saying a
+    point is coming (the browser loads its chart code while round 1 trains); once the run has
+    ended without any, a one-line caption instead."""
+    import os
+
+    from fedquad_core.config import RunConfig
+    from fedquad_core.store import RunStore, process_identity
+
+    store = RunStore(empty_store)
+    writer = store.create(RunConfig(dataset="digits", rounds=3).resolved().to_dict())
+    writer.set_status("running", round=0, **process_identity(os.getpid()))  # this live process
+    at = open_page("views/live.py")
+    assert not at.exception, at.exception
+    specs = chart_specs(at)
+    assert len(specs) == 4 and all(not s["data"] for s in specs)
+    assert all(any("no point yet" in a["text"] for a in s["layout"].get("annotations", [])) for s in specs)
+    assert not any("no data yet" in c.value for c in at.caption)
+    writer.set_status("failed", error="stopped before round 1")
+    at = open_page("views/live.py")
+    assert not chart_specs(at) and sum("no data yet" in c.value for c in at.caption) == 4
