@@ -15,8 +15,11 @@ The dashboard starts it (``launcher.ensure_warm_server``, after its first page);
   exec'd it (slot, claim, cancel file, signals: the same code). The server writes the child's pid
   into ``status.json`` before the child may start, then answers ``{"pid": ...}``.
 - **When it refuses** (the launcher then starts the run the usual way): a run that is not
-  queued or already has a process, a malformed request, or a server that is not single-threaded
-  (forking a threaded process is not safe).
+  queued or already has a process, a malformed request, a request older than the launcher waits
+  for an answer (``ANSWER_S``), or a server that is not single-threaded (forking a threaded process
+  is not safe). A launch while the server is still importing waits for it (``READY_WAIT_S``); an
+  answer lost to a time-out is looked for in status.json, where the server writes the pid first:
+  a run is never started twice.
 - **When it exits**: when its parent is gone, after ``--idle-exit`` seconds without a request,
   or when its socket file is removed. The runs it started are in their own sessions and go on.
 - **Same numbers**: a forked run computes what a fresh process computes (the preload runs no torch
@@ -48,6 +51,7 @@ LOG_NAME = ".prefork.log"
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes: a longer store path gets no warm start
 IDLE_S = 3600.0
 ANSWER_S = 5.0         # how long the launcher waits for the fork's answer before starting the run itself
+READY_WAIT_S = 6.0     # how long a launch waits for a server that is still importing (about 4 s)
 REQUEST_LIMIT = 4096
 _held: dict[str, int] = {}  # the server's lock fd: closed in each child (a run must not hold it)
 
@@ -62,22 +66,59 @@ def socket_path(root) -> Path | None:
 
 
 # ---- the launcher's side -----------------------------------------------------------------------
-def request(root, run_id: str, slots: int, timeout: float = ANSWER_S) -> int | None:
+def request(root, run_id: str, slots: int, timeout: float = ANSWER_S, ready_wait: float = READY_WAIT_S) -> int | None:
     """Ask the store's server to start the queued run ``run_id``; the pid of its process, or None
-    when there is no server or it refused (the caller then starts the run itself)."""
+    when there is no server or it did not take the run (the caller then starts it itself).
+
+    A server still importing (its lock held, no socket yet) is waited for up to ``ready_wait`` s.
+    The run is never started twice: the server refuses a request older than ``timeout`` and writes
+    the child's pid into status.json before it answers, so an answer lost to a time-out is looked
+    for there."""
     path = socket_path(root)
-    if path is None or not path.exists():
+    if path is None:
         return None
+    deadline = time.monotonic() + ready_wait
+    while not path.exists():
+        if not server_alive(root) or time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(timeout)
-            s.connect(str(path))
-            s.sendall(json.dumps({"run_id": run_id, "slots": int(slots)}).encode() + b"\n")
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        s.connect(str(path))
+    except OSError:
+        return None  # nothing was sent: no server took the run
+    with s:
+        try:
+            s.sendall(json.dumps({"run_id": run_id, "slots": int(slots), "sent": time.time()}).encode() + b"\n")
             answer = _read_line(s)
-    except (OSError, ValueError):
+        except (OSError, ValueError):
+            return _pid_written(root, run_id, timeout)
+    if isinstance(answer, dict) and "refused" in answer:
         return None
     pid = answer.get("pid") if isinstance(answer, dict) else None
-    return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
+    return pid if _is_pid(pid) else _pid_written(root, run_id, timeout)
+
+
+def _is_pid(pid) -> bool:
+    return isinstance(pid, int) and not isinstance(pid, bool) and pid > 0
+
+
+def _pid_written(root, run_id: str, wait: float) -> int | None:
+    """The pid the server wrote for ``run_id`` (it does so before answering), looked for during
+    ``wait`` s after an answer that did not come; None if there is none by then (the server
+    refuses the request from then on: it is older than the time-out)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            pid = RunStore(root).read_status(run_id).get("pid")
+        except Exception:  # noqa: BLE001 - unreadable: the launcher decides
+            pid = None
+        if _is_pid(pid) and pid_alive(pid):
+            return pid
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)
 
 
 def server_alive(root) -> bool:
@@ -145,11 +186,13 @@ def _handle(conn: socket.socket, listener: socket.socket, store: RunStore) -> No
         return _refuse(conn, "a process of another user")
     try:
         req = _read_line(conn)
-        run_id, slots = req["run_id"], int(req.get("slots", 1))
+        run_id, slots, sent = req["run_id"], int(req.get("slots", 1)), float(req.get("sent", time.time()))
         if not isinstance(run_id, str) or not 1 <= slots <= 1024:
             raise ValueError
     except (OSError, ValueError, KeyError, TypeError):
         return _refuse(conn, "a malformed request")
+    if time.time() - sent > ANSWER_S:  # its launcher has given up waiting and starts the run itself
+        return _refuse(conn, f"a request {time.time() - sent:.1f} s old")
     try:
         status = store.read_status(run_id)
     except Exception:  # noqa: BLE001 - an unknown or damaged run: refused, the launcher decides
@@ -185,7 +228,8 @@ def _child(go_r: int, conn: socket.socket, listener: socket.socket, store: RunSt
         os.setsid()
         for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGUSR1, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
-        os.read(go_r, 1)  # the server has written this pid into status.json
+        if os.read(go_r, 1) != b"g":  # the server died before it wrote this pid into status.json
+            os._exit(0)
         os.close(go_r)
         log = os.open(store.path(run_id) / "log.txt", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         null = os.open(os.devnull, os.O_RDONLY)

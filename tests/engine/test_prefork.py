@@ -110,6 +110,30 @@ def test_bad_requests_are_refused_and_the_launcher_starts_the_run_itself(warm):
     assert finished(warm, again)["state"] == "finished"
 
 
+def test_a_stale_request_is_refused(warm):
+    run_id = launch(tiny_config(**TINY, seed=2), warm.root)
+    finished(warm, run_id)
+    store = RunStore(warm.root)
+    queued = store.create(tiny_config(**TINY, seed=4).resolved().to_dict()).run_id  # queued, no process
+    old = json.dumps({"run_id": queued, "slots": 1, "sent": time.time() - 60}).encode() + b"\n"
+    answer = raw_request(warm.root, old)
+    assert "old" in answer.get("refused", ""), answer  # its launcher has started it itself by now
+    assert store.read_status(queued)["state"] == "queued" and "pid" not in store.read_status(queued)
+
+
+def test_a_launch_waits_for_a_server_still_importing(tmp_path):
+    root = tmp_path / "starting"
+    assert ensure_warm_server(root, parent=os.getpid())
+    wait(lambda: prefork.server_alive(root), 30, "the server to take its lock")
+    assert not (root / prefork.SOCKET_NAME).exists()  # still importing the engine
+    store = RunStore(root)
+    run_id = launch(tiny_config(**TINY), root)
+    assert f"run {run_id} started as pid" in (root / prefork.LOG_NAME).read_text()
+    assert finished(store, run_id)["state"] == "finished"
+    (root / prefork.SOCKET_NAME).unlink()
+    wait(lambda: not prefork.server_alive(root), 30, "the warm server to exit")
+
+
 def test_no_server_or_a_path_too_long_for_a_socket_starts_runs_the_usual_way(tmp_path):
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     assert prefork.socket_path(deep) is None and not ensure_warm_server(deep)
