@@ -100,6 +100,10 @@ def raw_request(root: Path, payload: bytes) -> dict:
 def test_bad_requests_are_refused_and_the_launcher_starts_the_run_itself(warm):
     assert "refused" in raw_request(warm.root, b"not json\n")
     assert "refused" in raw_request(warm.root, json.dumps({"run_id": "no-such-run"}).encode() + b"\n")
+    for bad in ("../warm", ".claims", "a/b"):  # only a run folder's own name
+        assert "malformed" in raw_request(warm.root, json.dumps({"run_id": bad}).encode() + b"\n")["refused"]
+    nan = json.dumps({"run_id": "x", "sent": float("nan")}).encode() + b"\n"
+    assert "malformed" in raw_request(warm.root, nan)["refused"]
     run_id = launch(tiny_config(**TINY), warm.root)
     finished(warm, run_id)
     assert "refused" in raw_request(warm.root, json.dumps({"run_id": run_id}).encode() + b"\n")  # not queued
