@@ -4,12 +4,15 @@ never stops a run. Concurrency is bounded by slot files locked with ``fcntl``: t
 slot when its process ends, however it ends. A queued run waits for its slot in a small process
 that has not loaded torch (``slot_wait``). A daemon thread per child waits on it, so a finished
 run never lingers as a zombie of the dashboard. When the store has a warm server (the dashboard
-starts one, ``fedquad_core.prefork``), a launched run is forked from it instead, with the engine
-already imported. This module imports no torch."""
+starts one: ``fedquad_core.prefork``, which says how it works), a launched run is forked from it
+instead, with the engine already imported; this module is the launcher's side of its socket
+(``request``, ``server_alive``, the file names). This module imports no torch."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -17,10 +20,21 @@ import time
 from pathlib import Path
 from typing import IO
 
-from . import prefork
+from . import locks
 from .config import RunConfig
 from .devices import usable_cores
-from .store import RunStore, process_identity
+from .store import RunStore, pid_alive, process_identity
+
+# the warm server's files in a store, and how long a launch waits on it (fedquad_core.prefork)
+LOCK_NAME = ".prefork.lock"
+SOCKET_NAME = ".prefork.sock"
+LOG_NAME = ".prefork.log"
+MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes: a longer store path gets no warm start
+IDLE_S = 3600.0
+ANSWER_S = 5.0         # how long the launcher waits for the fork's answer before starting the run itself
+READY_WAIT_S = 6.0     # how long a launch waits for a server that is still importing (about 4 s)
+REQUEST_LIMIT = 4096
+
 
 def default_slots() -> int:
     """One run per usable CPU core (each run trains with one thread)."""
@@ -45,7 +59,7 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
     writer = store.create(config, run_id)
     if extra:
         writer.set_status("queued", **extra)
-    if prefork.request(store.root, writer.run_id, slots or default_slots()) is not None:
+    if request(store.root, writer.run_id, slots or default_slots()) is not None:
         return writer.run_id  # forked by the store's warm server, which wrote its pid (fedquad_core.prefork)
     run = [sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(store.root), "--run-id", writer.run_id,
            "--no-progress"]
@@ -56,15 +70,15 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
     return writer.run_id
 
 
-def ensure_warm_server(root, parent: int | None = None, idle_s: float = prefork.IDLE_S) -> bool:
+def ensure_warm_server(root, parent: int | None = None, idle_s: float = IDLE_S) -> bool:
     """Start the store's warm server (``fedquad_core.prefork``) unless one is alive or the store's
     path is too long for its socket; True if started now. It exits with ``parent``."""
     root = Path(root).resolve()
-    if prefork.socket_path(root) is None or prefork.server_alive(root):
+    if socket_path(root) is None or server_alive(root):
         return False
     root.mkdir(parents=True, exist_ok=True)
     spawn_detached([sys.executable, "-m", "fedquad_core.prefork", str(root), "--parent", str(parent or os.getpid()),
-                    "--idle-exit", str(idle_s)], root / prefork.LOG_NAME, name="prefork")
+                    "--idle-exit", str(idle_s)], root / LOG_NAME, name="prefork")
     return True
 
 
@@ -104,3 +118,87 @@ def acquire_slot(root: Path, slots: int, *, should_stop=lambda: False, poll_s: f
         if should_stop():
             return None
         time.sleep(poll_s)
+
+
+# ---- the warm server's socket, from the launcher's side (the server: fedquad_core.prefork) ----
+
+
+def socket_path(root) -> Path | None:
+    """The store's socket, or None where there can be no warm server: a path too long for a Unix
+    socket, or a system without peer credentials (``SO_PEERCRED``: Linux) to check who asks."""
+    if not hasattr(socket, "SO_PEERCRED") or not hasattr(os, "fork"):
+        return None
+    path = Path(root).resolve() / SOCKET_NAME
+    return path if len(os.fsencode(path)) <= MAX_SOCKET_PATH else None
+
+
+def request(root, run_id: str, slots: int, timeout: float = ANSWER_S, ready_wait: float = READY_WAIT_S) -> int | None:
+    """Ask the store's server to start the queued run ``run_id``; the pid of its process, or None
+    when there is no server or it did not take the run (the caller then starts it itself).
+
+    A server still importing (its lock held, no socket yet) is waited for up to ``ready_wait`` s.
+    The run is never started twice: the server refuses a request older than ``timeout`` and writes
+    the child's pid into status.json before it answers, so an answer lost to a time-out is looked
+    for there."""
+    path = socket_path(root)
+    if path is None:
+        return None
+    deadline = time.monotonic() + ready_wait
+    while not path.exists():
+        if not server_alive(root) or time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        s.connect(str(path))
+    except OSError:
+        return None  # nothing was sent: no server took the run
+    with s:
+        try:
+            s.sendall(json.dumps({"run_id": run_id, "slots": int(slots), "sent": time.time()}).encode() + b"\n")
+            answer = _read_line(s)
+        except (OSError, ValueError):
+            return _pid_written(root, run_id, timeout)
+    if isinstance(answer, dict) and "refused" in answer:
+        return None
+    pid = answer.get("pid") if isinstance(answer, dict) else None
+    return pid if _is_pid(pid) else _pid_written(root, run_id, timeout)
+
+
+def _is_pid(pid) -> bool:
+    return isinstance(pid, int) and not isinstance(pid, bool) and pid > 0
+
+
+def _pid_written(root, run_id: str, wait: float) -> int | None:
+    """The pid the server wrote for ``run_id`` (it does so before answering), looked for during
+    ``wait`` s after an answer that did not come; None if there is none by then (the server
+    refuses the request from then on: it is older than the time-out)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            pid = RunStore(root).read_status(run_id).get("pid")
+        except Exception:  # noqa: BLE001 - unreadable: the launcher decides
+            pid = None
+        if _is_pid(pid) and pid_alive(pid):
+            return pid
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)
+
+
+def server_alive(root) -> bool:
+    """True while a server holds ``root``'s lock."""
+    return locks.held(Path(root) / LOCK_NAME)
+
+
+def _read_line(s: socket.socket) -> object:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = s.recv(REQUEST_LIMIT)
+        if not chunk:
+            break
+        data += chunk
+        if len(data) > REQUEST_LIMIT:
+            raise ValueError("request too long")
+    return json.loads(data.decode())

@@ -1,5 +1,6 @@
 """The warm server itself (``fedquad_core.prefork``'s docstring says what it does): it imports
-the engine once, then forks each requested run and runs the CLI's ``run --run-id`` in the child."""
+the engine once, then forks each requested run and runs the CLI's ``run --run-id`` in the child.
+The socket's names and the request's reading are the launcher's (``fedquad_core.launcher``)."""
 from __future__ import annotations
 
 import argparse
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from .. import locks
 from ..store import RunStore, pid_alive, process_identity
-from . import ANSWER_S, IDLE_S, LOCK_NAME, _read_line, socket_path
+from ..launcher import ANSWER_S, IDLE_S, LOCK_NAME, _read_line, socket_path
 
 _held: dict[str, int] = {}  # the server's lock fd: closed in each child (a run must not hold it)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fedquad_core import prefork
+from fedquad_core import launcher  # the warm server's socket, from the launcher's side
 from fedquad_core.launcher import ensure_warm_server, launch
 from fedquad_core.store import ACTIVE, RunStore, pid_alive
 
@@ -36,7 +36,7 @@ def wait(pred, timeout: float, what: str):
 
 def server(root: Path, parent: int) -> None:
     assert ensure_warm_server(root, parent=parent)
-    wait(lambda: (root / prefork.SOCKET_NAME).exists(), 120, "the warm server's socket")
+    wait(lambda: (root / launcher.SOCKET_NAME).exists(), 120, "the warm server's socket")
     assert not ensure_warm_server(root, parent=parent)  # one per store
 
 
@@ -61,14 +61,14 @@ def warm(tmp_path):
     root = tmp_path / "warm"
     server(root, os.getpid())
     yield RunStore(root)
-    (root / prefork.SOCKET_NAME).unlink(missing_ok=True)  # the server exits when its socket is gone
-    wait(lambda: not prefork.server_alive(root), 30, "the warm server to exit")
+    (root / launcher.SOCKET_NAME).unlink(missing_ok=True)  # the server exits when its socket is gone
+    wait(lambda: not launcher.server_alive(root), 30, "the warm server to exit")
 
 
 def test_a_forked_run_computes_what_a_fresh_process_computes(warm, tmp_path):
     cfg = tiny_config(**TINY, method="fedquad", seed=3)
     forked = launch(cfg, warm.root)
-    log = (warm.root / prefork.LOG_NAME).read_text()
+    log = (warm.root / launcher.LOG_NAME).read_text()
     pid = warm.read_status(forked)["pid"]
     assert f"run {forked} started as pid {pid}" in log  # forked by the server, not spawned
     cold = RunStore(tmp_path / "cold")
@@ -92,7 +92,7 @@ def test_a_forked_run_can_be_cancelled(warm):
 def raw_request(root: Path, payload: bytes) -> dict:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(10)
-        s.connect(str(root / prefork.SOCKET_NAME))
+        s.connect(str(root / launcher.SOCKET_NAME))
         s.sendall(payload)
         return json.loads(s.makefile().readline())
 
@@ -107,10 +107,10 @@ def test_bad_requests_are_refused_and_the_launcher_starts_the_run_itself(warm):
     run_id = launch(tiny_config(**TINY), warm.root)
     finished(warm, run_id)
     assert "refused" in raw_request(warm.root, json.dumps({"run_id": run_id}).encode() + b"\n")  # not queued
-    assert prefork.request(warm.root, run_id, 1) is None
+    assert launcher.request(warm.root, run_id, 1) is None
     # the server is still serving: the next launch is forked again
     again = launch(tiny_config(**TINY, seed=1), warm.root)
-    assert f"run {again} started as pid" in (warm.root / prefork.LOG_NAME).read_text()
+    assert f"run {again} started as pid" in (warm.root / launcher.LOG_NAME).read_text()
     assert finished(warm, again)["state"] == "finished"
 
 
@@ -128,19 +128,19 @@ def test_a_stale_request_is_refused(warm):
 def test_a_launch_waits_for_a_server_still_importing(tmp_path):
     root = tmp_path / "starting"
     assert ensure_warm_server(root, parent=os.getpid())
-    wait(lambda: prefork.server_alive(root), 30, "the server to take its lock")
-    assert not (root / prefork.SOCKET_NAME).exists()  # still importing the engine
+    wait(lambda: launcher.server_alive(root), 30, "the server to take its lock")
+    assert not (root / launcher.SOCKET_NAME).exists()  # still importing the engine
     store = RunStore(root)
     run_id = launch(tiny_config(**TINY), root)
-    assert f"run {run_id} started as pid" in (root / prefork.LOG_NAME).read_text()
+    assert f"run {run_id} started as pid" in (root / launcher.LOG_NAME).read_text()
     assert finished(store, run_id)["state"] == "finished"
-    (root / prefork.SOCKET_NAME).unlink()
-    wait(lambda: not prefork.server_alive(root), 30, "the warm server to exit")
+    (root / launcher.SOCKET_NAME).unlink()
+    wait(lambda: not launcher.server_alive(root), 30, "the warm server to exit")
 
 
 def test_no_server_or_a_path_too_long_for_a_socket_starts_runs_the_usual_way(tmp_path):
     deep = tmp_path / ("d" * 60) / ("e" * 60)
-    assert prefork.socket_path(deep) is None and not ensure_warm_server(deep)
+    assert launcher.socket_path(deep) is None and not ensure_warm_server(deep)
     store = RunStore(deep)
     run_id = launch(tiny_config(**TINY), deep)
     pid = store.read_status(run_id)["pid"]
@@ -159,6 +159,6 @@ def test_the_server_exits_with_its_parent_and_its_runs_go_on(tmp_path):
     finally:
         parent.kill()
         parent.wait()
-    wait(lambda: not prefork.server_alive(root), 30, "the server to exit after its parent")
-    assert not (root / prefork.SOCKET_NAME).exists()
+    wait(lambda: not launcher.server_alive(root), 30, "the server to exit after its parent")
+    assert not (root / launcher.SOCKET_NAME).exists()
     assert finished(store, run_id)["state"] == "finished"  # the run was in its own session: it went on
