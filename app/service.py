@@ -463,6 +463,12 @@ def check_configs(cfgs: list[RunConfig]) -> str | None:
     return None
 
 
+def warm_launch() -> None:
+    """What a first launch in this process would compute: the hash of the engine's code that each
+    run's key carries (about 1 s once)."""
+    engine.engine_fingerprint()
+
+
 def launch_group(cfgs: list[RunConfig]) -> tuple[str, list[str]]:
     """Start every config as a background run sharing one comparison group id."""
     group = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]

@@ -39,14 +39,16 @@ def quick_start() -> None:
 @st.cache_resource(show_spinner=False)  # once per server process; the caches it fills show no spinner
 def warm_quick_start() -> None:
     """At the end of the server's first page run (its figures are sent by then): check the demo's
-    settings, which imports the engine's registry and loads the digits labels into the cache.
-    Cold, that check took 0.7 s of the click's time before the runs were started
+    settings, which imports the engine's registry and loads the digits labels into the cache, and
+    hash the engine's code for the runs' keys (1.1 s the first time a process launches a run).
+    Cold, the check took 0.7 s of the click's time before the runs were started
     (benchmarks/demo_first_point.py). It runs in the script's thread: a background thread here
     imported torch while a page's script imported other native libraries, and Streamlit's caches
     are not to be called from threads of one's own."""
     preset = presets.PRESETS[QUICK_PRESET]
     try:
         service.check_configs(service.make_configs(preset["methods"], preset["config"], {}))
+        service.warm_launch()
     except Exception:  # noqa: BLE001 - only a warm-up: the click checks again and says what is wrong
         pass
 
@@ -54,13 +56,18 @@ def warm_quick_start() -> None:
 def presenter_requested() -> bool:
     """Presenter mode, as set in this session or asked for by the link (``?presenter=1``), known
     before the page navigation is drawn (presenter mode hides it)."""
+    if "presenter" not in st.session_state and isinstance(st.session_state.get("_presenter_kept"), bool):
+        return st.session_state["_presenter_kept"]  # after a page switch (see global_controls)
     return bool(state.value("presenter", False, bool))
 
 
 def global_controls() -> None:
+    # A page switch (the demo's click) drops the toggles' widget state and the link's query string:
+    # each toggle is kept under a plain key too, which a page switch leaves alone.
     for key in ("talk", "presenter"):
         if key not in st.session_state:
-            st.session_state[key] = state.value(key, False, bool)
+            kept = st.session_state.get(f"_{key}_kept")
+            st.session_state[key] = kept if isinstance(kept, bool) else state.value(key, False, bool)
     with st.sidebar:
         if not state.presenter():
             quick_start()
@@ -71,6 +78,7 @@ def global_controls() -> None:
             with st.expander("About"):
                 st.markdown(about())
     for key in ("talk", "presenter"):
+        st.session_state[f"_{key}_kept"] = bool(st.session_state[key])
         if st.session_state[key]:
             st.query_params[key] = "1"
         elif key in st.query_params:

@@ -23,7 +23,7 @@ __all__ = [
 X_TITLES = {"round": "round", "samples_total": "samples processed", "elapsed": "wall time (s)"}
 Y_TITLES = {
     "test_accuracy": "test accuracy", "train_loss": "train loss",
-    "ratio": "intra / inter ratio", "ratio_l2": "intra / inter (L2)",
+    "ratio": "intra / inter", "ratio_l2": "intra / inter (L2)",  # the charts' titles say what ratio
     "effective_rank": "effective rank", "nc1": "NC1  tr(Σ_W Σ_B⁺) / C",
 }
 BASE_COLUMNS = ("run", "label", "method", "round", "samples_total", "elapsed")

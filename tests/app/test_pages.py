@@ -149,13 +149,18 @@ def test_runs_table_starts_with_a_short_label_and_ends_with_the_run_id(run_store
 
 
 def test_one_click_collapse_demo_launches_the_pair_and_opens_live(empty_store):
+    """... in talk mode when it was on (the click used to end talk mode: the button ran before
+    the toggle was drawn, and the page switch dropped the toggle's state)."""
     import time
 
     from fedquad_core.store import ACTIVE, RunStore, StoreError
 
     at = AppTest.from_file(MAIN, default_timeout=60)
+    at.query_params["talk"] = "1"
     at.run()
+    assert at.toggle(key="talk").value
     at.button(key="quick_start").click().run()
+    assert at.toggle(key="talk").value and at.session_state["talk"], "the demo's click ended talk mode"
     assert not at.exception, at.exception
     store = RunStore(empty_store)
     infos = store.list_runs()
