@@ -53,21 +53,26 @@ def warm_quick_start() -> None:
         pass
 
 
+def _mode(key: str) -> bool:
+    """Talk or presenter mode: the toggle's state, else the copy kept under a plain key (a page
+    switch, as the demo's click makes, drops the toggle's state and the link's query string but
+    not that copy), else the link (``?talk=1``)."""
+    kept = st.session_state.get(f"_{key}_kept")
+    if key not in st.session_state and isinstance(kept, bool):
+        return kept
+    return bool(state.value(key, False, bool))
+
+
 def presenter_requested() -> bool:
     """Presenter mode, as set in this session or asked for by the link (``?presenter=1``), known
     before the page navigation is drawn (presenter mode hides it)."""
-    if "presenter" not in st.session_state and isinstance(st.session_state.get("_presenter_kept"), bool):
-        return st.session_state["_presenter_kept"]  # after a page switch (see global_controls)
-    return bool(state.value("presenter", False, bool))
+    return _mode("presenter")
 
 
 def global_controls() -> None:
-    # A page switch (the demo's click) drops the toggles' widget state and the link's query string:
-    # each toggle is kept under a plain key too, which a page switch leaves alone.
     for key in ("talk", "presenter"):
         if key not in st.session_state:
-            kept = st.session_state.get(f"_{key}_kept")
-            st.session_state[key] = kept if isinstance(kept, bool) else state.value(key, False, bool)
+            st.session_state[key] = _mode(key)
     with st.sidebar:
         if not state.presenter():
             quick_start()

@@ -59,12 +59,12 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
     writer = store.create(config, run_id)
     if extra:
         writer.set_status("queued", **extra)
-    if request(store.root, writer.run_id, slots or default_slots()) is not None:
+    slots = slots or default_slots()
+    if request(store.root, writer.run_id, slots) is not None:
         return writer.run_id  # forked by the store's warm server, which wrote its pid (fedquad_core.prefork)
     run = [sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(store.root), "--run-id", writer.run_id,
            "--no-progress"]
-    cmd = [sys.executable, "-m", "fedquad_core.slot_wait", str(store.root), str(slots or default_slots()),
-           writer.run_id, "--", *run]
+    cmd = [sys.executable, "-m", "fedquad_core.slot_wait", str(store.root), str(slots), writer.run_id, "--", *run]
     proc = spawn_detached(cmd, writer.path / "log.txt", name=writer.run_id)
     writer.set_status("queued", **process_identity(proc.pid))
     return writer.run_id
@@ -180,7 +180,7 @@ def _pid_written(root, run_id: str, wait: float) -> int | None:
             pid = RunStore(root).read_status(run_id).get("pid")
         except Exception:  # noqa: BLE001 - unreadable: the launcher decides
             pid = None
-        if _is_pid(pid) and pid_alive(pid):
+        if pid_alive(pid):  # (it checks that pid is a positive int)
             return pid
         if time.monotonic() > deadline:
             return None

@@ -87,8 +87,9 @@ def _handle(conn: socket.socket, listener: socket.socket, store: RunStore) -> No
         return _refuse(conn, f"no readable run {run_id!r}")
     if status.get("state") != "queued" or pid_alive(status.get("pid")):
         return _refuse(conn, f"run {run_id} is {status.get('state')} or has a process")
-    if _threads() != 1:
-        return _refuse(conn, f"{_threads()} threads in the server: not safe to fork")
+    threads = _threads()
+    if threads != 1:
+        return _refuse(conn, f"{threads} threads in the server: not safe to fork")
     go_r, go_w = os.pipe()
     pid = os.fork()
     if pid == 0:
