@@ -4,7 +4,12 @@ twice (``fedquad study run``, ``fedquad sweep``); recorded runs carry the finger
 engine that made them.
 
 The fingerprint hashes the syntax trees (``ast.dump``, docstrings dropped) of the modules that
-change a run's numbers, so comments, docstrings and formatting do not count."""
+change a run's numbers, so comments, docstrings and formatting do not count. It depends on the
+code's content only, not on where it lives: file paths are not hashed (each module's digest is
+taken alone and the sorted digests are hashed), an import is read by the names it imports and
+the last part of its module's name (``from ..losses import x`` and ``from ..numerics.losses
+import x`` are one import), and a module with nothing but a docstring counts as none. Moving a
+module into a folder therefore keeps the fingerprint, and recorded runs stay valid."""
 from __future__ import annotations
 
 import ast
@@ -23,6 +28,7 @@ BOOKKEEPING = ("name", "workers", "client_exec", "device", "data_dir", "download
 
 
 def _files() -> list[Path]:
+    """The modules that change a run's numbers (``NUMERIC_SOURCES``: files, and folders read whole)."""
     out: list[Path] = []
     for name in NUMERIC_SOURCES:
         path = PACKAGE / name
@@ -40,14 +46,32 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+def _located_nowhere(tree: ast.AST) -> ast.AST:
+    """Imports read by what they import, not by where it lives: ``from ..a.b import c`` becomes
+    ``from b import c`` (level and leading packages dropped), so moving a module leaves its
+    importers' digests unchanged."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            node.module = node.module.rpartition(".")[2] if node.module else None
+            node.level = 0
+    return tree
+
+
+def module_digest(source: str) -> str | None:
+    """The digest of one module's code (docstrings dropped, imports read by name), or None for a
+    module with no code."""
+    tree = _located_nowhere(_without_docstrings(ast.parse(source)))
+    if all(isinstance(stmt, ast.Pass) for stmt in tree.body):
+        return None
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+
+
 @functools.lru_cache(maxsize=1)
 def engine_fingerprint() -> str:
-    """A 12-hex-digit hash of the code that changes a run's numbers."""
-    h = hashlib.sha256()
-    for path in _files():
-        h.update(str(path.relative_to(PACKAGE)).encode() + b"\0")
-        h.update(ast.dump(_without_docstrings(ast.parse(path.read_text()))).encode() + b"\0")
-    return h.hexdigest()[:12]
+    """A 12-hex-digit hash of the code that changes a run's numbers (of its content: not of the
+    files' paths or order)."""
+    digests = sorted(d for d in (module_digest(path.read_text()) for path in _files()) if d is not None)
+    return hashlib.sha256("\n".join(digests).encode()).hexdigest()[:12]
 
 
 def key_settings(cfg) -> dict[str, Any]:

@@ -83,6 +83,32 @@ def test_engine_fingerprint_ignores_comments_and_docstrings_but_not_code(tmp_pat
         version.engine_fingerprint.cache_clear()
 
 
+
+def test_engine_fingerprint_depends_on_content_not_on_paths(tmp_path, monkeypatch):
+    """Moving a numeric module into a folder (and its importers' relative imports with it) keeps
+    the fingerprint, so recorded runs stay valid; a module's import of another name does not."""
+    assert version.module_digest("from ..losses import x\ny = x") == \
+        version.module_digest("from ...numerics.losses import x\ny = x")
+    assert version.module_digest("from ..losses import x") != version.module_digest("from ..losses import z")
+    assert version.module_digest('"""Only a docstring."""') is None
+    first = version.engine_fingerprint()
+    moved = tmp_path / "pkg"
+    sources = []
+    for path in version._files():
+        target = moved / "elsewhere" / path.relative_to(version.PACKAGE).as_posix().replace("/", "__")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = path.read_text().replace("from ..losses import", "from ...numerics.losses import")
+        target.write_text(text)
+        sources.append(target.relative_to(moved).as_posix())
+    (moved / "elsewhere" / "__init__.py").write_text('"""A new folder\'s docstring."""\n')
+    monkeypatch.setattr(version, "PACKAGE", moved)
+    monkeypatch.setattr(version, "NUMERIC_SOURCES", tuple(sources) + ("elsewhere/__init__.py",))
+    version.engine_fingerprint.cache_clear()
+    try:
+        assert version.engine_fingerprint() == first
+    finally:
+        version.engine_fingerprint.cache_clear()
+
 TINY = ["--clients", "6", "--rounds", "1", "--local-epochs", "1", "--snapshot-points", "100"]
 BAD_GRIDS = [
     (["--grid", "colour=1,2"], "unknown grid key 'colour'"),
