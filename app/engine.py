@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import importlib
 
-from fedquad_core import launcher
-from fedquad_core import locks as process_locks
+from fedquad_core.runs import launcher
+from fedquad_core.runs import locks as process_locks
 from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
-from fedquad_core.geometry import singular_values
-from fedquad_core.method_labels import CITATIONS as METHOD_CITATIONS, LABELS as METHOD_LABELS, method_label
-from fedquad_core.launcher import spawn_detached
-from fedquad_core.partition import PartitionError, class_counts, partition
-from fedquad_core.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
+from fedquad_core.numerics.geometry import singular_values
+from fedquad_core.config.method_labels import CITATIONS as METHOD_CITATIONS, LABELS as METHOD_LABELS, method_label
+from fedquad_core.runs.launcher import spawn_detached
+from fedquad_core.numerics.partition import PartitionError, class_counts, partition
+from fedquad_core.runs.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
                                 atomic_write_text, pid_alive)
-from fedquad_core.run_files import Damaged, layout_damage, read_layout
+from fedquad_core.runs.files import Damaged, layout_damage, read_layout
 from fedquad_core.version import engine_fingerprint
 from fedquad_core.study.store import DamagedStudy, StudyStore
 from fedquad_core.study.paper_claims import check_claims, claims_markdown

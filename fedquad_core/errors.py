@@ -4,8 +4,8 @@ prints the one line and exits 2, before any training starts; a run that fails on
 from __future__ import annotations
 
 from .config import ConfigError
-from .partition import PartitionError
-from .store import RunNotFound, StoreError
+from .numerics.partition import PartitionError
+from .runs.store import RunNotFound, StoreError
 
 
 class DataError(Exception):

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent
-NUMERIC_SOURCES = ("methods", "data", "models.py", "losses.py", "client.py", "rounds.py", "partition.py",
-                   "sampling.py", "aggregation.py", "geometry.py", "config.py", "runner.py",
-                   "local_metrics.py")
+NUMERIC_SOURCES = ("methods", "data", "numerics", "models.py", "config/run.py", "train/client.py", "train/rounds.py",
+                   "train/runner.py", "train/local_metrics.py")
 BOOKKEEPING = ("name", "workers", "client_exec", "device", "data_dir", "download")
 
 

@@ -90,7 +90,7 @@ CLI = [
     (["--slots", "0"], "argument --slots: 0 is outside"),
     (["--no-progress=1"], "ignored explicit argument"),
     (["--again=1"], "ignored explicit argument"),
-    # upper bounds (fedquad_core/limits.py): counts and sizes that fit the machine and the data
+    # upper bounds (fedquad_core/config/limits.py): counts and sizes that fit the machine and the data
     (["--rounds", "1000000000"], "rounds cannot be above 10,000"),
     (["--snapshot-points", str(10**12)], "snapshot points cannot be above"),
     (["--snapshot-points", str(10**30)], "snapshot points cannot be above"),

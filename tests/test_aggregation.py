@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from fedquad_core.aggregation import weighted_average
+from fedquad_core.numerics.aggregation import weighted_average
 
 
 def _clients():

@@ -108,8 +108,8 @@ def _one_cycle(edges: dict[str, set[str]], comp: set[str]) -> list[str]:
 
 def test_import_graph_sees_relative_and_function_level_imports():
     graph = _graph()
-    assert "fedquad_core.config" in graph["fedquad_core.preflight"]  # relative, module level
-    assert "fedquad_core.runner" in graph["fedquad_core.study.run"]  # relative, inside a function
+    assert "fedquad_core.config.run" in graph["fedquad_core.config.preflight"]  # relative, module level
+    assert "fedquad_core.train.runner" in graph["fedquad_core.study.run"]  # relative, inside a function
     assert "fedquad_core.cli.main" in graph["fedquad_core.cli"]
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(edges) == [["a", "b", "c", "a"]]
@@ -142,3 +142,25 @@ def test_the_app_reaches_the_engine_through_one_door():
            for name, targets in graph.items() if name.startswith("app") and name != DOOR}
     bad = {k: v for k, v in bad.items() if v}
     assert not bad, f"app modules importing fedquad_core other than {DOOR}: {bad}"
+
+
+LOOSE_LIMIT = 8  # modules loose at a package's top (``__init__`` and ``__main__`` included)
+
+
+def _loose(package: str) -> list[str]:
+    return sorted(p.name for p in (ROOT / package).glob("*.py"))
+
+
+def test_the_engine_keeps_few_loose_modules_at_its_top():
+    """One concept, one folder: training, the run store, numerics, configuration, studies and the
+    command line each live in their folder; the engine's top holds at most a few modules."""
+    loose = _loose("fedquad_core")
+    assert len(loose) <= LOOSE_LIMIT, f"{len(loose)} loose modules at fedquad_core's top: {loose}"
+    for folder in ("train", "runs", "numerics", "config", "study", "cli", "methods", "data"):
+        assert (ROOT / "fedquad_core" / folder / "__init__.py").exists(), folder
+
+
+def test_the_app_keeps_few_loose_modules_at_its_top():
+    loose = _loose("app")
+    assert len(loose) <= LOOSE_LIMIT, f"{len(loose)} loose modules at app's top: {loose}"
+

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from fedquad_core.geometry import (
+from fedquad_core.numerics.geometry import (
     cdnv_matrix,
     class_means,
     effective_rank,
@@ -132,7 +132,7 @@ def test_stratified_subset_proportions():
 
 
 # ---- linear CKA ---------------------------------------------------------------------------------
-from fedquad_core.geometry import linear_cka  # noqa: E402
+from fedquad_core.numerics.geometry import linear_cka  # noqa: E402
 
 
 def test_linear_cka_of_identical_embeddings_is_one():

@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from fedquad_core.losses import (
+from fedquad_core.numerics.losses import (
     chen_quadruplet_loss,
     fedquad_loss,
     moon_contrastive_loss,
@@ -156,7 +156,7 @@ def test_all_gradients_finite():
 
 
 def test_masked_supcon_is_supcon_of_the_valid_rows():
-    from fedquad_core.losses import masked_supcon_loss
+    from fedquad_core.numerics.losses import masked_supcon_loss
 
     g = torch.Generator().manual_seed(0)
     z = torch.randn(7, 5, generator=g, dtype=torch.float64)

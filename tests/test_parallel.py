@@ -10,12 +10,12 @@ import time
 import pytest
 import torch
 
-from fedquad_core.client import ClientJob, TrainData
+from fedquad_core.train.client import ClientJob, TrainData
 from fedquad_core.config import ConfigError, RunConfig
-from fedquad_core.preflight import validate
+from fedquad_core.config.preflight import validate
 from fedquad_core.models import build_model
-from fedquad_core.parallel import FlatLayout, ParallelRunner
-from fedquad_core.runner import SequentialRunner, make_runner, prepare
+from fedquad_core.train.parallel import FlatLayout, ParallelRunner
+from fedquad_core.train.runner import SequentialRunner, make_runner, prepare
 
 
 def _setup(method: str, clients: int = 5):
@@ -104,8 +104,8 @@ def test_workers_die_with_the_parent(tmp_path):
     script = textwrap.dedent("""
         import os, signal
         from fedquad_core.config import RunConfig
-        from fedquad_core.runner import prepare
-        from fedquad_core.parallel import ParallelRunner
+        from fedquad_core.train.runner import prepare
+        from fedquad_core.train.parallel import ParallelRunner
         if __name__ == "__main__":
             cfg = RunConfig(method="fedavg", num_clients=3, train_subset=100, min_size=5)
             runner = ParallelRunner(cfg, prepare(cfg), False, workers=2)

@@ -5,8 +5,8 @@ import time
 import numpy as np
 import pytest
 
-from fedquad_core import partition as part_mod
-from fedquad_core.partition import (
+from fedquad_core.numerics import partition as part_mod
+from fedquad_core.numerics.partition import (
     PartitionError,
     class_counts,
     dirichlet_partition,

@@ -7,8 +7,8 @@ ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install r
 
 from fedquad_core.config import RunConfig  # noqa: E402
 from fedquad_core.study.ray import run_on_ray  # noqa: E402
-from fedquad_core.runner import execute  # noqa: E402
-from fedquad_core.store import RunStore  # noqa: E402
+from fedquad_core.train.runner import execute  # noqa: E402
+from fedquad_core.runs.store import RunStore  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from fedquad_core.losses import fedquad_loss, l2_normalize, supcon_loss
+from fedquad_core.numerics.losses import fedquad_loss, l2_normalize, supcon_loss
 from fedquad_core.methods.base import embedding_for_loss
 
 

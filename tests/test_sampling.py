@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fedquad_core.sampling import QuadrupletBatch, client_quadruplet_mode, sample_quadruplets
+from fedquad_core.numerics.sampling import QuadrupletBatch, client_quadruplet_mode, sample_quadruplets
 
 SEEDS = range(30)
 
@@ -111,7 +111,7 @@ def test_two_classes_of_one_sample_each_count_as_ce_only_in_rounds_and_partition
     and partition.json's field use the same definition."""
     from fedquad_core.methods import ClientContext
     from fedquad_core.methods.fedquad import FedQuad, FedQuadParams
-    from fedquad_core.sampling import quadruplet_mode_from_counts
+    from fedquad_core.numerics.sampling import quadruplet_mode_from_counts
 
     cases = {(0, 1): "clients_ce_only", (0, 1, 2): "clients_ce_only", (3,): "clients_ce_only",
              (0, 0, 1): "clients_no_second_negative", (0, 0, 1, 2): None}

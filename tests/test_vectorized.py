@@ -6,13 +6,13 @@ import dataclasses
 import pytest
 import torch
 
-from fedquad_core.client import ClientJob, TrainData
+from fedquad_core.train.client import ClientJob, TrainData
 from fedquad_core.config import RunConfig
 from fedquad_core.methods import METHODS
 from fedquad_core.models import build_model
-from fedquad_core.runner import SequentialRunner, prepare
+from fedquad_core.train.runner import SequentialRunner, prepare
 from fedquad_core.methods.base import LocalObjective
-from fedquad_core.vectorized import VmapRunner
+from fedquad_core.train.vectorized import VmapRunner
 
 
 def _rounds(runner, parts, initial, rounds=2):

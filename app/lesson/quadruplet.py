@@ -1,7 +1,7 @@
 """One quadruplet in 2-D: anchor a, positive p, negatives n1 and n2 of two other classes, the
 margin rings, each hinge term's value and the push (minus the gradient) it puts on each point.
 
-Distances are squared Euclidean, as in ``fedquad_core.losses`` (the numbers here are tested to
+Distances are squared Euclidean, as in ``fedquad_core.numerics.losses`` (the numbers here are tested to
 equal ``fedquad_loss`` / ``chen_quadruplet_loss`` and their autograd gradients):
 
 * FedQuad (Göksu & Pugeault 2025):  [d(a,p) - d(a,n1) + m1]_+  +  [d(a,p) - d(a,n2) + m2]_+

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from ..config import CLIENT_EXECS, DATASET_DEFAULTS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
-from ..devices import usable_cores
+from ..config.devices import usable_cores
 from ..errors import UserError
 from ..methods import METHODS
 from ..methods.params import method_param_fields, owners

@@ -10,12 +10,12 @@ import sys
 
 from ..config import RunConfig
 from ..errors import UserError
-from ..launcher import acquire_slot, held_slot
-from ..limits import check_bounds
-from ..preflight import check_config
-from ..runner import auto_workers, execute, prepare
-from ..stop_signals import sigint_ignored
-from ..store import RunStore, process_identity
+from ..runs.launcher import acquire_slot, held_slot
+from ..config.limits import check_bounds
+from ..config.preflight import check_config
+from ..train.runner import auto_workers, execute, prepare
+from ..runs.stop_signals import sigint_ignored
+from ..runs.store import RunStore, process_identity
 from .args import config_from_args
 from .tables import fmt, print_table, summarize
 
@@ -57,7 +57,7 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         held = _claim(store, cfg)
         reused = None if getattr(args, "again", False) else _finished(store, cfg)
         if reused:
-            from ..claims import release
+            from ..runs.claims import release
 
             release(held)
             print(f"run {reused}: finished already with these exact settings (same run key and engine): "
@@ -71,7 +71,7 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
                              prep=prep)
             return _report(store, run_id, slot)
     finally:
-        from ..claims import release
+        from ..runs.claims import release
 
         release(held or None)
 
@@ -79,7 +79,7 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
 def _claim(store: RunStore, cfg, *, should_stop=lambda: False):
     """The claim of ``cfg``'s run key (README, "Reliability"): waits while another process trains
     the same key. False when ``should_stop()`` came first; None for a config too broken to key."""
-    from ..claims import claim
+    from ..runs.claims import claim
     from ..version import run_key
 
     try:
@@ -97,7 +97,7 @@ def _claim(store: RunStore, cfg, *, should_stop=lambda: False):
 
 
 def _finished(store: RunStore, cfg) -> str | None:
-    from ..claims import finished_run
+    from ..runs.claims import finished_run
     from ..version import run_key
 
     try:

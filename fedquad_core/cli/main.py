@@ -15,7 +15,7 @@ import threading
 from typing import Sequence
 
 from ..errors import USER_ERRORS
-from ..store import RunStore
+from ..runs.store import RunStore
 from . import commands
 from .args import OneLineParser, add_run_options, int_in
 from .study import add_study_parser, cmd_study

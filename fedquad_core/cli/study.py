@@ -6,7 +6,7 @@ from typing import Any
 
 from ..config import alpha_label
 from ..errors import UserError
-from ..store import RunStore
+from ..runs.store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
 from ..study.paper_claims import check_claims, claims_markdown
 from ..study.matched import matched_accuracy

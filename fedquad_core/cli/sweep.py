@@ -17,7 +17,7 @@ from typing import Any
 from ..config import alpha_label
 from ..errors import UserError
 from ..methods import METHODS
-from ..store import RunStore, atomic_write_text
+from ..runs.store import RunStore, atomic_write_text
 from ..study import StudySpec, parse_axes, run_study
 from .args import add_run_options, config_from_args, int_in
 from .tables import print_table, summarize

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..store import RunStore
+from ..runs.store import RunStore
 
 
 def fmt(value: Any, spec: str = ".4f") -> str:

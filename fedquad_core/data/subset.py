@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..geometry import stratified_subset as _stratified
+from ..numerics.geometry import stratified_subset as _stratified
 
 
 def stratified_subset(labels: np.ndarray, size: int, seed: int) -> np.ndarray:

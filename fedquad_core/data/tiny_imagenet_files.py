@@ -76,7 +76,7 @@ def read_cache(path: Path) -> dict[str, np.ndarray] | None:
 def write_cache_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` to ``path`` via a temp file in the same folder and ``os.replace``, so a
     crash never leaves a half-written cache. A read-only folder only costs a warning."""
-    from ..store import atomic_write
+    from ..runs.store import atomic_write
 
     try:
         atomic_write(path, lambda f: np.savez(f, **arrays))

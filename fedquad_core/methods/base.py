@@ -2,13 +2,13 @@
 
 Every method in this package is FedAvg (McMahan et al., AISTATS 2017) plus its own local loss,
 so a method is a small class that fills these hooks and nothing else; the round loop, the
-aggregation and the server are shared (see ``fedquad_core.rounds``).
+aggregation and the server are shared (see ``fedquad_core.train.rounds``).
 
 A method may
 - draw per-client data offline before local training (``setup``: FedQuad's quadruplets),
 - ask for extra samples to be forwarded together with each CE batch (``extra_indices``),
 - add terms to the cross-entropy (``loss``), and give the same objective in its masked,
-  per-client form for the batched GPU path (``batched_loss``, see ``fedquad_core.vectorized``),
+  per-client form for the batched GPU path (``batched_loss``, see ``fedquad_core.train.vectorized``),
 - keep a little state per client across rounds (``teardown`` writes into ``ClientContext.state``).
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..losses import l2_normalize
+from ..numerics.losses import l2_normalize
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,7 +59,7 @@ class ForwardOut:
 
 @dataclass
 class BatchedOut:
-    """One client's view inside ``vmap`` (fedquad_core.vectorized): B CE rows, padded ones masked
+    """One client's view inside ``vmap`` (fedquad_core.train.vectorized): B CE rows, padded ones masked
     out by ``mask``, then the tuple slots; ``has_tuples``/``has_n2`` are this client's 0/1 flags."""
 
     x: torch.Tensor

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..losses import proximal_term
+from ..numerics.losses import proximal_term
 from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, param
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..losses import fedquad_loss
+from ..numerics.losses import fedquad_loss
 from .base import param
 from .tuples import TupleObjective
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from ..losses import moon_contrastive_loss
+from ..numerics.losses import moon_contrastive_loss
 from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, masked_mean, param
 
 

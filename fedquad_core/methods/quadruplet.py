@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..losses import chen_quadruplet_loss, triplet_loss
+from ..numerics.losses import chen_quadruplet_loss, triplet_loss
 from .base import param
 from .tuples import TupleObjective
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..losses import masked_supcon_loss, supcon_loss
+from ..numerics.losses import masked_supcon_loss, supcon_loss
 from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, param
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..losses import triplet_loss
+from ..numerics.losses import triplet_loss
 from .base import param
 from .tuples import TupleObjective
 

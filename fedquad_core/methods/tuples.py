@@ -1,7 +1,7 @@
 """Shared machinery of the tuple-based metric-learning methods (TripletFL, QuadrupletFL, FedQuad).
 
 Tuples are sampled offline, per client and per round, before local training
-(``fedquad_core.sampling.sample_quadruplets``: class-aware, so rare classes still appear as
+(``fedquad_core.numerics.sampling.sample_quadruplets``: class-aware, so rare classes still appear as
 anchors and negatives). Each local step forwards ``tuples_per_batch`` tuples together with the
 CE batch, in one pass; the tuple term is added to the CE of the batch. Clients with fewer
 classes than a tuple needs fall back visibly (see ``sampling``): with 2 classes the second
@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from ..sampling import sample_quadruplets
+from ..numerics.sampling import sample_quadruplets
 from .base import BatchedOut, ForwardOut, LocalObjective, StepLoss, batched_ce, embedding_for_loss
 
 

@@ -7,7 +7,7 @@ The dashboard starts it (``launcher.ensure_warm_server``, after its first page);
 ``python -m fedquad_core.prefork ROOT [--parent PID] [--idle-exit SECONDS]``. The server is
 ``prefork.server`` (it imports the engine and runs the CLI's ``run``, so it stands above the CLI);
 the launcher's side of the socket (``request``, ``server_alive``, the file names) is in
-``fedquad_core.launcher``, which the CLI imports.
+``fedquad_core.runs.launcher``, which the CLI imports.
 
 - **One per store**: it holds an exclusive ``flock`` on ``ROOT/.prefork.lock`` for its whole
   life and listens on the Unix socket ``ROOT/.prefork.sock`` (owner-only; a peer of another user

@@ -1,6 +1,6 @@
 """The warm server itself (``fedquad_core.prefork``'s docstring says what it does): it imports
 the engine once, then forks each requested run and runs the CLI's ``run --run-id`` in the child.
-The socket's names and the request's reading are the launcher's (``fedquad_core.launcher``)."""
+The socket's names and the request's reading are the launcher's (``fedquad_core.runs.launcher``)."""
 from __future__ import annotations
 
 import argparse
@@ -19,9 +19,9 @@ import time
 import traceback
 from pathlib import Path
 
-from .. import locks
-from ..store import RunStore, pid_alive, process_identity
-from ..launcher import ANSWER_S, IDLE_S, LOCK_NAME, _read_line, socket_path
+from ..runs import locks
+from ..runs.store import RunStore, pid_alive, process_identity
+from ..runs.launcher import ANSWER_S, IDLE_S, LOCK_NAME, _read_line, socket_path
 
 _held: dict[str, int] = {}  # the server's lock fd: closed in each child (a run must not hold it)
 
@@ -34,7 +34,9 @@ def preload() -> None:
     import torch  # noqa: F401
     import torch.optim  # noqa: F401
 
-    from .. import data, geometry, local_metrics, methods, runner  # noqa: F401
+    from .. import data, methods  # noqa: F401
+    from ..numerics import geometry  # noqa: F401
+    from ..train import local_metrics, runner  # noqa: F401
     from ..cli import main  # noqa: F401
     from ..version import engine_fingerprint
 

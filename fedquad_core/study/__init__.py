@@ -7,14 +7,14 @@
 - ``matched``: the runs compared at matched accuracy (``matched_accuracy``)
 - ``paper_claims``: the seed paper's claims checked against the recorded studies (``check_claims``)
 
-The grid's preflight is ``fedquad_core.preflight.check_grid`` (re-exported here)."""
+The grid's preflight is ``fedquad_core.config.preflight.check_grid`` (re-exported here)."""
 from __future__ import annotations
 
 import importlib
 
 # Loaded on first use, so that reading study files (``study.store``, ``study.table``) does not
 # import torch: the dashboard's projection worker starts without it.
-_HOME = {"check_grid": "..preflight", "run_key": "..version", "run_study": ".run", "StudyStore": ".store", "check_name": ".store",
+_HOME = {"check_grid": "..config.preflight", "run_key": "..version", "run_study": ".run", "StudyStore": ".store", "check_name": ".store",
          "response_table": ".table", "study_frame": ".table", "compare": ".table", "compare_summary": ".table",
          "Verdict": ".table", "matched_accuracy": ".matched", "check_claims": ".paper_claims", "claims_markdown": ".paper_claims",
          **{name: ".grid" for name in ("Point", "StudySpec", "expand", "keyed", "parse_axes",

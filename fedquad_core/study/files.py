@@ -1,5 +1,5 @@
 """The shape of a study file (``<root>/studies/<name>.json``), checked in one place, like
-``fedquad_core.run_files`` does for a run folder: ``read_study`` returns the parsed study or raises
+``fedquad_core.runs.files`` does for a run folder: ``read_study`` returns the parsed study or raises
 ``run_files.Damaged`` with one line saying what is wrong (unreadable, not UTF-8, not JSON, a
 folder, or JSON of the wrong shape). ``StudyStore`` turns that into ``DamagedStudy``, so
 ``study list`` names it as damaged and goes on, and ``show``/``run`` refuse it in one line."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..run_files import Damaged, _kind, load_json
+from ..runs.files import Damaged, _kind, load_json
 
 
 def read_study(path: Path) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store import RunNotFound, RunStore, StoreError
+from ..runs.store import RunNotFound, RunStore, StoreError
 from .table import REPLICATE, summarize
 
 GEOMETRY = ("effective_rank", "ratio", "ratio_l2", "local_effective_rank", "local_ratio", "local_cka")

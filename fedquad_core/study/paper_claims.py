@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..store import RunNotFound, RunStore, StoreError
+from ..runs.store import RunNotFound, RunStore, StoreError
 from .matched import matched_accuracy
 from .store import StudyStore
 from .table import NO_DATA, NOISE, ONE_SEED, Verdict, compare

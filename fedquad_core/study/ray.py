@@ -16,13 +16,13 @@ from typing import Any, Callable
 
 from ..config import RunConfig
 from ..errors import UserError
-from ..store import RunStore, StoreError, atomic_write
+from ..runs.store import RunStore, StoreError, atomic_write
 
 
 def _run_task(cfg_dict: dict[str, Any], threads: int | None) -> tuple[str, dict[str, bytes], str | None]:
     import tempfile
 
-    from ..runner import execute
+    from ..train.runner import execute
 
     with tempfile.TemporaryDirectory(prefix="fedquad-ray-") as tmp:
         store = RunStore(tmp)

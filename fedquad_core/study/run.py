@@ -14,10 +14,10 @@ import time
 from typing import Any, Callable
 
 from ..config import RunConfig
-from ..devices import usable_cores
+from ..config.devices import usable_cores
 from ..errors import UserError
-from ..preflight import check_grid
-from ..store import ACTIVE, RunStore, new_run_id
+from ..config.preflight import check_grid
+from ..runs.store import ACTIVE, RunStore, new_run_id
 from ..version import engine_fingerprint
 from .grid import expand, keyed, parse_axes
 from .ray import check_reachable, run_on_ray
@@ -40,7 +40,7 @@ def _study_dict(spec, points, previous: dict | None, index: dict[str, str]) -> d
 def prepare_study(spec, store, *, large_grid: bool = False) -> tuple[StudyStore, dict[str, Any], dict[str, RunConfig]]:
     """Every check, then the study file written: (studies, study dict, key -> config to train).
     A grid above ``limits.GRID_POINTS_MAX`` points is refused unless ``large_grid``."""
-    from ..limits import check_grid_size, check_text
+    from ..config.limits import check_grid_size, check_text
 
     studies = store if isinstance(store, StudyStore) else StudyStore(store.root)
     spec = dataclasses.replace(spec, axes=parse_axes(spec.axes))  # a spec built in code is checked too
@@ -171,7 +171,7 @@ def study_running(root, name: str) -> bool:
 
 def request_study_cancel(root, name: str) -> bool:
     """Ask every driver of study ``name`` to stop (as Ctrl-C does); False when none is running."""
-    from ..store import atomic_write_text
+    from ..runs.store import atomic_write_text
 
     if not study_running(root, name):
         return False
@@ -228,7 +228,7 @@ def _run_one(payload: tuple[dict, str, str, int | None, str, str]) -> str | None
     finished run another process trained while this one waited is reused), or None when the
     study was stopped first."""
     config, root, run_id, threads, stop, key = payload
-    from ..claims import claim, finished_run, release
+    from ..runs.claims import claim, finished_run, release
 
     if _stopped(stop):  # the study was interrupted before this point started
         return None
@@ -239,7 +239,7 @@ def _run_one(payload: tuple[dict, str, str, int | None, str, str]) -> str | None
         reused = finished_run(RunStore(root), key)
         if reused or _stopped(stop):
             return reused
-        from ..runner import execute
+        from ..train.runner import execute
 
         run_id = execute(RunConfig.from_dict(config), RunStore(root), run_id=run_id, progress=False, threads=threads)
         if RunStore(root).read_status(run_id).get("stopped_by") in ("SIGINT", "SIGTERM"):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import alpha_label
-from ..store import RunStore, StoreError, _read_json, atomic_write_json
+from ..runs.store import RunStore, StoreError, _read_json, atomic_write_json
 from ..version import BOOKKEEPING, engine_fingerprint
 from ..errors import UserError
 
@@ -69,7 +69,7 @@ class StudyStore:
 
     def read(self, name: str) -> dict[str, Any]:
         """The study, or ``StudyNotFound`` / ``DamagedStudy`` (one line each)."""
-        from ..run_files import Damaged
+        from ..runs.files import Damaged
         from .files import read_study
 
         path = self.path(name)

@@ -11,7 +11,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from ..store import RunNotFound, RunStore, StoreError
+from ..runs.store import RunNotFound, RunStore, StoreError
 
 # the mean local-model metrics of the last snapshot row that has them (README, "Local models");
 # None for runs that did not measure their clients

@@ -62,8 +62,8 @@ def empty_store(monkeypatch, tmp_path):
 @pytest.fixture(scope="session")
 def _finished_runs(tmp_path_factory):
     from fedquad_core.config import RunConfig
-    from fedquad_core.launcher import launch
-    from fedquad_core.store import RunStore
+    from fedquad_core.runs.launcher import launch
+    from fedquad_core.runs.store import RunStore
 
     root = tmp_path_factory.mktemp("store") / "runs"
     common = dict(dataset="digits", num_clients=6, alpha=0.5, rounds=3, local_epochs=1, snapshot_every=1,

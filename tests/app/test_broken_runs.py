@@ -12,8 +12,8 @@ from app_helpers import open_page, page_text
 @pytest.fixture
 def broken_store(monkeypatch, tmp_path):
     from fedquad_core.config import RunConfig
-    from fedquad_core.runner import execute
-    from fedquad_core.store import RunStore
+    from fedquad_core.train.runner import execute
+    from fedquad_core.runs.store import RunStore
 
     root = tmp_path / "runs"
     store = RunStore(root)

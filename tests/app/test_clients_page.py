@@ -19,7 +19,7 @@ STUDY = "digits-local"
 @pytest.fixture(scope="module")
 def _local_root(tmp_path_factory):
     from fedquad_core.config import RunConfig
-    from fedquad_core.store import RunStore
+    from fedquad_core.runs.store import RunStore
     from fedquad_core.study import StudySpec, run_study
 
     root = tmp_path_factory.mktemp("recorded-local") / "recorded"

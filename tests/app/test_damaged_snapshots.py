@@ -67,7 +67,7 @@ def roots(monkeypatch, _roots):
 
 
 def test_the_store_ignores_stray_names_and_names_each_damaged_file(roots):
-    from fedquad_core.store import DamagedRun, RunStore
+    from fedquad_core.runs.store import DamagedRun, RunStore
 
     recorded, _ = roots
     store = RunStore(recorded)

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import MAIN, move, shown, switcher, switcher_options, trace_values
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 
 EXPLORE = "views/explore.py"
 

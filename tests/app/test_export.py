@@ -15,7 +15,7 @@ import pytest
 
 from app.export import files as export
 from app.figures import charts as figures
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 
 
 @pytest.fixture(scope="module")

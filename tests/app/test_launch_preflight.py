@@ -2,8 +2,9 @@
 configuration (counted with monkeypatch; the background processes are not started)."""
 from __future__ import annotations
 
-from app import service
-from fedquad_core import launcher, preflight
+from app.service import launching as service
+from fedquad_core.runs import launcher
+from fedquad_core.config import preflight
 
 
 def test_launch_path_runs_the_preflight_once_per_configuration(monkeypatch, tmp_path):

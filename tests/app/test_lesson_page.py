@@ -118,12 +118,12 @@ def test_add_to_my_deck_from_another_page(env, tmp_path):
 
 
 def test_the_pictures_term_values_equal_the_engine_losses(env):
-    """What step 5 displays (metric tiles, FedQuad then Chen) equals fedquad_core.losses on the
+    """What step 5 displays (metric tiles, FedQuad then Chen) equals fedquad_core.numerics.losses on the
     preset's points at the sliders' margins."""
     import torch
 
     from app.lesson.quadruplet import PRESETS, POINTS
-    from fedquad_core.losses import chen_quadruplet_loss, fedquad_loss
+    from fedquad_core.numerics.losses import chen_quadruplet_loss, fedquad_loss
 
     at = lesson_app(5)
     at.slider(key="q_m1").set_value(2.0).run()

@@ -107,7 +107,7 @@ def test_missing_dataset_says_how_to_get_it(empty_store):
 def test_runs_page_bundle_and_delete(run_store, tmp_path, monkeypatch):
     import shutil
 
-    from fedquad_core.store import RunStore
+    from fedquad_core.runs.store import RunStore
 
     root, ids = run_store
     copy = tmp_path / "runs"
@@ -153,7 +153,7 @@ def test_one_click_collapse_demo_launches_the_pair_and_opens_live(empty_store):
     the toggle was drawn, and the page switch dropped the toggle's state)."""
     import time
 
-    from fedquad_core.store import ACTIVE, RunStore, StoreError
+    from fedquad_core.runs.store import ACTIVE, RunStore, StoreError
 
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.query_params["talk"] = "1"
@@ -195,7 +195,7 @@ def test_live_draws_empty_axes_while_runs_have_no_point_yet(empty_store):
     import os
 
     from fedquad_core.config import RunConfig
-    from fedquad_core.store import RunStore, process_identity
+    from fedquad_core.runs.store import RunStore, process_identity
 
     store = RunStore(empty_store)
     writer = store.create(RunConfig(dataset="digits", rounds=3).resolved().to_dict())

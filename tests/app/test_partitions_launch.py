@@ -6,7 +6,7 @@ import json
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import MAIN, trace_values, wait_finished
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 
 
 def page(name: str) -> AppTest:

@@ -1,4 +1,4 @@
-"""The quadruplet picture's numbers equal the engine's losses (fedquad_core.losses) and their
+"""The quadruplet picture's numbers equal the engine's losses (fedquad_core.numerics.losses) and their
 autograd gradients on the same points; the rings sit where each term turns zero."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from app.lesson import quadruplet as quad
-from fedquad_core.losses import chen_quadruplet_loss, fedquad_loss, squared_distance
+from fedquad_core.numerics.losses import chen_quadruplet_loss, fedquad_loss, squared_distance
 from fedquad_core.methods.fedquad import FedQuadParams
 
 ENGINE = {"fedquad": fedquad_loss, "chen": chen_quadruplet_loss}

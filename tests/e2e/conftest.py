@@ -63,7 +63,7 @@ def _kill_group(pid: int, sig: int) -> None:
 
 def _stop_runs(runs_dir: Path) -> None:
     """Training runs are started in their own session by the launcher: stop any still active."""
-    from fedquad_core.store import ACTIVE, RunStore
+    from fedquad_core.runs.store import ACTIVE, RunStore
 
     if not runs_dir.exists():
         return
@@ -132,7 +132,7 @@ def clients_server(tmp_path, request):
     1 and 10 x FedAvg/FedQuad, alpha 0.1, seed 0, 2 rounds, local models measured) beside an
     empty run store."""
     from fedquad_core.config import RunConfig
-    from fedquad_core.store import RunStore
+    from fedquad_core.runs.store import RunStore
     from fedquad_core.study import StudySpec, run_study
 
     recorded = tmp_path / "recorded"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 
 ROUNDS = 20  # ~0.5 s per round on 2 busy cores: long enough to watch the curve grow, short enough
 CLIENTS = 50  # the preset's; fewer clients make rounds so short that a fast machine finishes before Live looks

@@ -1,6 +1,6 @@
 import pytest
 
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Claims of run keys (fedquad_core/claims.py): one live holder at a time, a dead holder's claim
+"""Claims of run keys (fedquad_core/runs/claims.py): one live holder at a time, a dead holder's claim
 taken over, the holder's pid only a note; a plain `fedquad run` of a finished key reuses it."""
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from fedquad_core.claims import claim, claim_path, holder_pid, release, try_claim
+from fedquad_core.runs.claims import claim, claim_path, holder_pid, release, try_claim
 from fedquad_core.cli import main
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 
 KEY = "0123456789abcdef"
-HOLD = ("import sys, time\nfrom fedquad_core.claims import try_claim\n"
+HOLD = ("import sys, time\nfrom fedquad_core.runs.claims import try_claim\n"
         "f = try_claim(sys.argv[1], sys.argv[2]); print('held' if f else 'busy', flush=True); time.sleep(60)")
 
 

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from fedquad_core.cli import main
-from fedquad_core.store import DamagedRun, RunStore, StoreError
+from fedquad_core.runs.store import DamagedRun, RunStore, StoreError
 
 from engine_helpers import tiny_config
 

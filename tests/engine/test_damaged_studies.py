@@ -9,7 +9,7 @@ import json
 import pytest
 
 from fedquad_core.cli import main
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 from fedquad_core.study.store import StudyStore, finished_runs
 
 

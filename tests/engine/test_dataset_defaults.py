@@ -7,7 +7,7 @@ import pytest
 from fedquad_core.cli.args import method_param_help
 from fedquad_core.cli import build_parser
 from fedquad_core.config import DATASET_DEFAULTS, DATASET_NAMES, ConfigError, RunConfig
-from fedquad_core.preflight import validate
+from fedquad_core.config.preflight import validate
 from fedquad_core.methods import METHODS
 
 

@@ -20,7 +20,7 @@ import pytest
 from fedquad_core.config import RunConfig
 from fedquad_core.data import DataError, check_data
 from fedquad_core.methods import METHODS
-from fedquad_core.runner import execute
+from fedquad_core.train.runner import execute
 
 SETTINGS = {
     "digits": dict(num_clients=3),

@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from engine_helpers import tiny_config
-from fedquad_core.runner import execute
+from fedquad_core.train.runner import execute
 
 TIMES = {"round_time", "elapsed"}
 
@@ -47,7 +47,7 @@ def test_all_methods_share_partition_and_initial_model(store):
 
 
 def test_parallel_workers_only_when_the_round_has_enough_work():
-    from fedquad_core.runner import auto_workers
+    from fedquad_core.train.runner import auto_workers
 
     import os
 

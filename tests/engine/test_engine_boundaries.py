@@ -3,9 +3,9 @@ import subprocess
 import sys
 
 from engine_helpers import tiny_config
-from fedquad_core.client import TrainData, TrainSettings
-from fedquad_core.rounds import ClientJob
-from fedquad_core.runner import SequentialRunner, prepare
+from fedquad_core.train.client import TrainData, TrainSettings
+from fedquad_core.train.rounds import ClientJob
+from fedquad_core.train.runner import SequentialRunner, prepare
 
 BLOCK = """
 import importlib, pkgutil, sys

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from fedquad_core.runner import SequentialRunner, execute
-from fedquad_core.store import RunStore
+from fedquad_core.train.runner import SequentialRunner, execute
+from fedquad_core.runs.store import RunStore
 
 from engine_helpers import finish, tiny_config
 
@@ -148,8 +148,8 @@ def test_a_late_second_ctrl_c_does_not_interrupt_the_saving_of_a_stopped_run():
     """A second Ctrl-C drops the round in progress, but once the loop has seen the stop and returned
     (the run is being saved: status, weights), a late one must not cut that short (it used to
     end the run 'cancelled' at round 0 with its rows and weights disowned)."""
-    from fedquad_core.callbacks import SignalStop
-    from fedquad_core.stop_signals import install_stop_signals
+    from fedquad_core.train.callbacks import SignalStop
+    from fedquad_core.runs.stop_signals import install_stop_signals
 
     flag: dict = {"stop": False}
     restore = install_stop_signals(flag)
@@ -170,7 +170,7 @@ def test_a_late_second_ctrl_c_does_not_interrupt_the_saving_of_a_stopped_run():
 def test_a_second_ctrl_c_while_a_round_is_being_recorded_keeps_that_round_whole():
     """The metrics row and the status's round are written together: a second Ctrl-C then becomes a
     plain stop (the loop stops at its next check) instead of dropping a round whose row exists."""
-    from fedquad_core.stop_signals import install_stop_signals, interrupt_deferred
+    from fedquad_core.runs.stop_signals import install_stop_signals, interrupt_deferred
 
     flag: dict = {"stop": False}
     restore = install_stop_signals(flag)

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from fedquad_core.geometry import geometry_summary
+from fedquad_core.numerics.geometry import geometry_summary
 
 Y6 = np.array([0, 0, 1, 1, 2, 2])
 SCALARS = ("intra", "inter", "ratio", "intra_l2", "inter_l2", "ratio_l2", "nc1", "effective_rank")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from fedquad_core.launcher import acquire_slot, launch
-from fedquad_core.store import ACTIVE
+from fedquad_core.runs.launcher import acquire_slot, launch
+from fedquad_core.runs.store import ACTIVE
 
 from engine_helpers import tiny_config
 

@@ -10,10 +10,10 @@ import torch
 
 from engine_helpers import tiny_config
 from fedquad_core.cli import main
-from fedquad_core.client import ClientResult
-from fedquad_core.local_metrics import CLIENT_METRICS, ROW_METRICS, LocalProbe, measured_clients
-from fedquad_core.runner import execute
-from fedquad_core.store import DamagedRun
+from fedquad_core.train.client import ClientResult
+from fedquad_core.train.local_metrics import CLIENT_METRICS, ROW_METRICS, LocalProbe, measured_clients
+from fedquad_core.train.runner import execute
+from fedquad_core.runs.store import DamagedRun
 
 
 class _Fixed(torch.nn.Module):
@@ -150,7 +150,7 @@ def test_local_epochs_is_a_study_axis(tmp_path):
     assert main(["study", "run", "epochs", "--runs-dir", str(runs), *tiny, "--grid", "local_epochs=1,2",
                  "--jobs", "1", "--quiet"]) == 0
     from fedquad_core.study import StudyStore
-    from fedquad_core.store import RunStore
+    from fedquad_core.runs.store import RunStore
 
     store = RunStore(runs)
     points = StudyStore(runs).read("epochs")["points"]
@@ -161,8 +161,8 @@ def test_local_epochs_is_a_study_axis(tmp_path):
 
 
 def test_the_local_geometry_is_geometrys():
-    from fedquad_core.geometry import geometry_summary, linear_cka
-    from fedquad_core.local_metrics import _Reference
+    from fedquad_core.numerics.geometry import geometry_summary, linear_cka
+    from fedquad_core.train.local_metrics import _Reference
 
     rng = np.random.default_rng(5)
     y = rng.integers(0, 4, size=60)

@@ -3,8 +3,8 @@ import sys
 import time
 
 from engine_helpers import tiny_config
-from fedquad_core.launcher import launch
-from fedquad_core.runner import execute
+from fedquad_core.runs.launcher import launch
+from fedquad_core.train.runner import execute
 
 
 def test_nan_loss_stops_run_as_diverged_with_round(store):

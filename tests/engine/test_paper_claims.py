@@ -12,7 +12,7 @@ import pytest
 from fedquad_core.study import paper_claims as cl
 from fedquad_core.study.matched import matched_accuracy
 from fedquad_core.study.table import NO_DATA, NOISE, ONE_SEED, SEPARATED, compare, compare_summary
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 
 REPO = Path(__file__).resolve().parents[2]
 

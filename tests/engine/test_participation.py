@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from fedquad_core.rounds import clients_per_round, sample_clients
+from fedquad_core.train.rounds import clients_per_round, sample_clients
 
 
 @pytest.mark.parametrize("k,p,m", [

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from engine_helpers import tiny_config
-from fedquad_core import preflight, runner
+from fedquad_core.config import preflight
+from fedquad_core.train import runner
 from fedquad_core.cli import main
 from fedquad_core.config import ConfigError
-from fedquad_core.partition import partition
+from fedquad_core.numerics.partition import partition
 
 
 @pytest.fixture
@@ -66,7 +67,7 @@ def test_prepare_checks_unless_told_it_was_checked(calls):
 
 def test_a_study_runs_the_preflight_once_per_point_before_training(calls, monkeypatch, tmp_path):
     import fedquad_core.study.run as study_run
-    from fedquad_core.store import RunStore
+    from fedquad_core.runs.store import RunStore
     from fedquad_core.study import StudySpec, parse_grid, run_study
 
     trained = []

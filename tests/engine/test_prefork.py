@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from fedquad_core import launcher  # the warm server's socket, from the launcher's side
-from fedquad_core.launcher import ensure_warm_server, launch
-from fedquad_core.store import ACTIVE, RunStore, pid_alive
+from fedquad_core.runs import launcher  # the warm server's socket, from the launcher's side
+from fedquad_core.runs.launcher import ensure_warm_server, launch
+from fedquad_core.runs.store import ACTIVE, RunStore, pid_alive
 
 from engine_helpers import tiny_config
 

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from fedquad_core.study.ray import _write_run
-from fedquad_core.store import RunStore, StoreError
+from fedquad_core.runs.store import RunStore, StoreError
 
 
 def _tree(root):

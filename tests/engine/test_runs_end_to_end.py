@@ -7,7 +7,7 @@ import torch
 
 from engine_helpers import tiny_config
 from fedquad_core.methods import METHODS
-from fedquad_core.runner import execute
+from fedquad_core.train.runner import execute
 
 SNAPSHOT_KEYS = {"intra", "inter", "ratio", "intra_l2", "inter_l2", "ratio_l2", "nc1", "effective_rank"}
 LOCAL_KEYS = {"local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka", "update_cosine",

@@ -4,7 +4,7 @@ import os
 import numpy as np
 import pytest
 
-from fedquad_core.store import RunNotFound, RunStore, StoreError, atomic_write_json, process_identity
+from fedquad_core.runs.store import RunNotFound, RunStore, StoreError, atomic_write_json, process_identity
 
 
 @pytest.mark.parametrize("bad", ["../x", "a/b", "..", "", ".hidden", "x" * 200, "/abs"])

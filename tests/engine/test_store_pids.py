@@ -8,7 +8,7 @@ import time
 import pytest
 
 from fedquad_core.cli import main
-from fedquad_core.store import RunStore, StoreError, process_identity, process_start, run_process_alive
+from fedquad_core.runs.store import RunStore, StoreError, process_identity, process_start, run_process_alive
 
 
 @pytest.fixture

@@ -65,13 +65,13 @@ def test_engine_fingerprint_ignores_comments_and_docstrings_but_not_code(tmp_pat
                 (pkg / name / f.relative_to(src)).parent.mkdir(parents=True, exist_ok=True)
                 (pkg / name / f.relative_to(src)).write_text(f.read_text())
         else:
-            pkg.mkdir(exist_ok=True)
+            (pkg / name).parent.mkdir(parents=True, exist_ok=True)
             (pkg / name).write_text(src.read_text())
     monkeypatch.setattr(version, "PACKAGE", pkg)
     version.engine_fingerprint.cache_clear()
     try:
         first = version.engine_fingerprint()
-        losses = pkg / "losses.py"
+        losses = pkg / "numerics" / "losses.py"
         text = losses.read_text()
         losses.write_text(text.replace('"""', '"""Reworded. ', 1) + "\n# a comment\n")
         version.engine_fingerprint.cache_clear()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 
 from engine_helpers import finish
 

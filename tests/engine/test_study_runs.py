@@ -4,7 +4,7 @@ Executions are counted as run folders: every training creates exactly one."""
 import json
 
 from fedquad_core.cli import main
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 from fedquad_core.study import StudyStore, study_frame
 from fedquad_core.version import engine_fingerprint
 

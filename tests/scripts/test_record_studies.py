@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 from fedquad_core.study import StudyStore, study_frame
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fedquad_core.config import RunConfig
-from fedquad_core.store import RunStore
+from fedquad_core.runs.store import RunStore
 from fedquad_core.study import StudyStore, study_frame
 from fedquad_core.version import engine_fingerprint, run_key
 

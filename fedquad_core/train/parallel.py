@@ -28,12 +28,12 @@ from typing import Any, Sequence
 import torch
 import torch.multiprocessing as tmp
 
-from .devices import usable_cores
+from ..config.devices import usable_cores
 from .client import ClientJob, ClientResult, TrainData, TrainSettings, frozen_copy, train_client, train_settings
-from .methods import get_method
-from .models import build_model
+from ..methods import get_method
+from ..models import build_model
 from .rounds import RunFault
-from .stop_signals import sigint_ignored
+from ..runs.stop_signals import sigint_ignored
 
 
 class WorkerDied(RunFault):

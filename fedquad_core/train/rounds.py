@@ -13,10 +13,10 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 import torch
 
-from .aggregation import weighted_average
+from ..numerics.aggregation import weighted_average
 from .callbacks import Callback
 from .client import ClientJob, ClientResult, evaluate
-from .geometry import geometry_summary
+from ..numerics.geometry import geometry_summary
 from .local_metrics import LocalProbe
 
 

@@ -62,7 +62,7 @@ class StoreCallback(Callback):
                                data_source=info.get("data_source"))
 
     def on_round(self, row):
-        from .stop_signals import interrupt_deferred
+        from ..runs.stop_signals import interrupt_deferred
 
         with interrupt_deferred():  # the row and the status's round move together
             self.writer.append_metrics(row)

@@ -82,6 +82,6 @@ def release(f: IO | None) -> None:
 
 def finished_run(runs, key: str) -> str | None:
     """The first (by id) finished run of this engine with run key ``key`` in the store, or None."""
-    from .study.store import finished_runs
+    from ..study.store import finished_runs
 
     return finished_runs(runs).get(key)

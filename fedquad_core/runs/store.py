@@ -31,7 +31,7 @@ from typing import IO, Any, Callable
 
 import numpy as np
 
-from . import run_files
+from . import files as run_files
 
 STATES = ("queued", "running", "finished", "failed", "cancelled", "diverged")
 ACTIVE = ("queued", "running")

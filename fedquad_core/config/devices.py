@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .config import ConfigError
+from .run import ConfigError
 
 
 def usable_cores() -> int:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .methods import ClientContext, ForwardOut, LocalObjective
+from ..methods import ClientContext, ForwardOut, LocalObjective
 
 
 @dataclass(frozen=True)

@@ -13,20 +13,20 @@ import torch
 
 from .callbacks import Callback, Callbacks, ProgressCallback, SignalStop, StoreCallback
 from .client import ClientJob, ClientResult, TrainData, frozen_copy, train_settings, train_client
-from .config import ConfigError, RunConfig
-from .data import Dataset, DataError, check_data, data_source, data_summary, load_dataset
-from .devices import resolve_device, usable_cores
-from .errors import RUN_INPUT_ERRORS
-from .geometry import stratified_subset
+from ..config import ConfigError, RunConfig
+from ..data import Dataset, DataError, check_data, data_source, data_summary, load_dataset
+from ..config.devices import resolve_device, usable_cores
+from ..errors import RUN_INPUT_ERRORS
+from ..numerics.geometry import stratified_subset
 from .local_metrics import LocalProbe
-from .methods import get_method
-from .models import build_model
-from .partition import class_counts, partition
-from .preflight import check_config, check_samples
+from ..methods import get_method
+from ..models import build_model
+from ..numerics.partition import class_counts, partition
+from ..config.preflight import check_config, check_samples
 from .rounds import Diverged, EvalData, LoopSettings, RunFault, clients_per_round, run_rounds
-from .sampling import quadruplet_mode_from_counts
-from .stop_signals import install_stop_signals
-from .store import RunStore, process_identity
+from ..numerics.sampling import quadruplet_mode_from_counts
+from ..runs.stop_signals import install_stop_signals
+from ..runs.store import RunStore, process_identity
 
 PARALLEL_MIN_SAMPLES = 10_000  # per round; below it parallel workers do not pay for themselves
 
@@ -201,7 +201,7 @@ def execute(cfg: RunConfig, store: RunStore, *, run_id: str | None = None, progr
 def _identity(cfg: RunConfig) -> dict[str, str]:
     """Engine fingerprint and run key for status.json (empty for a config too broken to key:
     ``prepare`` then fails the run with the reason)."""
-    from .version import run_identity
+    from ..version import run_identity
 
     try:
         return run_identity(cfg)

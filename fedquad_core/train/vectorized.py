@@ -34,9 +34,9 @@ import torch
 from torch.func import functional_call, grad_and_value, vmap
 
 from .client import ClientJob, ClientResult, TrainData, client_generators, frozen_copy, train_settings
-from .methods import ClientContext, LocalObjective, get_method
-from .methods.base import BatchedOut
-from .methods.tuples import TupleObjective
+from ..methods import ClientContext, LocalObjective, get_method
+from ..methods.base import BatchedOut
+from ..methods.tuples import TupleObjective
 
 
 def default_chunk(model: torch.nn.Module) -> int:

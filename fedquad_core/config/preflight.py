@@ -9,13 +9,13 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
-from .config_types import type_problem
-from .data import check_data, data_summary, load_dataset
+from .run import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
+from .field_types import type_problem
+from ..data import check_data, data_summary, load_dataset
 from .devices import resolve_device
-from .errors import UserError
-from .methods import METHODS, get_method
-from .partition import partition
+from ..errors import UserError
+from ..methods import METHODS, get_method
+from ..numerics.partition import partition
 
 
 def _positive_int(name: str, value: Any, flag: str, minimum: int = 1, maximum: int | None = None) -> None:

@@ -1,6 +1,6 @@
 """A queued background run waits for its slot here, without loading torch.
 
-The launcher starts each run as ``python -m fedquad_core.slot_wait ROOT SLOTS RUN_ID -- CMD...``.
+The launcher starts each run as ``python -m fedquad_core.runs.slot_wait ROOT SLOTS RUN_ID -- CMD...``.
 This small process is the queued run (its pid is in status.json, its state 'queued'); once it
 locks one of the ``SLOTS`` slot files it execs ``CMD`` in the same process (same pid), passing
 the locked file down as ``FEDQUAD_SLOT_FD``: the kernel frees the slot when the run ends, however
@@ -24,7 +24,7 @@ SLOT_FD = "FEDQUAD_SLOT_FD"
 def main(argv: list[str]) -> int:
     root, slots, run_id, sep, *cmd = argv
     if sep != "--" or not cmd:
-        print("usage: python -m fedquad_core.slot_wait ROOT SLOTS RUN_ID -- CMD...", file=sys.stderr)
+        print("usage: python -m fedquad_core.runs.slot_wait ROOT SLOTS RUN_ID -- CMD...", file=sys.stderr)
         return 2
     writer = RunStore(root).writer(run_id)
     stop = {"signal": None}

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import IO
 
 from . import locks
-from .config import RunConfig
-from .devices import usable_cores
+from ..config import RunConfig
+from ..config.devices import usable_cores
 from .store import RunStore, pid_alive, process_identity
 
 # the warm server's files in a store, and how long a launch waits on it (fedquad_core.prefork)
@@ -64,7 +64,7 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
         return writer.run_id  # forked by the store's warm server, which wrote its pid (fedquad_core.prefork)
     run = [sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(store.root), "--run-id", writer.run_id,
            "--no-progress"]
-    cmd = [sys.executable, "-m", "fedquad_core.slot_wait", str(store.root), str(slots), writer.run_id, "--", *run]
+    cmd = [sys.executable, "-m", "fedquad_core.runs.slot_wait", str(store.root), str(slots), writer.run_id, "--", *run]
     proc = spawn_detached(cmd, writer.path / "log.txt", name=writer.run_id)
     writer.set_status("queued", **process_identity(proc.pid))
     return writer.run_id

@@ -70,7 +70,7 @@ class RunConfig:
 
     def params(self):
         """The method's parameter dataclass, defaults filled in."""
-        from .methods import get_method
+        from ..methods import get_method
 
         return get_method(self.method).default_params(**self.method_params)
 

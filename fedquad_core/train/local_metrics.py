@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from .geometry import effective_rank
+from ..numerics.geometry import effective_rank
 
 CLIENT_METRICS = ("local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka", "update_norm")
 ROW_METRICS = CLIENT_METRICS + ("update_cosine",)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .errors import ConfigError, UserError
+from ..errors import ConfigError, UserError
 
 ROUNDS_MAX = 10_000        # about a day of digits rounds, weeks of CIFAR ones
 CLIENTS_MAX = 10_000       # and never more than the training samples (validate)
@@ -73,13 +73,13 @@ def check_bounds(cfg, *, train_size: int | None = None, test_size: int | None = 
 
 
 def _default_batch(cfg) -> int:
-    from .config import DATASET_DEFAULTS
+    from .run import DATASET_DEFAULTS
 
     return int((DATASET_DEFAULTS.get(cfg.dataset) or {}).get("batch_size") or 0)
 
 
 def _sizes(cfg, train_size, test_size) -> tuple[int | None, int | None]:
-    from .data import data_summary
+    from ..data import data_summary
 
     try:
         summary = data_summary(cfg.dataset, data_dir=cfg.data_dir)

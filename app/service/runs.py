@@ -1,42 +1,19 @@
-"""What the pages ask of the engine, through its door ``app.engine``: the run store on disk,
-launching runs (a preset, a group) and the projection worker, the config and method registry,
-partitions and dataset labels. Pages import this module, never a trainer or a model."""
+"""The run stores as the pages see them: the user's store and the recorded one, which holds a
+run, labels and tables of runs, the recorded pair the views open on, metrics, snapshots,
+partitions, cancel, delete and a run's zip bundle."""
 from __future__ import annotations
 
-import dataclasses
-import math
-import os
-import threading
-import time
-import uuid
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
-from app import presets
-from app.roots import REPO_ROOT, recorded_dir, runs_dir  # noqa: F401  (re-exported: pages call service.*)
-from app import engine  # its torch names (the method registry, the data loaders, the grid check) on first use
-from app.engine import (ACTIVE, DATASET_NAMES, DEVICES, ConfigError, DamagedRun, PartitionError, RunConfig, RunNotFound,
-                        RunStore, StoreError, class_counts, launcher, partition)
+from app.roots import recorded_dir, runs_dir
+from app import engine
+from app.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
 from app.export import files as export
-from app.projection import worker as projection_worker
-
-__all__ = ["ConfigError", "DataError", "PartitionError", "StoreError", "RunNotFound", "ACTIVE",
-           "DATASET_NAMES", "DEVICES", "RunConfig"]
 
 
-def __getattr__(name: str):
-    """``service.DataError`` for the pages, imported (with torch) only when a page asks for it."""
-    if name == "DataError":
-        return engine.DataError
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# ---- the store ---------------------------------------------------------------------------
 def store() -> RunStore:
     """The user's run store (where the dashboard launches runs)."""
     return RunStore(runs_dir())
@@ -349,169 +326,6 @@ def cancel(run_id: str) -> None:
 def delete(run_id: str) -> None:
     _check_writable(run_id, "deleted")
     store().delete(run_id)
-
-
-# ---- methods -------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ParamSpec:
-    name: str
-    default: float
-    help: str
-    min: float | None
-    max: float | None
-    step: float | None
-    log: bool
-    integer: bool
-
-
-def method_names() -> list[str]:
-    return list(engine.METHOD_LABELS)  # the registry's names, torch-free (tested to agree)
-
-
-def method_citation(name: str) -> str:
-    return engine.METHOD_CITATIONS[name]
-
-
-def param_specs(method: str) -> list[ParamSpec]:
-    """The method's hyperparameters with their slider metadata, straight from the registry."""
-    specs = []
-    for f in dataclasses.fields(engine.METHODS[method].Params):
-        m = f.metadata
-        specs.append(ParamSpec(f.name, f.default, m.get("help", ""), m.get("min"), m.get("max"), m.get("step"),
-                               bool(m.get("log")), bool(m.get("integer"))))
-    return specs
-
-
-def log_options(low: float | None, high: float | None) -> list[float]:
-    """1-2-5 steps between low and high (0 kept as the first option when low is 0)."""
-    lo = 1e-4 if not low else low
-    hi = high or lo * 1e4
-    opts = [0.0] if low == 0 else []
-    for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
-        for m in (1, 2, 5):
-            v = float(f"{m * 10.0 ** e:.6g}")
-            if lo <= v <= hi:
-                opts.append(v)
-    return opts
-
-
-# ---- data and partitions ---------------------------------------------------------------
-def data_problem(dataset: str) -> str | None:
-    """None when the data set can be loaded, else DataError's one-line remedy."""
-    try:
-        engine.check_data(dataset)
-        return None
-    except engine.DataError as e:
-        return str(e)
-
-
-def dataset_info(dataset: str) -> dict:
-    return engine.data_summary(dataset)
-
-
-@st.cache_resource(show_spinner="Loading labels…")
-def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0):
-    """(training labels as int64 numpy, class names) of the data set as a run would see it."""
-    ds = engine.load_dataset(dataset, train_subset=train_subset, seed=seed)
-    return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def partition_counts(dataset: str, num_clients: int, alpha: float | None, seed: int, min_size: int,
-                     train_subset: int | None = None) -> np.ndarray:
-    """Clients x classes counts of the split a run with these settings gets (cached)."""
-    labels, names = dataset_labels(dataset, train_subset, seed)
-    parts = partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
-    return class_counts(parts, labels, len(names))
-
-
-def lt3_mask(counts: np.ndarray) -> np.ndarray:
-    """Clients holding fewer than 3 classes (FedQuad cannot form quadruplets there)."""
-    return (np.asarray(counts) > 0).sum(axis=1) < 3
-
-
-# ---- launching ------------------------------------------------------------------------------
-def config_defaults() -> dict[str, Any]:
-    """RunConfig's field defaults, with the default data set's training values filled in (the
-    engine owns them; the Launch form starts from these)."""
-    return RunConfig().with_dataset_defaults().to_dict()
-
-
-def dataset_defaults(name: str) -> dict[str, Any]:
-    """The training settings a run on ``name`` gets unless set (lr, momentum, batch size, ...)."""
-    return RunConfig(dataset=name).with_dataset_defaults().to_dict()
-
-
-def make_configs(methods: list[str], common: dict[str, Any], params: dict[str, dict]) -> list[RunConfig]:
-    """One config per method; everything but the method (and its params) identical."""
-    return [RunConfig(**common, method=m, method_params=dict(params.get(m, {}))) for m in methods]
-
-
-def check_configs(cfgs: list[RunConfig]) -> str | None:
-    """The first problem that would stop these runs, as a one-line message, or None (the
-    engine's one up-front check of a grid, with this app's cached labels)."""
-    if not cfgs:
-        return "pick at least one method"
-
-    def labels(c: RunConfig):  # data in a custom folder or to download: checked when the run starts
-        return None if c.data_dir or c.download else dataset_labels(c.dataset, c.train_subset, c.seed)[0]
-
-    try:
-        engine.check_grid(cfgs, labels=labels)
-    except (*engine.USER_ERRORS, ValueError) as e:
-        return str(e)
-    return None
-
-
-def warm_launch() -> None:
-    """What a first launch in this process would compute: the hash of the engine's code that each
-    run's key carries (about 1 s once)."""
-    engine.engine_fingerprint()
-
-
-def launch_group(cfgs: list[RunConfig]) -> tuple[str, list[str]]:
-    """Start every config as a background run sharing one comparison group id."""
-    group = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
-    root = runs_dir()
-    ids = [launcher.launch(cfg, root, extra={"group": group}) for cfg in cfgs]
-    return group, ids
-
-
-def launch_preset(name: str) -> str | None:
-    """Start every method of a Launch preset (same partition and seed) as one comparison group;
-    the first problem that would stop them as a one-line message (nothing started), or None."""
-    preset = presets.PRESETS[name]
-    cfgs = make_configs(preset["methods"], preset["config"], {})
-    problem = check_configs(cfgs)
-    if problem is None:
-        launch_group(cfgs)
-    return problem
-
-
-@st.cache_resource(show_spinner=False)
-def _worker_start_lock() -> threading.Lock:
-    return threading.Lock()  # one per server process: its sessions' threads start one worker
-
-
-def keep_projection_worker() -> None:
-    """Make sure the user store's UMAP projection worker runs (a flock check; it starts the
-    detached worker only when none is alive, e.g. at the first page load or after an idle exit).
-    The worker exits with this server process. FEDQUAD_PROJECTION_WORKER=0 turns it off."""
-    if os.environ.get("FEDQUAD_PROJECTION_WORKER", "1") == "0":
-        return
-    with _worker_start_lock():
-        projection_worker.ensure_worker(runs_dir(), parent=os.getpid())
-
-
-def keep_warm_server() -> None:
-    """Make sure the user store has its warm server (``fedquad_core.prefork``): launched runs are
-    forked from a process that has imported the engine, so they start training seconds sooner.
-    Called after a page ran (never while the first page is drawn). It exits with this server
-    process. FEDQUAD_WARM_SERVER=0 turns it off (runs are then started as fresh processes)."""
-    if os.environ.get("FEDQUAD_WARM_SERVER", "1") == "0":
-        return
-    with _worker_start_lock():
-        launcher.ensure_warm_server(runs_dir(), parent=os.getpid())
 
 
 def bundle(run_id: str) -> bytes:

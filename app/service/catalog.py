@@ -1,0 +1,91 @@
+"""Methods and data as the forms see them: the methods' names, citations and slider metadata from
+the registry, the data sets' summaries and labels, and the clients x classes counts of a
+partition."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from app import engine
+from app.engine import class_counts, partition
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    default: float
+    help: str
+    min: float | None
+    max: float | None
+    step: float | None
+    log: bool
+    integer: bool
+
+
+def method_names() -> list[str]:
+    return list(engine.METHOD_LABELS)  # the registry's names, torch-free (tested to agree)
+
+
+def method_citation(name: str) -> str:
+    return engine.METHOD_CITATIONS[name]
+
+
+def param_specs(method: str) -> list[ParamSpec]:
+    """The method's hyperparameters with their slider metadata, straight from the registry."""
+    specs = []
+    for f in dataclasses.fields(engine.METHODS[method].Params):
+        m = f.metadata
+        specs.append(ParamSpec(f.name, f.default, m.get("help", ""), m.get("min"), m.get("max"), m.get("step"),
+                               bool(m.get("log")), bool(m.get("integer"))))
+    return specs
+
+
+def log_options(low: float | None, high: float | None) -> list[float]:
+    """1-2-5 steps between low and high (0 kept as the first option when low is 0)."""
+    lo = 1e-4 if not low else low
+    hi = high or lo * 1e4
+    opts = [0.0] if low == 0 else []
+    for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        for m in (1, 2, 5):
+            v = float(f"{m * 10.0 ** e:.6g}")
+            if lo <= v <= hi:
+                opts.append(v)
+    return opts
+
+
+def data_problem(dataset: str) -> str | None:
+    """None when the data set can be loaded, else DataError's one-line remedy."""
+    try:
+        engine.check_data(dataset)
+        return None
+    except engine.DataError as e:
+        return str(e)
+
+
+def dataset_info(dataset: str) -> dict:
+    return engine.data_summary(dataset)
+
+
+@st.cache_resource(show_spinner="Loading labels…")
+def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0):
+    """(training labels as int64 numpy, class names) of the data set as a run would see it."""
+    ds = engine.load_dataset(dataset, train_subset=train_subset, seed=seed)
+    return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def partition_counts(dataset: str, num_clients: int, alpha: float | None, seed: int, min_size: int,
+                     train_subset: int | None = None) -> np.ndarray:
+    """Clients x classes counts of the split a run with these settings gets (cached)."""
+    labels, names = dataset_labels(dataset, train_subset, seed)
+    parts = partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+    return class_counts(parts, labels, len(names))
+
+
+def lt3_mask(counts: np.ndarray) -> np.ndarray:
+    """Clients holding fewer than 3 classes (FedQuad cannot form quadruplets there)."""
+    return (np.asarray(counts) > 0).sum(axis=1) < 3

@@ -1,0 +1,40 @@
+"""The helper processes a dashboard keeps alive for its user store: the UMAP projection worker
+and the warm server runs are forked from; each exits with this server process."""
+from __future__ import annotations
+
+import os
+import threading
+
+import streamlit as st
+
+from app.engine import launcher
+from app.projection import worker as projection_worker
+from app.roots import runs_dir
+
+
+@st.cache_resource(show_spinner=False)
+def _worker_start_lock() -> threading.Lock:
+    return threading.Lock()  # one per server process: its sessions' threads start one worker
+
+
+def keep_projection_worker() -> None:
+    """Make sure the user store's UMAP projection worker runs (a flock check; it starts the
+    detached worker only when none is alive, e.g. at the first page load or after an idle exit).
+    The worker exits with this server process. FEDQUAD_PROJECTION_WORKER=0 turns it off."""
+    if os.environ.get("FEDQUAD_PROJECTION_WORKER", "1") == "0":
+        return
+    with _worker_start_lock():
+        projection_worker.ensure_worker(runs_dir(), parent=os.getpid())
+
+
+def keep_warm_server() -> None:
+    """Make sure the user store has its warm server (``fedquad_core.prefork``): launched runs are
+    forked from a process that has imported the engine, so they start training seconds sooner.
+    Called after a page ran (never while the first page is drawn). It exits with this server
+    process. FEDQUAD_WARM_SERVER=0 turns it off (runs are then started as fresh processes)."""
+    if os.environ.get("FEDQUAD_WARM_SERVER", "1") == "0":
+        return
+    with _worker_start_lock():
+        launcher.ensure_warm_server(runs_dir(), parent=os.getpid())
+
+

@@ -1,0 +1,1 @@
+"""Training: one federated run from its config to the store (runner), the round loop, a client's local training, the client runners (sequential, parallel workers, vmap), the run's callbacks and the local-model measurement."""
