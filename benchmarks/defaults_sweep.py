@@ -42,8 +42,8 @@ GRID = [
 
 def one(job):
     label, method, lr, params, norm, seed, rounds, root = job
-    from fedquad_core.runner import execute
-    from fedquad_core.store import RunStore
+    from fedquad_core.train.runner import execute
+    from fedquad_core.runs.store import RunStore
 
     cfg = RunConfig(dataset="digits", num_clients=50, alpha=0.3, rounds=rounds, local_epochs=2, lr=lr, method=method,
                     method_params=params, normalize_embeddings=norm, seed=seed, snapshot_every=rounds)

@@ -96,7 +96,7 @@ PROBE = """(() => {
 
 def stop_runs(runs_dir: Path) -> None:
     """The launcher starts each run in its own session: stop any still active (by its pid)."""
-    from fedquad_core.store import ACTIVE, RunStore
+    from fedquad_core.runs.store import ACTIVE, RunStore
 
     if not runs_dir.exists():
         return
@@ -129,7 +129,7 @@ def breakdown(runs_dir: Path, click: float) -> dict:
     """Where the time to the first point went, from the run store (s after the click, the earliest
     of the demo's runs): run folders created (the launch), training started (process up, torch
     imported, data and partition ready, model built), first metrics row written (round 1)."""
-    from fedquad_core.store import RunStore
+    from fedquad_core.runs.store import RunStore
 
     store = RunStore(runs_dir)
     created, started, first_row = [], [], []

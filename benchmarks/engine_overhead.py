@@ -22,7 +22,7 @@ import torch  # noqa: E402
 from round_speed import BATCH, LR, MOMENTUM, engine, plain_loop  # noqa: E402
 from fedquad_core.config import RunConfig  # noqa: E402
 from fedquad_core.methods import METHODS  # noqa: E402
-from fedquad_core.runner import prepare  # noqa: E402
+from fedquad_core.train.runner import prepare  # noqa: E402
 
 
 def main() -> None:

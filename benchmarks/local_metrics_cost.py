@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from app.presets import PRESETS  # noqa: E402
 from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.runner import execute  # noqa: E402
-from fedquad_core.store import RunStore  # noqa: E402
+from fedquad_core.train.runner import execute  # noqa: E402
+from fedquad_core.runs.store import RunStore  # noqa: E402
 
 PRESET = "Collapse in one minute"
 

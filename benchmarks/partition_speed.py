@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable without installing
-from fedquad_core.partition import dirichlet_partition
+from fedquad_core.numerics.partition import dirichlet_partition
 
 
 def main(repeats: int = 5) -> None:

@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.presets import PRESETS  # noqa: E402
 from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.launcher import launch  # noqa: E402
-from fedquad_core.store import ACTIVE, RunStore  # noqa: E402
+from fedquad_core.runs.launcher import launch  # noqa: E402
+from fedquad_core.runs.store import ACTIVE, RunStore  # noqa: E402
 
 
 def main() -> None:

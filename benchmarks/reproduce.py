@@ -79,8 +79,8 @@ def is_published_setting(cfg: RunConfig) -> bool:
 
 def run_all(args, on_row) -> None:
     """Train every (method, seed); each run's row is handed to ``on_row`` as soon as the run ends."""
-    from fedquad_core.runner import execute
-    from fedquad_core.store import RunStore
+    from fedquad_core.train.runner import execute
+    from fedquad_core.runs.store import RunStore
 
     store = RunStore(args.runs_dir)
     for method in args.methods:
@@ -119,7 +119,7 @@ def measured(store, run_id: str) -> dict:
 def rerecord(args, results: dict) -> None:
     """Fill in ``measured`` again for every recorded run whose store entry is under --runs-dir
     (rows written by an older version of this script lack some fields); wall time and command stay."""
-    from fedquad_core.store import RunStore
+    from fedquad_core.runs.store import RunStore
 
     store = RunStore(args.runs_dir)
     for row in results["runs"]:
@@ -132,10 +132,10 @@ def estimate(args) -> list[dict]:
     """Time one local epoch of client 0 of the real setting per method; extrapolate sequentially."""
     import torch
 
-    from fedquad_core.client import ClientJob, TrainData, frozen_copy, train_client, train_settings
+    from fedquad_core.train.client import ClientJob, TrainData, frozen_copy, train_client, train_settings
     from fedquad_core.methods import get_method
     from fedquad_core.models import build_model
-    from fedquad_core.runner import configure_threads, prepare
+    from fedquad_core.train.runner import configure_threads, prepare
 
     configure_threads(args.threads)
     rows = []
@@ -195,7 +195,7 @@ def update_results(change) -> None:
 
 
 def write_results(results: dict) -> None:
-    from fedquad_core.store import atomic_write_json, atomic_write_text
+    from fedquad_core.runs.store import atomic_write_json, atomic_write_text
     from reproduction_report import render_report
 
     atomic_write_json(RESULTS, results)

@@ -81,7 +81,7 @@ class PeakRSS:
 
 def work(clients: int, quick: bool, device: str = "cpu"):
     from fedquad_core.config import RunConfig
-    from fedquad_core.runner import prepare
+    from fedquad_core.train.runner import prepare
 
     cfg = RunConfig(dataset="fashion-mnist", method="fedavg", model="cnn", num_clients=clients, alpha=None,
                     local_epochs=1, batch_size=BATCH, lr=LR, momentum=MOMENTUM, weight_decay=0.0, min_size=1,
@@ -145,10 +145,10 @@ def plain_loop(cfg, prep, rounds: int, device: str = "cpu") -> list[float]:
 def engine(cfg, prep, rounds: int, mode: str, device: str = "cpu") -> list[float]:
     import dataclasses
 
-    from fedquad_core.aggregation import weighted_average
-    from fedquad_core.client import ClientJob
-    from fedquad_core.parallel import default_workers
-    from fedquad_core.runner import make_runner
+    from fedquad_core.numerics.aggregation import weighted_average
+    from fedquad_core.train.client import ClientJob
+    from fedquad_core.train.parallel import default_workers
+    from fedquad_core.train.runner import make_runner
 
     cfg = dataclasses.replace(cfg, client_exec=mode, workers=default_workers() if mode == "parallel" else 0)
     model = initial_model(prep, device)

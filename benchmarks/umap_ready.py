@@ -32,8 +32,8 @@ from app.projection import cache as projection  # noqa: E402
 from app.projection import worker as projection_worker  # noqa: E402
 from app.presets import PRESETS  # noqa: E402
 from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.launcher import launch, reap  # noqa: E402
-from fedquad_core.store import ACTIVE, RunStore  # noqa: E402
+from fedquad_core.runs.launcher import launch, reap  # noqa: E402
+from fedquad_core.runs.store import ACTIVE, RunStore  # noqa: E402
 
 CHILD = """
 import sys, numpy as np
