@@ -40,8 +40,17 @@ PAIR = ("fedavg", "fedquad")
 IID = "IID"
 SPECTRUM_FLOOR = 1e-9  # singular values below this fraction of the largest are numerical zeros
 UNSET = object()  # "no slider position to mark" (None is a value: IID)
-OVERLAP_FILL = "rgba(120,120,120,0.16)"
+OVERLAP_FILL = "rgba(120,120,120,0.16)"       # normal look: ~RGB 233 on the white plot area
+TALK_OVERLAP_FILL = "rgba(100,100,100,0.26)"  # talk mode: darker, to survive a projector (~RGB 215 on white)
+OVERLAP_LABEL = "no difference beyond seed noise"  # the grey columns' legend entry (one place to reword it)
 MISSING_FILL = "rgba(200,200,200,0.25)"
+
+
+def overlap_fill(talk: bool = False) -> str:
+    """The fill of the grey "bands overlap" columns. The columns are drawn at opacity 1: talk
+    mode's template (simple_white) gives shapes an opacity of 0.3 by default, which had made the
+    columns RGB ~249 on white, invisible on a projector."""
+    return TALK_OVERLAP_FILL if talk else OVERLAP_FILL
 
 
 # ---- the slider axis ---------------------------------------------------------------------------
@@ -254,12 +263,12 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
     values = ordered_values(x_axis, all_values if all_values is not None else resp[x_axis].tolist())
     xs, xaxis = axis_positions(x_axis, values)
     pos = {_key(v): x for v, x in zip(values, xs)}
-    shapes = [_column(pos[_key(v)], xs, xaxis, OVERLAP_FILL, None)
-              for v in (band_overlaps(resp, x_axis, metric, pair) if all(m in set(resp["method"]) for m in pair) else [])]
+    overlaps = band_overlaps(resp, x_axis, metric, pair) if all(m in set(resp["method"]) for m in pair) else []
+    shapes = [_column(pos[_key(v)], xs, xaxis, overlap_fill(talk), None) for v in overlaps if _key(v) in pos]
     done = {_key(v) for v in resp.loc[resp[f"{metric}_n"] > 0, x_axis]} if len(resp) else set()
     shapes += [_column(pos[_key(v)], xs, xaxis, MISSING_FILL, "not computed") for v in values if _key(v) not in done]
     shapes.append(dict(type="line", name="current", xref="x", yref="paper", x0=xs[0], x1=xs[0], y0=0, y1=1,
-                       visible=False, line=dict(color="#333333", width=1.5, dash="dot")))
+                       visible=False, opacity=1, line=dict(color="#333333", width=1.5, dash="dot")))
     traces = []
     recs = resp.to_dict("records")  # plain records, not pandas groupby (~5 ms a figure)
     for method in dict.fromkeys(r["method"] for r in recs):  # in order of appearance
@@ -277,6 +286,8 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
             text=[value_label(x_axis, r[x_axis]) for _, r in part],
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
+    if any(_key(v) in pos for v in overlaps):
+        traces.append(_overlap_legend(talk))
     ytitle = METRIC_TITLES.get(metric, metric)
     lows = [float(np.nanmin(t["y"] - t["customdata"][:, 0])) for t in traces if t.get("customdata") is not None]
     if lows and min(lows) > 0.25 * max(float(np.nanmax(t["y"])) for t in traces if t.get("customdata") is not None):
@@ -313,7 +324,16 @@ def _column(x: float, xs: list[float], xaxis: dict, fill: str, label: str | None
     extra = dict(line=dict(color="#888888", width=1, dash="dash"),
                  label=dict(text=label, textangle=-90, textposition="middle center",
                             font=dict(color="#666666", size=12))) if label else dict(line=dict(width=0))
-    return dict(type="rect", xref="x", yref="paper", x0=lo, x1=hi, y0=0, y1=1, fillcolor=fill, layer="below", **extra)
+    # opacity 1: the fill's own alpha sets how dark it is (a template's default shape opacity must not)
+    return dict(type="rect", xref="x", yref="paper", x0=lo, x1=hi, y0=0, y1=1, fillcolor=fill, opacity=1,
+                layer="below", **extra)
+
+
+def _overlap_legend(talk: bool) -> dict:
+    """A legend entry for the grey columns (a shape has none): a square in their colour, no data."""
+    return dict(type="scatter", x=[None], y=[None], mode="markers", name=OVERLAP_LABEL, legendgroup="overlap",
+                meta=["overlap"], hoverinfo="skip", showlegend=True,
+                marker=dict(symbol="square", size=14, color=overlap_fill(talk), line=dict(width=1, color="#777777")))
 
 
 def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *, method: str = "fedquad",
@@ -416,4 +436,4 @@ __all__ = ["axis_name", "value_label", "ordered_values", "axis_positions", "aggr
            "band_verdicts",
            "band_curves_figure", "response_figure", "set_current", "margins_heatmap", "set_cell",
            "spectra_across_figure",
-           "METRIC_TITLES", "PAIR"]
+           "METRIC_TITLES", "PAIR", "OVERLAP_LABEL", "overlap_fill"]

@@ -144,7 +144,7 @@ def downloads(here: switcher.Position) -> None:
 
 
 def _panel(slot: str, fig, data, name: str, title: str, note: str | None = None) -> switcher.Panel:
-    return switcher.Panel(slot, fig, captions.with_plain(f"x_{slot}", note), data, name, title)
+    return switcher.Panel(slot, fig, captions.with_plain(f"x_{slot}", note, fig), data, name, title)
 
 
 def position(view: View, points: pd.DataFrame) -> switcher.Position:
