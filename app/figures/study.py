@@ -155,7 +155,7 @@ def band_verdicts(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> li
 
 def band_overlaps(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> list:
     """The x values where the two methods' difference is not beyond seed noise (``engine.compare``:
-    the ± 1 std bands meet, or a side has one seed). Points where either method is missing are left out."""
+    the 95 % interval of the difference contains 0, or a side has one seed). Points where either method is missing are left out."""
     return [x for x, v in band_verdicts(resp, x_axis, metric, pair) if not v.separated]
 
 
@@ -179,9 +179,9 @@ def skew_effect_note(points: pd.DataFrame, metric: str = "effective_rank", axis:
             continue
         v = engine.compare_summary(*(a[f"{metric}_{s}"] for s in ("mean", "std", "n")),
                                    *(b[f"{metric}_{s}"] for s in ("mean", "std", "n")))
-        verdict = ("one seed: no claim beyond noise (no spread to judge it by)" if v.state == engine.ONE_SEED else
-                   "within seed noise (the ± 1 std bands overlap)" if not v.separated else
-                   f"{'lower' if v.direction < 0 else 'higher'} under skew, beyond seed noise")
+        verdict = ("one seed: no test possible (no spread to judge it by)" if v.state == engine.ONE_SEED else
+                   v.why() if not v.separated else
+                   f"{'lower' if v.direction < 0 else 'higher'} under skew, {v.why()}")
         ta, tb = v.text()
         parts.append(f"{_label(method)}'s {what} is {ta} at {value_label(axis, lo)} and "
                      f"{tb} at {value_label(axis, hi)}: {verdict}")
@@ -257,7 +257,7 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
     """``metric`` against ``x_axis``: one line per method (mean over seeds) with a ± 1 std band.
 
     ``resp`` is ``aggregate(points, ["method", x_axis], ...)`` for the other axes fixed. Grey
-    columns mark where ``pair``'s bands overlap (within seed noise); dashed columns labelled "not
+    columns mark where ``pair``'s difference is inconclusive (its 95 % interval contains 0); dashed columns labelled "not
     computed" mark grid values with nothing computed yet (``all_values``: every value of the axis); a dotted line marks
     the slider's ``current`` value (None is a value: IID; leave it out for no mark)."""
     values = ordered_values(x_axis, all_values if all_values is not None else resp[x_axis].tolist())

@@ -192,7 +192,7 @@ def animated_embedding(frames: dict[int, np.ndarray], labels, class_names=None, 
     return fig
 
 
-VERDICT_COLORS = {"supported": "#d9f0d3", "not supported": "#f4cccc", "within seed noise": "#eeeeee"}
+VERDICT_COLORS = {"supported": "#d9f0d3", "not supported": "#f4cccc", "inconclusive": "#eeeeee"}
 
 
 def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:

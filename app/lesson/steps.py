@@ -195,10 +195,12 @@ def step_price(data: LessonData, talk: bool) -> Slide:
 def step_claims(data: LessonData, talk: bool) -> Slide:
     results = check_claims(data.root)
     table = pd.DataFrame([{"claim": r.text, "study": r.study, "measure": r.measure, "measured": r.numbers,
-                           "verdict": r.verdict} for r in results])
+                           "verdict": r.verdict, "difference (95 % CI)": r.difference,
+                           "p (Holm)": "-" if r.p_holm is None else f"{r.p_holm:.3g}", "robustness": r.robustness,
+                           "at matched accuracy": r.matched} for r in results])
     return Slide("8 · The paper's claims, checked", text.claims_sentences(table["verdict"].tolist()),
                  [SlideFigure("paper_claims", claims_figure(table, talk), table)],
-                 f"{data.source} studies in {data.root.name or data.root} · verdicts from the ± 1 std seed bands")
+                 f"{data.source} studies in {data.root.name or data.root} · verdicts from Welch's test, Holm-corrected")
 
 
 STEPS: list[tuple[str, Callable[[LessonData, bool], Slide]]] = [

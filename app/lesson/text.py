@@ -2,9 +2,9 @@
 its sentences, so a regenerated study changes the text: no number here is written in advance.
 
 Every sentence that states a direction or a difference gets it from a ``Verdict`` of the engine's
-one seed-noise decision (``engine.compare``: ± 1 std bands over seeds) through ``effect``: a
-direction word only when the bands are separated, "within seed noise" where they meet, "one seed:
-no claim beyond noise" below two seeds. Each function carries an ``example`` (``@sentences``): the
+one seed-noise decision (``engine.compare``: Welch's test, a 95 % confidence interval of the
+difference over seeds) through ``effect``: a direction word only when the interval excludes 0,
+"inconclusive with n seeds" where it contains 0, "one seed: no test possible" below two seeds. Each function carries an ``example`` (``@sentences``): the
 lesson test feeds every function overlapping, separated and one-seed verdicts through it and
 fails on an effect claimed inside the noise."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from app import engine
 from app.lesson.data import alpha_label
 
-NOISE_WORDS = "within seed noise: the ± 1 std seed bands overlap"
+NOISE_WORDS = "inconclusive with {seeds}: the 95 % CI of the difference includes 0, {p}"
 
 
 def sentences(example: Callable[[Callable], dict]):
@@ -31,9 +31,9 @@ def sentences(example: Callable[[Callable], dict]):
 def effect(v: engine.Verdict, up: str, down: str) -> str:
     """How a compared difference reads: ``up`` / ``down`` (a above / below b) only beyond seed noise."""
     if v.separated:
-        return f"{up if v.direction > 0 else down}, beyond seed noise"
+        return f"{up if v.direction > 0 else down}, beyond seed noise ({engine.p_text(v.test.p)}, {v.seeds})"
     if v.state == engine.NOISE:
-        return NOISE_WORDS
+        return NOISE_WORDS.format(seeds=v.seeds, p=engine.p_text(v.test.p))
     if v.state == engine.ONE_SEED:
         return engine.ONE_SEED
     return "not measured here"
@@ -199,7 +199,7 @@ def price_sentences(cost: dict, lt3: int, n_clients: int, accuracy: list, alpha)
 
 # ---- step 8: the paper's claims ------------------------------------------------------------------
 def _ex_claims(make):
-    return dict(verdicts=["supported", "within seed noise", "not run here", "not run here"])
+    return dict(verdicts=["supported", "inconclusive", "not run here", "not run here"])
 
 
 @sentences(_ex_claims)
@@ -207,6 +207,7 @@ def claims_sentences(verdicts: list[str]) -> list[str]:
     """Step 8: how many of the paper's claims each verdict got (the table is the figure)."""
     counts = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
     return ["Each claim of the FedQuad paper, the recorded study that tests it here, the numbers (mean ± std "
-            "over seeds) and a verdict computed from the ± 1 std seed bands (`fedquad study claims` prints the "
-            "same table).",
+            "over seeds), the difference with its 95 % confidence interval (Welch's test, Holm-corrected across "
+            "the table) and a verdict: supported or not only when the interval excludes 0, else inconclusive "
+            "(`fedquad study claims` prints the same table).",
             f"Of {len(verdicts)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "."]

@@ -15,7 +15,7 @@ from app.figures import captions
 from app.figures import study as sf
 from app.figures.charts import embedding_scatter, spectrum_figure
 from app.studies import catalog as studies
-from app.studies import explore_local
+from app.studies import explore_local, shared
 
 
 @dataclass
@@ -27,7 +27,7 @@ class View:
     pos: dict
     resp_axis: str | None
     talk: bool
-    version: tuple  # the study's ``studies.version`` for this page run (read once: it stats run files)
+    version: tuple  # the study's ``shared.version`` for this page run (read once: it stats run files)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -43,13 +43,16 @@ def metrics_of(source: str, name: str, runs: tuple, version: tuple) -> pd.DataFr
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
-def snapshot_of(source: str, run_id: str, project: bool, version: int) -> dict | None:
+def snapshot_of(source: str, run_id: str, project: bool, version: int | tuple) -> dict | None:
     return studies.final_snapshot(studies.StudyRef(source, "", ""), run_id, project=project)
 
 
 def memo(key: tuple, build, *, store: str = "_x_figs", size: int = 48):
     """This session's figure (or table, or position) for ``key``, built once; the oldest entry
-    goes when ``size`` are kept. A slider move along a response plot's axis finds it unchanged."""
+    goes when ``size`` are kept. A slider move along a response plot's axis finds it unchanged.
+    A recorded study's (``key[0]`` its id): one for every session (``shared``, keyed on content)."""
+    if shared.serves_key(key):
+        return shared.get((store, *key), build)
     cache = st.session_state.setdefault(store, {})
     if key not in cache:
         while len(cache) >= size:
@@ -73,10 +76,13 @@ def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
     label = lambda state: ", ".join(sf.value_label(axis, x) for x, v in verdicts if v.state == state)  # noqa: E731
     noise, one = label(engine.NOISE), label(engine.ONE_SEED)
     if not noise and not one:
-        return f"FedAvg's and FedQuad's ± 1 std bands do not overlap at any computed {name}."
+        return (f"FedAvg and FedQuad differ beyond seed noise at every computed {name} (95 % CI of the "
+                "difference excludes 0, Welch's test).")
+    seeds = max((min(v.n_a, v.n_b) for _, v in verdicts), default=0)
     return "Grey: " + "; ".join(
-        ([f"the bands overlap at {name} = {noise}: the difference there is within seed noise"] if noise else [])
-        + ([f"one seed at {name} = {one}: no claim beyond noise there"] if one else [])) + "."
+        ([f"at {name} = {noise} the difference is inconclusive with {seeds} seeds (its 95 % CI includes 0): "
+          "do not present it as an effect"] if noise else [])
+        + ([f"one seed at {name} = {one}: no test possible there"] if one else [])) + "."
 
 
 def compute_controls(view: View, points: pd.DataFrame) -> None:
@@ -149,10 +155,15 @@ def _panel(slot: str, fig, data, name: str, title: str, note: str | None = None)
 
 def position(view: View, points: pd.DataFrame) -> switcher.Position:
     """Every figure of the page that depends on the slider position, at ``view.pos`` (built once
-    per position and session: ``memo``)."""
+    per position and session: ``memo``; per position for every session for a recorded study)."""
     key = (view.ref.id, view.version, "position", tuple((a, sf._key(v)) for a, v in view.pos.items()),
            view.resp_axis, st.session_state.get("x_local"), st.session_state.get("x_hm"), view.talk)
-    return memo(key, lambda: _position(view, points), store="_x_pos", size=64)
+    return memo(key, lambda: shared.prepared(_position(view, points)), store="_x_pos", size=64)
+
+
+def _snap_version(view: View, version: int = 0) -> int | tuple:
+    """``snapshot_of``'s version: a recorded study under the shared store adds its content version."""
+    return (version, view.version) if shared.serves(view.ref) else version
 
 
 def _position(view: View, points: pd.DataFrame) -> switcher.Position:
@@ -164,7 +175,7 @@ def _position(view: View, points: pd.DataFrame) -> switcher.Position:
     out = switcher.Position(value, notice=notice)
     if done.empty:
         return out
-    ver = view.version if view.ref.source == "mine" else ()
+    ver = view.version if view.ref.source == "mine" or shared.serves(view.ref) else ()
     runs = tuple(zip(done["run_id"], *(done[c] if c in done else [d] * len(done)
                                        for c, d in ((studies.SERIES, "?"), (studies.REPLICATE, 0)))))
     metrics = metrics_of(view.ref.source, view.ref.name, runs, ver)
@@ -184,7 +195,7 @@ def _position(view: View, points: pd.DataFrame) -> switcher.Position:
     out.panels += embeddings(view, first)
     spectra = {}
     for method, run_id in first.items():
-        snap = snapshot_of(view.ref.source, run_id, False, 0)
+        snap = snapshot_of(view.ref.source, run_id, False, _snap_version(view))
         if snap and snap["singular_values"] is not None:
             s = np.asarray(snap["singular_values"], dtype=float)
             spectra[sf._label(method)] = np.where(s > s.max(initial=0) * sf.SPECTRUM_FLOOR, s, 0.0)  # 0: not drawn
@@ -237,7 +248,8 @@ def response(view: View, resp: pd.DataFrame, metric: str, title: str, slot: str)
 def embeddings(view: View, runs: dict[str, str]) -> list[switcher.Panel]:
     out = []
     for method, run_id in runs.items():
-        snap = snapshot_of(view.ref.source, run_id, True, studies._mtime(service.source_root(view.ref.source) / run_id / "embeddings"))
+        snap = snapshot_of(view.ref.source, run_id, True, _snap_version(
+            view, studies._mtime(service.source_root(view.ref.source) / run_id / "embeddings")))
         if not snap or "xy" not in snap:
             out.append(switcher.Panel(f"emb_{method}", None, f"{sf._label(method)}: no snapshot stored."))
             continue
@@ -287,7 +299,7 @@ def _across(view: View, sel: pd.DataFrame) -> switcher.Panel:
     spectra: dict[str, dict] = {}
     for alpha in view.values["alpha"]:
         for method, run_id in studies.first_seed_runs(sf.select(sel, {"alpha": alpha})).items():
-            snap = snapshot_of(view.ref.source, run_id, False, 0)
+            snap = snapshot_of(view.ref.source, run_id, False, _snap_version(view))
             if snap and snap["singular_values"] is not None:
                 spectra.setdefault(method, {})[alpha] = snap["singular_values"]
     ordered = {m: spectra[m] for m in (*[p for p in sf.PAIR if p in spectra], *[m for m in spectra if m not in sf.PAIR])}

@@ -87,8 +87,10 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     c = ssub.add_parser("claims", parents=[common], help="the seed paper's claims checked against the recorded "
                                                          "studies, as a markdown table",
                         description="Each claim of the FedQuad paper, the study of --runs-dir that tests it, the "
-                                    "measured numbers (mean ± std over seeds) and a verdict from the ± 1 std seed "
-                                    "bands: supported, not supported, within seed noise, or not run here.")
+                                    "measured numbers (mean ± std over seeds), the difference with its 95 % CI "
+                                    "(Welch's test, Holm-corrected across the table) and a verdict: supported, not "
+                                    "supported, inconclusive, untested (one seed) or not run here; its robustness "
+                                    "and the verdicts at matched accuracy levels.")
     c.set_defaults(matched_accuracy=None)
 
 

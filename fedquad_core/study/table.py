@@ -1,6 +1,7 @@
 """A study's numbers: one row per grid point (``study_frame``) and, over seeds, the mean, std
 and count of each metric per (method, x value, other slider axes) (``response_table``), and the one
-decision whether two groups of seeds differ beyond seed noise (``compare``, ``Verdict``).
+decision whether two groups of seeds differ beyond seed noise (``compare``, ``Verdict``: Welch's
+test with a 95 % confidence interval, ``stats``).
 
 Only finished runs count towards the means; a point whose run is missing, running, failed,
 cancelled or diverged is listed in its group's ``missing``."""
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..runs.store import RunNotFound, RunStore, StoreError
+from .stats import Difference, bands_separated, p_text, welch
 
 # the mean local-model metrics of the last snapshot row that has them (README, "Local models");
 # None for runs that did not measure their clients
@@ -100,21 +102,24 @@ def response_table(rows: list[dict[str, Any]], x_axis: str | None, series: str =
 
 
 # ---- the one decision "beyond seed noise or not" ------------------------------------------------
-SEPARATED, NOISE, ONE_SEED, NO_DATA = "separated", "within seed noise", "one seed: no claim beyond noise", "no data"
+SEPARATED, NOISE, ONE_SEED, NO_DATA = "beyond seed noise", "inconclusive", "one seed: no test possible", "no data"
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """Two groups of per-seed values, compared. ``state`` is
+    """Two groups of per-seed values, compared by Welch's test (``stats.welch``). ``state`` is
 
-    - ``separated``: both have at least 2 values and their mean ± 1 sample std (ddof 1) bands do
-      not meet; ``direction`` is +1 when a's mean is above b's, -1 below;
-    - ``within seed noise``: both have at least 2 values and the bands meet (touching counts);
-    - ``one seed: no claim beyond noise``: either side has exactly one value (no spread to judge by);
+    - ``beyond seed noise``: both have at least 2 values and the 95 % confidence interval of the
+      difference of their means excludes 0; ``direction`` is +1 when a's mean is above b's, -1 below;
+    - ``inconclusive``: both have at least 2 values and the interval contains 0 (with these seeds
+      no difference is shown; that is not a proof of none);
+    - ``one seed: no test possible``: either side has exactly one value (no spread to judge by);
     - ``no data``: either side has none.
 
-    Every place that says "higher", "lower", "beyond seed noise" (response plots, lesson
-    sentences, the claims table) decides it here."""
+    ``test`` holds the difference, its interval, p and Hedges' g; ``bands`` whether the mean ± 1
+    std bands the figures draw miss each other (the picture, not the decision). Every place that
+    says "higher", "lower", "beyond seed noise" (response plots, lesson sentences, the claims
+    table) decides it here."""
     mean_a: float | None
     std_a: float | None
     n_a: int
@@ -122,6 +127,8 @@ class Verdict:
     std_b: float | None
     n_b: int
     state: str
+    test: Difference | None = None
+    bands: bool = False
 
     @property
     def separated(self) -> bool:
@@ -129,15 +136,32 @@ class Verdict:
 
     @property
     def direction(self) -> int:
-        """+1 (a above b), -1 (a below b), 0 (not separated: no direction is claimed)."""
+        """+1 (a above b), -1 (a below b), 0 (not beyond seed noise: no direction is claimed)."""
         if not self.separated:
             return 0
         return 1 if self.mean_a > self.mean_b else -1
+
+    @property
+    def seeds(self) -> str:
+        """``5 vs 5 seeds`` (``5 seeds`` when both sides have as many)."""
+        return f"{self.n_a} seeds" if self.n_a == self.n_b else f"{self.n_a} vs {self.n_b} seeds"
 
     def text(self, spec: str = ".2f", scale: float = 1.0) -> tuple[str, str]:
         """``mean ± std`` of each side (``mean`` alone for one value, '-' for none)."""
         return (mean_std_text(self.mean_a, self.std_a, self.n_a, spec, scale),
                 mean_std_text(self.mean_b, self.std_b, self.n_b, spec, scale))
+
+    def why(self, spec: str = ".2f", scale: float = 1.0, unit: str = "") -> str:
+        """The decision in words: ``inconclusive with 3 seeds (difference +0.4, 95 % CI -0.2 to 1.0,
+        p = 0.15)``; ``beyond seed noise (difference ..., p = 0.01, g = 2.1; 5 seeds)``."""
+        if self.test is None:
+            return self.state
+        t = self.test
+        g = f", g = {t.g:.1f}" if t.g is not None else ""
+        inner = f"difference {t.text(spec, scale, unit)}, {p_text(t.p)}{g}"
+        if self.separated:
+            return f"beyond seed noise ({inner}; {self.seeds})"
+        return f"inconclusive with {self.seeds} ({inner})"
 
 
 def mean_std_text(mean, std, n, spec: str = ".2f", scale: float = 1.0) -> str:
@@ -157,15 +181,18 @@ def compare_summary(mean_a, std_a, n_a, mean_b, std_b, n_b) -> Verdict:
     """``compare`` from each side's mean, std and count (as a response table holds them)."""
     n_a = int(n_a or 0) if _finite(mean_a) else 0
     n_b = int(n_b or 0) if _finite(mean_b) else 0
+    test, bands = None, False
     if not n_a or not n_b:
         state = NO_DATA
     elif n_a < 2 or n_b < 2:
         state = ONE_SEED
     else:
         ma, mb, sa, sb = float(mean_a), float(mean_b), float(std_a or 0.0), float(std_b or 0.0)
-        state = NOISE if max(ma - sa, mb - sb) <= min(ma + sa, mb + sb) else SEPARATED
+        test = welch(ma, sa, n_a, mb, sb, n_b)
+        bands = bands_separated(ma, sa, mb, sb)
+        state = SEPARATED if test.excludes_zero else NOISE
     return Verdict(float(mean_a) if n_a else None, float(std_a or 0.0) if n_a > 1 else None, n_a,
-                   float(mean_b) if n_b else None, float(std_b or 0.0) if n_b > 1 else None, n_b, state)
+                   float(mean_b) if n_b else None, float(std_b or 0.0) if n_b > 1 else None, n_b, state, test, bands)
 
 
 def compare(a_values, b_values) -> Verdict:

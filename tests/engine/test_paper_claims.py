@@ -1,5 +1,6 @@
-"""The one seed-noise decision (``study.table.compare``), runs at matched accuracy and the claims
-table's verdicts, on small synthetic stores whose numbers are chosen by hand."""
+"""The one seed-noise decision (``study.table.compare``: Welch's test, ``study.stats``), runs at
+matched accuracy and the claims table's verdicts, on small synthetic stores whose numbers are
+chosen by hand."""
 from __future__ import annotations
 
 import json
@@ -21,9 +22,18 @@ def test_compare_by_hand():
     v = compare([1.0, 2.0, 3.0], [5.0, 6.0, 7.0])  # 2 ± 1 vs 6 ± 1
     assert v.state == SEPARATED and v.direction == -1 and v.mean_a == 2.0 and v.std_a == 1.0 and v.n_b == 3
     assert compare([5.0, 6.0, 7.0], [1.0, 2.0, 3.0]).direction == 1
-    assert compare([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]).state == NOISE  # bands touch at 3: within noise
+    assert compare([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]).state == NOISE
     assert compare([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]).direction == 0
-    assert compare([1.0, 2.0, 3.0], [3.1, 4.1, 5.1]).state == SEPARATED
+    # the ± 1 std bands miss each other, but with 3 seeds the 95 % interval of the difference
+    # contains 0: by hand, diff -2.1, se = sqrt(1/3 + 1/3), df 4, t(0.975, 4) = 2.7764
+    v = compare([1.0, 2.0, 3.0], [3.1, 4.1, 5.1])
+    assert v.bands and v.state == NOISE and v.direction == 0
+    assert v.test.diff == pytest.approx(-2.1) and v.test.df == pytest.approx(4.0)
+    assert v.test.low == pytest.approx(-2.1 - 2.7764 * (2 / 3) ** 0.5, abs=1e-3)
+    assert v.test.high == pytest.approx(-2.1 + 2.7764 * (2 / 3) ** 0.5, abs=1e-3)
+    assert v.test.p == pytest.approx(0.0619, abs=5e-4)  # t = 2.572 on 4 df
+    assert v.test.g == pytest.approx(0.8 * -2.1)  # pooled std 1, J = 1 - 3 / (4 * 6 - 9)
+    assert "inconclusive with 3 seeds" in v.why() and "95 % CI -4.37 to 0.17" in v.why()
     assert compare([1.0], [5.0, 6.0]).state == ONE_SEED and compare([1.0], [5.0]).direction == 0
     assert compare([], [1.0, 2.0]).state == NO_DATA
     assert compare([1.0, None, float("nan"), 1.2], [3.0, 3.2]).n_a == 2  # missing values left out
@@ -34,8 +44,9 @@ def test_compare_by_hand():
 @pytest.mark.parametrize("v, expect, verdict", [
     (compare([1, 2, 3], [5, 6, 7]), "below", cl.SUPPORTED),
     (compare([1, 2, 3], [5, 6, 7]), "above", cl.NOT_SUPPORTED),
-    (compare([1, 2, 3], [2, 3, 4]), "above", cl.WITHIN_NOISE),
-    (compare([1, 2, 3], [2, 3, 4]), "not below", cl.SUPPORTED),
+    (compare([1, 2, 3], [2, 3, 4]), "above", cl.INCONCLUSIVE),
+    (compare([1, 2, 3], [2, 3, 4]), "not below", cl.INCONCLUSIVE),
+    (compare([5, 6, 7], [1, 2, 3]), "not below", cl.SUPPORTED),
     (compare([1, 2, 3], [5, 6, 7]), "not below", cl.NOT_SUPPORTED),
     (compare([1], [5, 6, 7]), "below", cl.ONE),
     (compare([], [5, 6, 7]), "below", cl.NOT_RUN),
@@ -47,7 +58,7 @@ def test_claim_verdicts(v, expect, verdict):
 def test_lowest_of_all():
     below, noise, above = compare([1, 2], [5, 6]), compare([1, 2], [1.5, 2.5]), compare([5, 6], [1, 2])
     assert cl.lowest_verdict([below, below]) == cl.SUPPORTED
-    assert cl.lowest_verdict([below, noise]) == cl.WITHIN_NOISE
+    assert cl.lowest_verdict([below, noise]) == cl.INCONCLUSIVE
     assert cl.lowest_verdict([below, noise, above]) == cl.NOT_SUPPORTED
     assert cl.lowest_verdict([]) == cl.NOT_RUN
 
@@ -132,11 +143,15 @@ def test_claims_follow_the_bands(tmp_path):
     res = cl.check_claims(skew_root(tmp_path / "c", -2.0))
     assert _verdict(res, text) == cl.NOT_SUPPORTED
     row = next(r for r in res if r.text == collapse)
-    assert "matched accuracy 81%" in row.measure and "3 seeds" in row.numbers
+    assert "at matched accuracy (" in row.measure and "interpolated" in row.measure and "3 seeds" in row.numbers
+    assert row.matched.count("%: ") == 3 and "not resolved" not in row.matched
     assert _verdict(res, "FedQuad is ahead of MOON in the paper's regime") == cl.NOT_RUN  # no fmnist-regime
     assert all(r.verdict == cl.NOT_RUN for r in res if r.text.startswith("Paper's result"))
     table = cl.claims_markdown(res)
-    assert table.count("\n") == len(res) + 1 and "**supported**" in table
+    rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| #")]
+    assert len(rows) == len(res) and "**supported**" in table
+    assert all(line.count(" | ") == len(cl.COLUMNS) - 1 for line in rows)
+    assert "Holm-corrected across the" in table and "`fmnist-skew`: FedAvg, α=0.1: runs too short to tell" in table
 
 
 def test_low_participation_claim_runs_when_a_study_has_it(tmp_path):
@@ -163,9 +178,11 @@ def test_cli_claims_and_matched(tmp_path):
 
 def test_less_trained_is_not_read_as_collapsed(tmp_path):
     """Rank follows accuracy alone (rank = 10 x accuracy), skew only trains slower: the final round
-    shows a gap beyond noise, matched accuracy shows none."""
+    shows a gap beyond noise, matched accuracy shows none. (IID's first snapshot is below the skewed
+    runs' best accuracy, so there is a range of accuracy both cross between snapshots.)"""
     points = []
-    for alpha, curve in ((0.1, [(0.3, 3.0), (0.6, 6.0), (0.81, 8.1)]), (None, [(0.81, 8.1), (0.9, 9.0), (0.95, 9.5)])):
+    for alpha, curve in ((0.1, [(0.3, 3.0), (0.6, 6.0), (0.81, 8.1)]),
+                         (None, [(0.5, 5.0), (0.81, 8.1), (0.9, 9.0), (0.95, 9.5)])):
         for method in ("fedavg", "fedquad"):
             for seed in (0, 1, 2):
                 rid = f"{method}-{alpha}-{seed}"
@@ -174,4 +191,78 @@ def test_less_trained_is_not_read_as_collapsed(tmp_path):
     _study(tmp_path, "fmnist-skew", points, {"alpha": [0.1, None], "method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
     res = cl.check_claims(tmp_path)
     assert _verdict(res, "(the same, at the final round, accuracy not matched)") == cl.SUPPORTED
-    assert _verdict(res, "Under label skew, the aggregated global embedding space collapses") == cl.WITHIN_NOISE
+    assert _verdict(res, "Under label skew, the aggregated global embedding space collapses") == cl.INCONCLUSIVE
+
+
+# ---- the statistics, by hand ---------------------------------------------------------------------
+from fedquad_core.study import stats  # noqa: E402
+
+
+def test_holm_by_hand():
+    # sorted 0.01, 0.03, 0.04 of m = 3: x3 = 0.03, x2 = 0.06, x1 = 0.04 -> monotone 0.06
+    adjusted = stats.holm([0.01, 0.04, None, 0.03])
+    assert adjusted[2] is None
+    assert [adjusted[i] for i in (0, 1, 3)] == pytest.approx([0.03, 0.06, 0.06])
+    assert stats.holm([0.5, 0.9]) == [1.0, 1.0]
+    assert stats.holm([]) == []
+
+
+def test_welch_edge_cases():
+    assert stats.welch(1.0, 0.5, 1, 2.0, 0.5, 3) is None  # one seed: no spread to judge by
+    exact = stats.welch(1.0, 0.0, 3, 2.0, 0.0, 3)  # no spread on either side: the difference is exact
+    assert exact.low == exact.high == -1.0 and exact.p == 0.0 and exact.excludes_zero and exact.g is None
+    same = stats.welch(1.0, 0.0, 3, 1.0, 0.0, 3)
+    assert same.p == 1.0 and not same.excludes_zero
+
+
+def test_first_crossing_interpolates_and_names_what_it_cannot():
+    acc, val = [0.3, 0.6, 0.81], [3.0, 6.0, 8.1]
+    assert stats.first_crossing(acc, val, 0.45) == pytest.approx(4.5)  # halfway between the first two
+    assert stats.first_crossing(acc, val, 0.6) == pytest.approx(6.0)  # a snapshot at the level
+    assert stats.first_crossing(acc, val, 0.9) is None  # never reached
+    assert stats.first_crossing(acc, val, 0.2) is None  # reached before the first snapshot
+    assert stats.first_crossing([0.3, 0.7, 0.5, 0.9], [1.0, 2.0, 9.0, 4.0], 0.6) == pytest.approx(1.75)  # first rise
+
+
+def test_plateau_gain():
+    climbing = [0.1 * i for i in range(20)]
+    assert stats.plateau_gain(climbing, window=10, smooth=3) == pytest.approx(1.0)
+    assert stats.plateau_gain([0.8] * 20) == pytest.approx(0.0)
+    assert stats.plateau_gain([0.8] * 12) is None
+
+
+def test_accuracy_levels_span_what_every_run_crosses():
+    curves = [([0.3, 0.6, 0.81], [0, 0, 0]), ([0.5, 0.81, 0.95], [0, 0, 0])]
+    levels = cl.accuracy_levels(curves)
+    assert len(levels) == 3 and 0.5 < levels[0] < levels[1] < levels[2] < 0.81
+    assert cl.accuracy_levels([([0.9], [0]), ([0.3, 0.8], [0, 0])]) == []  # no common range
+
+
+def test_matched_levels_name_the_runs_they_cannot_resolve(tmp_path):
+    root = skew_root(tmp_path, 2.0)
+    study = json.loads((root / "studies" / "fmnist-skew.json").read_text())
+    r = cl._Runs(RunStore(root), study)
+    m = cl.matched_comparison(r, {"method": "fedavg", "alpha": 0.1}, {"method": "fedavg", "alpha": None},
+                              "effective_rank", levels=[0.45, 0.85])
+    assert m.unresolved[0] and all("IID" in name for name in m.unresolved[0])  # IID starts at 0.5: before its first snapshot
+    assert len(m.unresolved[1]) == 3 and all("α=0.1" in name for name in m.unresolved[1])  # skew never reaches 0.85
+    assert "not resolved: " in m.text("below")
+
+
+def test_robustness_and_holm_can_turn_a_verdict(tmp_path):
+    """Three seeds per side, 0.52 ± 0.02 against 0.58 ± 0.02: Welch's interval excludes 0 (one
+    tested row: Holm changes nothing), the ± 2 std bands meet: supported, not robust, and the row
+    says which check disagrees."""
+    points = []
+    for method, accs in (("fedavg", (0.50, 0.52, 0.54)), ("fedquad", (0.56, 0.58, 0.60))):
+        for seed, acc in enumerate(accs):
+            _run(tmp_path, f"{method}{seed}", [(acc, 5.0)] * 14)
+            points.append(({"method": method, "seed": seed}, f"{method}{seed}"))
+    _study(tmp_path, "fmnist-paper", points, {"method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
+    res = cl.check_claims(tmp_path)
+    row = next(r for r in res if r.text.startswith("FedQuad is ahead of FedAvg in the paper's regime"))
+    # 0.52 vs 0.58, std 0.02 each: diff 0.06, se 0.0163, df 4: p = 0.021, beyond noise alone
+    assert row.p == pytest.approx(0.0213, abs=1e-3) and row.study == "fmnist-paper"
+    assert row.verdict == cl.SUPPORTED and row.p_holm == pytest.approx(row.p)
+    assert row.robustness == "not robust: ± 2 std bands give inconclusive"
+    assert "`fmnist-paper`: FedAvg gains +0.0 points over its last 10 rounds" in cl.claims_markdown(res)
