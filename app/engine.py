@@ -14,7 +14,7 @@ import importlib
 from fedquad_core.runs import launcher
 from fedquad_core.runs import locks as process_locks
 from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
-from fedquad_core.numerics.geometry import singular_values
+from fedquad_core.numerics.geometry import effective_rank, singular_values
 from fedquad_core.config.method_labels import CITATIONS as METHOD_CITATIONS, LABELS as METHOD_LABELS, method_label
 from fedquad_core.runs.launcher import spawn_detached
 from fedquad_core.numerics.partition import PartitionError, class_counts, partition
@@ -37,7 +37,7 @@ _LAZY = {
     "expand": "fedquad_core.study", "parse_axes": "fedquad_core.study", "parse_grid": "fedquad_core.study",
 }
 
-__all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "singular_values", "spawn_detached",
+__all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "effective_rank", "singular_values", "spawn_detached",
            "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
            "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",

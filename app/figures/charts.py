@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from app import engine
 from app.figures.geometry import (cdnv_heatmap, cdnv_log_range, embedding_scatter, per_class_intra_figure,
                                    spectrum_figure)
 from app.figures.partition import client_sizes_figure, partition_heatmap
 from app.figures.theme import DASHES, apply_theme, run_styles
 
 __all__ = [
-    "curves_figure", "metrics_frame", "partition_heatmap", "client_sizes_figure", "embedding_scatter",
+    "effective_rank_note", "curves_figure", "metrics_frame", "partition_heatmap", "client_sizes_figure", "embedding_scatter",
     "cdnv_heatmap", "cdnv_log_range", "spectrum_figure", "per_class_intra_figure", "X_TITLES", "Y_TITLES",
 ]
 
@@ -24,7 +25,7 @@ X_TITLES = {"round": "round", "samples_total": "samples processed", "elapsed": "
 Y_TITLES = {
     "test_accuracy": "test accuracy", "train_loss": "train loss",
     "ratio": "intra / inter", "ratio_l2": "intra / inter (L2)",  # the charts' titles say what ratio
-    "effective_rank": "effective rank", "nc1": "NC1  tr(Σ_W Σ_B⁺) / C",
+    "effective_rank": "eff. rank (σ² entropy)", "nc1": "NC1  tr(Σ_W Σ_B⁺) / C",
 }
 BASE_COLUMNS = ("run", "label", "method", "round", "samples_total", "elapsed")
 
@@ -91,3 +92,13 @@ def _is_fraction(values) -> bool:
         return True
     v = pd.to_numeric(values, errors="coerce").dropna()
     return v.empty or float(v.max()) <= 1.0
+
+
+def effective_rank_note(spectra: dict[str, np.ndarray]) -> str:
+    """Both effective ranks of each snapshot spectrum (the covariance eigenvalues σ² the engine
+    stores): the project's, exp of the entropy of the normalised σ², and Roy & Vetterli's (2007),
+    of the normalised singular values σ = sqrt(σ²)."""
+    parts = [f"{name} {engine.effective_rank(v):.2f} (entropy of σ², the measure every figure uses) and "
+             f"{engine.effective_rank(np.sqrt(np.abs(np.asarray(v, dtype=float)))):.2f} (entropy of σ, Roy & Vetterli 2007)"
+             for name, v in spectra.items()]
+    return "Effective rank of this snapshot: " + "; ".join(parts) + "."

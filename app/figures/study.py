@@ -28,10 +28,10 @@ from app.figures.theme import apply_theme, method_color, themed_figure
 
 METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # short: "(not from 0)" may follow
                  "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
-                 "effective_rank": "effective rank",
+                 "effective_rank": "eff. rank (σ² entropy)",
                  "test_accuracy": "test accuracy", "ratio": "intra / inter ratio",
                  "local_acc_all": "local acc. (all classes)", "local_acc_own": "local acc. (own classes)",
-                 "local_effective_rank": "local effective rank", "local_ratio": "local intra / inter",
+                 "local_effective_rank": "local eff. rank (σ² entropy)", "local_ratio": "local intra / inter",
                  "local_cka": "local CKA to global", "update_cosine": "update cosine", "update_norm": "update norm"}
 AXIS_TITLES = {"alpha": "α (evenly spaced)", "local_epochs": "local epochs", "m1": "margin m1", "m2": "margin m2",
                "beta": "β",

@@ -12,7 +12,7 @@ from app.figures import study as sf
 from app.studies import catalog as studies
 
 LABELS = {"local_acc_all": "Local accuracy, all classes", "local_acc_own": "Local accuracy, own classes",
-          "local_effective_rank": "Local effective rank", "local_ratio": "Local intra / inter ratio",
+          "local_effective_rank": "Local effective rank (σ² entropy)", "local_ratio": "Local intra / inter ratio",
           "local_cka": "Local CKA to the global model", "update_cosine": "Update cosine between clients",
           "update_norm": "Update norm"}
 

@@ -51,8 +51,11 @@ TEXTS = {
                 "shrinking, so only the angles between points count.",
     "nc1": "**NC1** (Papyan et al. 2020) compares the spread inside classes with the spread between class "
            "centres, over all directions at once. It goes to 0 when every class shrinks to a point.",
-    "effective_rank": "**Effective rank** counts how many directions the embeddings really use. Dimensional "
-                      "collapse (FedDecorr, Shi et al. 2023) shows as this number dropping.",
+    "effective_rank": "**Effective rank** counts how many directions the embeddings really use: here the "
+                      "exponential of the entropy of the normalised covariance eigenvalues (σ², as FedDecorr, "
+                      "Shi et al. 2023). Dimensional collapse shows as this number dropping. Roy & Vetterli "
+                      "(2007) take the entropy of the singular values σ instead: larger numbers, the same "
+                      "direction (both are given for the snapshot below).",
 }
 for pair in ((("ratio", "Intra / inter ratio (raw)", "g_ratio"),
               ("ratio_l2", "Intra / inter ratio (L2-normalised)", "g_ratio_l2")),
@@ -100,6 +103,7 @@ with b:
     longest = max(len(v) for v in series.values())
     spec = pd.DataFrame({k: np.pad(v.astype(float), (0, longest - len(v)), constant_values=np.nan) for k, v in series.items()})
     show_figure(fig, "g_spec", spec.rename_axis("k").reset_index(), f"spectrum_r{rnd}")
+    st.caption(figures.effective_rank_note(series))
 
 st.markdown("**CDNV** (class-distance normalised variance, Galanti et al.) for every pair of classes: the two "
             "classes' variance divided by the squared distance between their centres. Small = easy to "

@@ -224,3 +224,12 @@ def test_long_titles_wrap_in_talk_mode_and_the_plot_starts_below_them():
     # talk mode lays a figure out for a third of the page (theme.TALK_WIDTH): 25 characters a line at 24 px
     assert long.layout.title.text == "Intra / inter class<br>distance (lower =<br>tighter)"
     assert long.layout.margin.t > short.layout.margin.t  # room for the second line
+
+
+def test_effective_rank_note_gives_both_definitions_by_hand():
+    from app.figures import charts
+    # eigenvalues 4, 4, 0: sigma^2 entropy of (1/2, 1/2) -> 2; sigma = 2, 2 -> also 2
+    # eigenvalues 9, 1: p = (0.9, 0.1) -> exp(0.325) = 1.384; sigma 3, 1: p = (0.75, 0.25) -> exp(0.562) = 1.755
+    note = charts.effective_rank_note({"FedAvg": np.array([4.0, 4.0, 0.0]), "FedQuad": np.array([9.0, 1.0])})
+    assert "FedAvg 2.00 (entropy of σ²" in note and "and 2.00 (entropy of σ, Roy & Vetterli 2007)" in note
+    assert "FedQuad 1.38 (entropy of σ²" in note and "and 1.75 (entropy of σ" in note
