@@ -20,8 +20,8 @@ from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
 from app.engine import check_claims, compare
-from app.lesson.data import LessonData, Missing, StoreError, alpha_label
-from app.lesson.figures import (LABELS, PAIR, claims_figure, embedding_item, first_seed, local_client_item, matched,
+from app.lesson.data import ROLES, LessonData, Missing, StoreError, alpha_label, strongest_local
+from app.lesson.figures import (LABELS, PAIR, claims_figure, first_seed, local_client_item, matched,
                                 matched_table,
                                 matched_values, most_local_epochs, require_run, response, response_item, spectra,
                                 spectra_table, values)
@@ -62,7 +62,17 @@ def step_skew(data: LessonData, talk: bool) -> Slide:
     figs = [SlideFigure(f"partition_{alpha_label(a)}", partition_heatmap(c, title=f"{alpha_label(a)}: clients × classes",
                                                                       talk=talk),
                        pd.DataFrame(c).rename_axis("client").reset_index()) for a, c in counts.items()]
-    return Slide("1 · Label skew", text.skew_sentences(counts[iid], counts[skew], skew, iid), figs, _footer(d))
+    return Slide("1 · Label skew", text.skew_sentences(counts[iid], counts[skew], skew, iid) + _study_sentence(data, d),
+                 figs, _footer(d))
+
+
+def _study_sentence(data: LessonData, d: LessonData) -> list[str]:
+    """Which recorded study steps 1-3 and 6 tell the local models from, and why (chosen by the numbers)."""
+    if data.source != "recorded":
+        return []
+    name, why = strongest_local(data.root, data.studies)
+    return [f"Steps 1-3 and 6 use the recorded study '{name}' ({why}); step 4 uses "
+            f"'{ROLES['global']}'" + (" too." if name == ROLES["global"] else ".")]
 
 
 def step_forget(data: LessonData, talk: bool) -> Slide:
@@ -141,7 +151,7 @@ def step_idea(data: LessonData | None, talk: bool, m1: float = quad.DEFAULT_M1, 
 
 def step_fedquad(data: LessonData, talk: bool) -> Slide:
     g = data.role("global")
-    skew_g, seed = g.skew_alpha(), first_seed(g)
+    skew_g = g.skew_alpha()
     local, skew_l, local_footer = {}, None, ""
     try:
         d, at = _local(data)
@@ -149,7 +159,7 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
         skew_l = d.skew_alpha()
         local = {k: compare(values(d, k, alpha=skew_l, method="fedquad", **at), values(d, k, alpha=skew_l,
                                                                                      method="fedavg", **at))
-                 for k in ("local_effective_rank", "local_cka", "local_acc_all")}
+                 for k in ("local_effective_rank", "local_cka")}
     except Missing:
         pass  # the user's study without local metrics: the global side only
     m = matched(g)
@@ -157,17 +167,19 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
         raise Missing(f"no finished runs with snapshot metrics in study '{g.study.get('name')}'")
     glob = {k: compare(matched_values(m, k, alpha=skew_g, method="fedquad"), matched_values(m, k, alpha=skew_g,
                                                                                          method="fedavg"))
-            for k in ("effective_rank", "ratio")}
-    glob["final_acc"] = compare(values(g, "final_acc", alpha=skew_g, method="fedquad"),
-                                values(g, "final_acc", alpha=skew_g, method="fedavg"))
-    ids = {mth: require_run(g, alpha=skew_g, method=mth, seed=seed) for mth in PAIR}
-    items = [embedding_item(g, r, f"{LABELS[mth]}, {alpha_label(skew_g)}, seed {seed}",
-                            f"embedding_{mth}_{alpha_label(skew_g)}", talk) for mth, r in ids.items()]
-    r_item, _ = response_item(g, "effective_rank", PAIR, f"Rank at {m.threshold:.0%} accuracy",
+            for k in ("effective_rank",)}  # (final accuracy: step 7)
+    items = []
+    if local:  # one figure for each claim the sentences make: locally, then globally
+        where = f", {at['local_epochs']:g} epochs" if at else ""
+        for key, title in (("local_effective_rank", "Local rank"), ("local_cka", "Local–global CKA")):
+            item, _ = response_item(d, key, PAIR, f"Locally: {title}{where}", f"{key}_fedquad_vs_fedavg", talk, at)
+            items.append(item)
+    r_item, _ = response_item(g, "effective_rank", PAIR, f"Globally: rank at {m.threshold:.0%} accuracy",
                               "effective_rank_matched_both", talk, table=matched_table(m, "effective_rank"),
                               y_title=MATCHED_Y)
+    items.append(r_item)
     return Slide("6 · What FedQuad changes", text.fedquad_sentences(local, glob, skew_l, skew_g, m.threshold),
-                 items + [r_item], local_footer + _footer(g, f"matched accuracy {m.threshold:.0%}"))
+                 items, local_footer + _footer(g, f"matched accuracy {m.threshold:.0%}"))
 
 
 def step_price(data: LessonData, talk: bool) -> Slide:

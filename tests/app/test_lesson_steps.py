@@ -63,7 +63,7 @@ def test_step_seven_states_the_verdicts_it_computes(two_roots):
 def test_missing_run_gives_a_message(tmp_path):
     root = write_lesson_root(tmp_path / "r")
     shutil.rmtree(root / "skew-fedquad-0.1-s0")
-    c = lesson.build_step(6, data_of(root))  # needs FedQuad at the skew alpha, seed 0
+    c = lesson.build_step(7, data_of(root))  # the price: needs FedQuad at the skew alpha, seed 0
     assert c.problem and "method=fedquad" in c.problem and not c.figures
 
 
