@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import service, state, switcher
+from app import service, sidebar, state, switcher
 from app.figures import study as sf
 from app.studies import catalog as studies
 from app.studies import explore_local
 from app.studies import explore_panels as panels
+from app.studies import shared
 
 talk = state.talk()
 st.title("Explore")
@@ -23,6 +24,7 @@ if not refs:
             "Launch page (mark one or two settings as a sweep) or with `python -m fedquad_core study run NAME "
             "--grid alpha=0.1,1,iid --grid method=fedavg,fedquad --grid seed=0,1`.")
     st.stop()
+sidebar.start_hint()  # there is a slider to move below
 
 
 ids = [r.id for r in refs]
@@ -64,7 +66,7 @@ def body() -> None:
         state.init(ax.state_key, default_label(ax.key), str, ax.options)
     pos = panels.grid_position(axes_ui, values, {ax.key: st.session_state[ax.state_key] for ax in axes_ui})
     state.init("x_resp", axes[0] if axes else "", str, axes or [""])
-    version = studies.version(ref)
+    version = shared.version(ref, study)  # a recorded study's: its content (figures shared by all sessions)
     points = panels.points_of(ref.source, ref.name, version)
     if active and not (studies.running(ref) or points["state"].isin(service.ACTIVE).any()):
         st.rerun()  # the study finished: redraw once without the refresh
@@ -84,5 +86,5 @@ def body() -> None:
     panels.at_positions(view, points, axes_ui)
 
 
-active = studies.running(ref) or panels.points_of(ref.source, ref.name, studies.version(ref))["state"].isin(service.ACTIVE).any()
+active = studies.running(ref) or panels.points_of(ref.source, ref.name, shared.version(ref, study))["state"].isin(service.ACTIVE).any()
 st.fragment(run_every=3.0 if active else None)(body)()
