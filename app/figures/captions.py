@@ -21,11 +21,11 @@ CAPTIONS: tuple[tuple[str, str], ...] = (
                      "disagree."),
     ("x_acc", "Accuracy on test images round by round; thick line = average over seeds, band = their spread."),
     ("x_ratio", "How spread out each class is compared with how far apart classes are: lower is better."),
+    ("x_spectra", "One curve per α: the further a curve falls, the fewer directions the embedding uses."),  # before x_spec
     ("x_spec", "How much of the embedding each direction carries; a quick drop means few directions are used."),
     ("x_emb_", "Each dot is a test image, coloured by its true class: tight, separate colours mean a good model."),
     ("emb_", "Each dot is a test image, coloured by its true class: tight, separate colours mean a good model."),
     ("x_heat", "Each cell is one setting of {x} (across) and {y} (up); blue beats FedAvg, red does worse."),
-    ("x_spectra", "One curve per α: the further a curve falls, the fewer directions the embedding uses."),
     ("acc", "Accuracy on test images after each round of training."),
     ("ratio", "How spread out each class is compared with how far apart classes are: lower is better."),
     ("loss", "How wrong the model is on its training data; it should go down."),

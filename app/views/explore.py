@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import service, state, switcher
+from app import service, sidebar, state, switcher
 from app.figures import study as sf
 from app.studies import catalog as studies
 from app.studies import explore_local
@@ -24,6 +24,7 @@ if not refs:
             "Launch page (mark one or two settings as a sweep) or with `python -m fedquad_core study run NAME "
             "--grid alpha=0.1,1,iid --grid method=fedavg,fedquad --grid seed=0,1`.")
     st.stop()
+sidebar.start_hint()  # there is a slider to move below
 
 
 ids = [r.id for r in refs]

@@ -11,7 +11,9 @@ from app.export.widgets import render_downloads
 X_AXES = {"rounds": "round", "samples processed": "samples_total", "wall time (s)": "elapsed"}
 talk = state.talk()
 
-st.title("Live")
+presenter = state.presenter()
+if not presenter:  # presenter mode: no page title, so the figures start on the first screen of a projector
+    st.title("Live")
 table, skipped = service.without_damaged(service.runs_table())
 if skipped:
     st.caption(skipped)
@@ -33,7 +35,8 @@ if not state.presenter():
 state.publish("v_runs", "v_x")
 selected = list(st.session_state.v_runs)
 if service.showing_pair(selected):
-    st.caption(service.pair_note())
+    # presenter mode: its first sentence only (what is shown), not how to replace it
+    st.caption(service.pair_note().split(". ")[0].rstrip(".") + "." if presenter else service.pair_note())
 xcol = X_AXES.get(st.session_state.v_x or "rounds", "round")
 if not selected:
     st.info("Select one or more runs.")
@@ -47,6 +50,28 @@ RATIO_NOTE = "Measured on snapshot rounds, in the original embedding space."
 WAITING = "no point yet: it appears as the runs train"
 active = service.any_active(selected)
 refresh = REFRESH_S if active else None
+
+
+def progress_line(status: dict, label: str, rounds=None) -> tuple[float, str]:
+    """(fraction done, "FedAvg …: round 12/30, running") of one run, from its status (``rounds``:
+    its config's, for a run still queued, whose status has no total yet)."""
+    done, total = int(status.get("round") or 0), int(status.get("total_rounds") or rounds or 0)
+    state_ = status.get("state") or "?"
+    frac = min(1.0, done / total) if total else 0.0
+    return frac, f"{label}: round {done}/{total or '?'}" + ("" if state_ == "running" else f", {state_}")
+
+
+@st.fragment(run_every=refresh)
+def progress_view() -> None:
+    """While a run trains: one compact bar per run at the top of the page, above the charts (the
+    summary table with the same numbers is further down, below the fold)."""
+    if not service.any_active(selected):
+        return
+    cols = st.columns(min(len(selected), 4))
+    for i, run_id in enumerate(selected):
+        frac, text = progress_line(service.read_status(run_id), labels.get(run_id, run_id),
+                                   service.read_config(run_id).get("rounds"))
+        cols[i % len(cols)].progress(frac, text=text)
 
 
 def data(y: str):
@@ -81,6 +106,8 @@ def chart(y: str, title: str, key: str, note: str | None = None) -> None:
         st.caption(note)
 
 
+if active:
+    progress_view()
 left, right = st.columns(2)
 with left:
     chart("test_accuracy", "Test accuracy", "acc")

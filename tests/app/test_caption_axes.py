@@ -271,3 +271,13 @@ def test_the_checks_catch_the_old_wrong_captions():
     viridis = {"layout": {}, "data": [{"type": "heatmap", "colorscale": "Viridis", "colorbar": {"title": {"text": "CDNV"}}}]}
     assert shade_problems("How easily two classes are confused: darker cells are pairs that overlap more.", viridis)
     assert not shade_problems("Brighter (yellow) cells are pairs that overlap more.", viridis)
+
+
+def test_no_caption_is_hidden_behind_an_earlier_prefix():
+    """``plain`` takes the first matching prefix: "x_spec" before "x_spectra" gave the spectra-across-α
+    figure the one-run spectrum's sentence."""
+    from app.figures.captions import CAPTIONS
+
+    for i, (prefix, text) in enumerate(CAPTIONS):
+        earlier = [p for p, _ in CAPTIONS[:i] if prefix.startswith(p)]
+        assert not earlier, f"{prefix!r}'s sentence is never used: {earlier[0]!r} comes first"
