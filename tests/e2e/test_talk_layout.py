@@ -230,7 +230,9 @@ def _walk(page, url: str, mode: str, shots: Path | None) -> list[str]:
     for where, path in _targets():
         sep = "&" if "?" in path else "?"
         page.goto(f"{url}{path}{sep}{mode}")
-        page.locator("h1").first.wait_for(timeout=120_000)
+        # a page's title, or its first figure (presenter mode's Live page has no title: its figures
+        # start on the first screen of a projector)
+        page.locator("h1, .js-plotly-plot").first.wait_for(timeout=120_000)
         settle(page)
         label = f"{where} ({mode})"
         problems += page_problems(page, label)
