@@ -9,6 +9,7 @@ PY=${PYTHON:-python3}
 
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v pdftoppm >/dev/null 2>&1 || need_apt+=(poppler-utils)  # the deck tests render PDF pages
 [ -d /usr/share/datasets/fashion-mnist ] || dpkg -s dataset-fashion-mnist >/dev/null 2>&1 || need_apt+=(dataset-fashion-mnist)
 "$PY" -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -1,5 +1,16 @@
 """The talk as files: a PDF deck (fpdf2), a PowerPoint deck (python-pptx) and a zip of every
-figure as SVG + PDF with its CSV. One slide per ``Slide``: title, figure(s), sentences, footer.
+figure as SVG + PDF with its CSV. A ``Slide`` (a lesson step, or one figure of "my deck") becomes
+one or more pages: ``paginate`` lays every page out once, in points, and both decks draw that
+layout, so the PDF and the PowerPoint file agree page for page.
+
+The layout: the title, at most ``MAX_PER_PAGE`` figures side by side, the sentences under them,
+the footer (wrapped, inside the page, with the page number). A step whose sentences leave too
+little room for its figures gets a page for its sentences and pages for its figures ("6 · ...
+(1/3)"). Each figure is rendered at the size and aspect of its box on the page (``slide_fit``:
+``PX_PER_PT`` layout px per point), so its text, at least ``MIN_TEXT_PX`` px, reads as at least
+14 pt on the page. A table figure (plotly ``go.Table``, e.g. the paper's claims) is drawn as a
+real table from its data, whatever its columns, cell text wrapped, over as many pages as its rows
+need, its header repeated on each.
 
 Figures are rendered once per export by a ``Renderer`` (through ``app.export.files.figure_bytes``,
 i.e. kaleido + Chromium) and the bytes are reused across the three files. Pure: no streamlit.
@@ -8,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -48,59 +60,63 @@ def from_step(content: Slide) -> Slide:
     return dataclasses.replace(content, sentences=sentences, figures=list(content.figures))
 
 
+# ---- the page's geometry, in points (origin top left) -------------------------------------------
 SLIDE_PT = (960, 540)         # the 16:9 page in points (13.333 x 7.5 in)
-PX_PER_PT = 1.25              # a figure is laid out at 1.25 px per point of the page it lands on
-FIG_FONT_PX = {"font": 20, "title": 24, "tick": 18, "legend": 18}  # at least: 16, 19, 14, 14 pt on the slide
+MARGIN = 30                   # left, right and top
+TITLE_TOP, CONTENT_TOP = 20, 74
+BOTTOM = 12                   # under the footer
+GAP = 12                      # between figures, figures and text, text and footer
+TITLE_PT, BODY_PT, FOOTER_PT, TABLE_PT = 32, 20, 14, 14  # readable from the back of a room
+BODY_LINE, FOOTER_LINE, TABLE_LINE = BODY_PT * 1.25, FOOTER_PT * 1.2, TABLE_PT * 1.2
+PARA_GAP = 4                  # after each sentence
+CELL_PAD = 4                  # inside a table cell
+WORD_CAP = 110                # a table cell's words up to this wide stay whole while the columns allow
+MAX_PER_PAGE = 2              # figures side by side on one page
+MIN_FIG_H = 300               # a figure sharing its page with the sentences is at least this tall (4.2 in)
+MAX_ASPECT = 1.75             # a figure's box is at most this much wider than tall
+SIDE_TEXT = 0.48              # the sentences' column beside a figure: this share of the width
+PX_PER_PT = 1.25              # a figure is laid out at 1.25 px per point of the box it lands in
+FIG_FONT_PX = {"font": 20, "title": 24, "tick": 18, "legend": 18}  # 16, 19, 14.4, 14.4 pt on the page
+MIN_TEXT_PX = 18              # no text in a slide figure smaller: 14.4 pt on the page
+CONTENT_W = SLIDE_PT[0] - 2 * MARGIN
+HEADER_FILL = "#eeeeee"
 
 
-def slide_fit(fig: go.Figure, n: int) -> go.Figure:
-    """Lay ``fig`` out at the size it gets on a slide beside ``n - 1`` others (``PX_PER_PT``),
-    in talk mode's look with its text at least ``FIG_FONT_PX``: a 18 px tick label then reads as
-    14 pt on the page (rendered at scale 2 for sharpness). The figure grows taller when its
-    title and legend need the room, so its plot area never vanishes."""
-    n = max(n, 1)
-    width = int((SLIDE_PT[0] - 68 - 11 * (n - 1)) / n * PX_PER_PT)
-    fig.update_layout(width=width, height=int(min(420, max(330, width / 1.25))))
-    f = FIG_FONT_PX
-    fig.update_layout(font_size=f["font"], title_font_size=f["title"], legend_font_size=f["legend"])
-    apply_theme(fig, talk=True)  # talk mode's big fonts, thick lines, white background; wraps the title
-    fig.update_xaxes(tickfont_size=f["tick"], title_font_size=f["font"])
-    fig.update_yaxes(tickfont_size=f["tick"], title_font_size=f["font"])
-    margin = fig.layout.margin
-    fig.update_layout(height=max(fig.layout.height, (margin.t or 0) + (margin.b or 0) + 200))
-    return fig
+@dataclass
+class Box:
+    x: float
+    y: float
+    w: float
+    h: float
 
 
-class Renderer:
-    """Figure bytes by (slide, figure, format), each rendered at most once."""
-
-    def __init__(self, slides: list[Slide], render=figure_bytes):
-        self.slides, self._render, self._cache = slides, render, {}
-
-    def get(self, i: int, j: int, fmt: str) -> bytes:
-        key = (i, j, fmt)
-        if key not in self._cache:
-            src = self.slides[i].figures[j].fig
-            fig = go.Figure(data=src.data, layout=src.layout)  # a still: no animation frames,
-            fig.layout.updatemenus, fig.layout.sliders = None, None  # no play button or round slider
-            if src.frames:  # the axes were fixed to hold every frame: fit the one shown
-                fig.update_xaxes(autorange=True, range=None)
-                fig.update_yaxes(autorange=True, range=None)
-            if fmt != "html":
-                slide_fit(fig, len(self.slides[i].figures))
-            self._cache[key] = self._render(fig, fmt)
-        return self._cache[key]
-
-    @property
-    def renders(self) -> int:
-        return len(self._cache)
+@dataclass
+class TablePart:
+    """The rows of one table that one page shows (lines already wrapped to their column)."""
+    columns: list[str]
+    widths: list[float]
+    header: list[list[str]]
+    header_h: float
+    rows: list[list[list[str]]]
+    heights: list[float]
+    fills: list[list[str | None]]
+    box: Box
 
 
-def _stem(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:60] or "figure"
+@dataclass
+class Page:
+    slide: int                                        # index of its Slide
+    title: str
+    sentences: list[list[str]]                        # each sentence as its wrapped lines
+    text_box: Box | None
+    figures: list[tuple[int, Box]]                    # (figure index in the Slide, its box)
+    table: TablePart | None
+    footer: list[str]                                 # wrapped lines, the page number included
+    footer_box: Box
+    notes: str
 
 
-# ---- PDF -------------------------------------------------------------------------------------
+# ---- text measurement (DejaVu Sans metrics: PowerPoint's default font is narrower, so it fits too) ----
 def _pdf_fonts(pdf) -> tuple[str, bool]:
     """A Unicode TTF (DejaVu Sans) when installed, else Helvetica with text reduced to latin-1."""
     if (FONT_DIR / "DejaVuSans.ttf").is_file():
@@ -111,7 +127,8 @@ def _pdf_fonts(pdf) -> tuple[str, bool]:
     return "Helvetica", False
 
 
-_ASCII = {"α": "alpha ", "×": "x", "±": "+/-", "−": "-", "₊": "+", "·": "-", "—": "-", "≥": ">=", "≤": "<=", "≈": "~"}
+_ASCII = {"α": "alpha ", "×": "x", "±": "+/-", "−": "-", "₊": "+", "·": "-", "—": "-", "–": "-", "≥": ">=",
+          "≤": "<=", "≈": "~"}
 
 
 def _text(s: str, unicode: bool) -> str:
@@ -120,6 +137,400 @@ def _text(s: str, unicode: bool) -> str:
     for k, v in _ASCII.items():
         s = s.replace(k, v)
     return s.encode("latin-1", "replace").decode("latin-1")
+
+
+def _new_pdf():
+    from fpdf import FPDF
+
+    pdf = FPDF(orientation="P", unit="pt", format=SLIDE_PT)  # (width, height) as given: landscape
+    pdf.set_auto_page_break(False)
+    font, uni = _pdf_fonts(pdf)
+    return pdf, font, uni
+
+
+class _Metrics:
+    """Wraps text as the PDF draws it (fpdf2's own line breaking, same fonts and sizes)."""
+
+    def __init__(self):
+        self.pdf, self.font, self.uni = _new_pdf()
+        self.pdf.add_page()
+        self._lines: dict[tuple, list[str]] = {}
+
+    def lines(self, text: str, width: float, size: float, bold: bool = False) -> list[str]:
+        key = (str(text), round(width, 3), size, bold)
+        if key not in self._lines:
+            self.pdf.set_font(self.font, "B" if bold else "", size)
+            plain = _text(str(text), self.uni)
+            self._lines[key] = (self.pdf.multi_cell(width, size, plain, dry_run=True, output="LINES") or [""]) \
+                if plain.strip() else [""]
+        return self._lines[key]
+
+    def width(self, text: str, size: float, bold: bool = False) -> float:
+        self.pdf.set_font(self.font, "B" if bold else "", size)
+        return self.pdf.get_string_width(_text(str(text), self.uni)) + 2 * self.pdf.c_margin
+
+
+def _is_table(fig: go.Figure) -> bool:
+    return bool(fig.data) and all(t.type == "table" for t in fig.data)
+
+
+# ---- tables ------------------------------------------------------------------------------------
+def _cell(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    return re.sub(r"<br\s*/?>", " ", str(v))
+
+
+def _plain(s) -> str:
+    return re.sub(r"<[^>]+>", "", str(s)).strip()
+
+
+def table_content(item: SlideFigure) -> tuple[list[str], list[list[str]], list[list[str | None]]]:
+    """(columns, rows of cell text, cell fills) of a table figure: every column and row of its
+    data when it has a DataFrame, else of the table trace; the fills (e.g. tinted verdicts) are
+    the trace's, per column of the same name."""
+    trace = item.fig.data[0]
+    header = [_plain(h) for h in (trace.header.values or [])]
+    cells = [list(c) for c in (trace.cells.values or [])]
+    if item.data is not None and len(item.data.columns):
+        columns = [str(c) for c in item.data.columns]
+        rows = [[_cell(v) for v in row] for row in item.data.itertuples(index=False, name=None)]
+    else:
+        columns, rows = header, [[_cell(v) for v in row] for row in zip(*cells)]
+    fill = trace.cells.fill.color if trace.cells.fill else None
+    by_name: dict[str, list] = {}
+    if isinstance(fill, (list, tuple)) and len(fill) == len(header) and all(isinstance(c, (list, tuple)) for c in fill):
+        by_name = {h: list(c) for h, c in zip(header, fill)}
+    fills = [[(by_name[c][r] if c in by_name and r < len(by_name[c]) else None) for c in columns]
+             for r in range(len(rows))]
+    return columns, rows, fills
+
+
+def _column_widths(m: _Metrics, columns: list[str], rows: list[list[str]], total: float) -> list[float]:
+    """Widths summing to ``total`` that keep the table short: every column starts at its header's
+    longest word (bold) and its cells' longest word (up to ``WORD_CAP``: a longer one may break),
+    then the spare width goes, a slice at a time, to the column whose widening saves the most
+    wrapped lines (the table's rows are as tall as their longest cell)."""
+    pad = 2 * CELL_PAD
+    heads = [max(m.width(w, TABLE_PT, bold=True) for w in (str(name).split() or [""])) for name in columns]
+    words = [max([m.width(w, TABLE_PT) for r in rows for w in str(r[k]).split()] or [0]) for k in range(len(columns))]
+    for cap in range(WORD_CAP, 40, -10):  # the longest words kept whole that leave some width to share
+        floor = [max(h, min(w, cap)) + pad for h, w in zip(heads, words)]
+        if sum(floor) <= 0.92 * total:
+            break
+    if sum(floor) >= total:
+        return [w * total / sum(floor) for w in floor]
+    widths, cache = list(floor), {}
+
+    def lines(k: int, w: float) -> list[int]:
+        if (k, w) not in cache:
+            cache[k, w] = [len(m.lines(r[k], w - pad, TABLE_PT)) for r in rows]
+        return cache[k, w]
+
+    def height(ws: list[float]) -> tuple[int, int]:  # the rows' lines, then every cell's (a tie-break)
+        per = [lines(k, w) for k, w in enumerate(ws)]
+        return sum(max(col[r] for col in per) for r in range(len(rows))), sum(map(sum, per))
+
+    slices = 24
+    step, left = (total - sum(floor)) / slices, slices
+    while left:  # a column may need several slices before a line goes: look 1, 3 and 8 slices ahead
+        now, best = height(widths), None
+        for k in range(len(columns)):
+            for n in (1, 3, 8):
+                if n > left:
+                    break
+                h = height(widths[:k] + [widths[k] + n * step] + widths[k + 1:])
+                gain = ((now[0] - h[0]) / n, (now[1] - h[1]) / n, -n)
+                if best is None or gain > best[0]:
+                    best = (gain, k, n)
+        _, k, n = best
+        widths[k] += n * step
+        left -= n
+    return [w * total / sum(widths) for w in widths]
+
+
+def _table_rows(m: _Metrics, item: SlideFigure):
+    columns, rows, fills = table_content(item)
+    widths = _column_widths(m, columns, rows, CONTENT_W)
+    inner = [w - 2 * CELL_PAD for w in widths]
+    header = [m.lines(c, w, TABLE_PT, bold=True) for c, w in zip(columns, inner)]
+    header_h = max(len(ln) for ln in header) * TABLE_LINE + 2 * CELL_PAD
+    cells = [[m.lines(t, w, TABLE_PT) for t, w in zip(row, inner)] for row in rows]
+    heights = [max(len(ln) for ln in row) * TABLE_LINE + 2 * CELL_PAD for row in cells]
+    return columns, widths, header, header_h, cells, heights, fills
+
+
+# ---- the layout ----------------------------------------------------------------------------------
+def _figure_boxes(n: int, top: float, height: float) -> list[Box]:
+    """``n`` boxes side by side across the content width, centred, each at most ``MAX_ASPECT``
+    times wider than tall."""
+    w = (CONTENT_W - GAP * (n - 1)) / n
+    w = min(w, height * MAX_ASPECT)
+    left = MARGIN + (CONTENT_W - n * w - GAP * (n - 1)) / 2
+    return [Box(left + k * (w + GAP), top, w, height) for k in range(n)]
+
+
+def _text_height(sentences: list[list[str]]) -> float:
+    return sum(len(s) * BODY_LINE + PARA_GAP for s in sentences)
+
+
+def _split_text(sentences: list[list[str]], room: float) -> list[list[list[str]]]:
+    """Sentences over pages of ``room`` points each (a sentence is never split)."""
+    pages, cur = [], []
+    for s in sentences:
+        if cur and _text_height(cur + [s]) > room:
+            pages.append(cur)
+            cur = []
+        cur.append(s)
+    return pages + ([cur] if cur else [])
+
+
+def _footer_lines(m: _Metrics, footer: str, page: str) -> list[str]:
+    text = f"{footer}   ·   {page}" if footer else page
+    return m.lines(text, CONTENT_W, FOOTER_PT)
+
+
+def _slide_pages(m: _Metrics, i: int, s: Slide) -> list[dict]:
+    """The pages of one slide, unnumbered: dicts of the Page fields but title, footer, notes."""
+    placeholder = _footer_lines(m, s.footer, "999/999")  # the widest page number: room reserved
+    footer_h = len(placeholder) * FOOTER_LINE
+    bottom = SLIDE_PT[1] - BOTTOM - footer_h - GAP
+    room = bottom - CONTENT_TOP
+    sentences = [m.lines(t, CONTENT_W, BODY_PT) for t in s.sentences]
+    text_h = _text_height(sentences)
+    figs = [j for j, f in enumerate(s.figures) if not _is_table(f.fig)]
+    chunks: list[tuple[str, object]] = [("figures", figs[k:k + MAX_PER_PAGE]) for k in range(0, len(figs), MAX_PER_PAGE)]
+    chunks += [("table", _table_rows(m, f)) for f in s.figures if _is_table(f.fig)]
+    pages: list[dict] = []
+
+    def page(**kw) -> dict:
+        base = dict(slide=i, sentences=[], text_box=None, figures=[], table=None, footer_h=footer_h)
+        pages.append({**base, **kw})
+        return pages[-1]
+
+    def text_box(lines, top) -> Box:
+        return Box(MARGIN, top, CONTENT_W, _text_height(lines))
+
+    def first_need(kind, chunk) -> float:
+        if kind == "figures":
+            return MIN_FIG_H
+        _, _, _, header_h, _, heights, _ = chunk
+        return header_h + (heights[0] if heights else 0)
+
+    shared = bool(chunks) and text_h and text_h + GAP + first_need(*chunks[0]) <= room
+    side_w = CONTENT_W * SIDE_TEXT
+    side = [m.lines(t, side_w, BODY_PT) for t in s.sentences]
+    if not shared and sentences and len(figs) % 2 and _text_height(side) <= room:
+        # an odd number of figures and sentences too long to go under them: the first figure with
+        # the sentences beside it, then the others in pairs
+        fig_w = CONTENT_W - side_w - GAP
+        box = Box(MARGIN, CONTENT_TOP, min(fig_w, room * MAX_ASPECT), room)
+        box.x += (fig_w - box.w) / 2
+        page(figures=[(figs[0], box)], sentences=side,
+             text_box=Box(MARGIN + fig_w + GAP, CONTENT_TOP, side_w, _text_height(side)))
+        chunks = [("figures", figs[k:k + MAX_PER_PAGE]) for k in range(1, len(figs), MAX_PER_PAGE)] + \
+                 [c for c in chunks if c[0] == "table"]
+    elif not chunks or not shared:  # the sentences alone, on as many pages as they need
+        for part in _split_text(sentences, room) if sentences else ([] if chunks else [[]]):
+            page(sentences=part, text_box=text_box(part, CONTENT_TOP) if part else None)
+    for c, (kind, chunk) in enumerate(chunks):
+        with_text = shared and c == 0
+        avail = room - (text_h + GAP if with_text else 0)
+        if kind == "figures":
+            boxes = _figure_boxes(len(chunk), CONTENT_TOP, avail)
+            p = page(figures=list(zip(chunk, boxes)))
+            parts = [(p, CONTENT_TOP + avail)]
+        else:
+            columns, widths, header, header_h, cells, heights, fills = chunk
+            parts, r = [], 0
+            while r < len(cells) or not parts:
+                if parts:
+                    avail = room
+                used, start = header_h, r
+                while r < len(cells) and (r == start or used + heights[r] <= avail):
+                    used += heights[r]
+                    r += 1
+                part = TablePart(columns, widths, header, header_h, cells[start:r], heights[start:r], fills[start:r],
+                                 Box(MARGIN, CONTENT_TOP, CONTENT_W, used))
+                parts.append((page(table=part), CONTENT_TOP + used))
+        if with_text:
+            p, below = parts[0]
+            p["sentences"], p["text_box"] = sentences, text_box(sentences, below + GAP)
+    return pages
+
+
+def paginate(slides: list[Slide]) -> list[Page]:
+    """Every page of the deck, laid out in points (the PDF and the PowerPoint file draw this)."""
+    m = _Metrics()
+    raw = [(s, p) for i, s in enumerate(slides) for p in _slide_pages(m, i, s)]
+    per_slide = {i: sum(1 for _, p in raw if p["slide"] == i) for i in range(len(slides))}
+    seen: dict[int, int] = {}
+    out = []
+    for n, (s, p) in enumerate(raw, start=1):
+        k = seen[p["slide"]] = seen.get(p["slide"], 0) + 1
+        title = s.title if per_slide[p["slide"]] == 1 else f"{s.title} ({k}/{per_slide[p['slide']]})"
+        footer = _footer_lines(m, s.footer, f"{n}/{len(raw)}")
+        footer_h = p.pop("footer_h")
+        box = Box(MARGIN, SLIDE_PT[1] - BOTTOM - footer_h, CONTENT_W, footer_h)
+        captions = [f.caption for f in s.figures if f.caption]
+        notes = "\n".join([*s.sentences, *captions, s.footer]).strip()
+        out.append(Page(title=title, footer=footer, footer_box=box, notes=notes, **p))
+    return out
+
+
+# ---- figures laid out for their box ------------------------------------------------------------
+def _strip(s: str) -> str:
+    return re.sub(r"<[^>]+>", "", s or "")
+
+
+def _raise_fonts(obj, px: float, in_font: bool = False) -> bool:
+    """Every ``size`` inside a font dict of ``obj`` (a figure's JSON) raised to ``px``."""
+    changed = False
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if in_font and k == "size" and isinstance(v, (int, float)) and v < px:
+                obj[k], changed = px, True
+            elif isinstance(v, (dict, list)):
+                changed |= _raise_fonts(v, px, "font" in k)
+    elif isinstance(obj, list):
+        for v in obj:
+            changed |= _raise_fonts(v, px, in_font)
+    return changed
+
+
+def _wrap(text: str, per_line: int) -> list[str]:
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= per_line:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def _fit_axis_titles(fig: go.Figure, w: int, h: int) -> None:
+    """An axis title longer than its axis is broken onto lines (at spaces) and the margin widened
+    to hold them: a long y title otherwise runs into the legend above and out of the figure below."""
+    lay = fig.layout
+    mt, mb, ml, mr = (lay.margin.t or 0), (lay.margin.b or 0), (lay.margin.l or 0), (lay.margin.r or 0)
+    for name in [k for k in lay if re.fullmatch(r"[xy]axis\d*", k)]:
+        axis = lay[name]
+        text = axis.title.text if axis.title else None
+        if not text or "<br>" in text or axis.visible is False:
+            continue
+        size = axis.title.font.size or lay.font.size or 20
+        lo, hi = axis.domain or (0, 1)
+        span = (hi - lo) * ((h - mt - mb) if name[0] == "y" else (w - ml - mr)) - 10
+        per_line = max(8, int(span / (0.6 * size)))
+        if len(_strip(text)) <= per_line:
+            continue
+        lines = _wrap(text, per_line)
+        axis.title.text = "<br>".join(lines)
+        extra = int((len(lines) - 1) * size * 1.3)
+        if name[0] == "y":
+            lay.margin.l = ml = ml + extra
+        else:
+            lay.margin.b = mb = mb + extra
+
+
+def _side_legend(fig: go.Figure, w: int, h: int) -> None:
+    """A legend of many entries on top leaves the plot area little height (an embedding's ten
+    classes): it goes to the right, one entry a row, when the figure is wide enough."""
+    names = [str(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    mt, mb = (fig.layout.margin.t or 0), (fig.layout.margin.b or 0)
+    if len(names) < 5 or h - mt - mb > 0.55 * h:
+        return
+    size = fig.layout.legend.font.size or MIN_TEXT_PX
+    legend_w = max(0.62 * size * len(n) for n in names + [_strip(fig.layout.legend.title.text or "")]) + 2.6 * size + 20
+    if legend_w > 0.4 * w:
+        return
+    title = fig.layout.title.text or ""
+    lines = title.count("<br>") + 1 if title else 0
+    tsize = fig.layout.title.font.size or FIG_FONT_PX["title"]
+    fig.update_layout(legend=dict(orientation="v", xref="paper", x=1.02, xanchor="left", yref="paper", y=1.0,
+                                  yanchor="top", title=dict(side="top")),
+                      margin=dict(t=int(lines * tsize * 1.3 + 24) if lines else 30, r=int(legend_w) + 10))
+
+
+def slide_fit(fig: go.Figure, width_pt: float, height_pt: float) -> go.Figure:
+    """Lay ``fig`` out at the size of its box on the page (``PX_PER_PT`` px a point, so the image
+    drawn in the box has the box's aspect), in talk mode's look, every text at least
+    ``MIN_TEXT_PX`` px (a 18 px tick label reads as 14.4 pt on the page; rendered at scale 2 for
+    sharpness); a many-entry legend moves to the side, long axis titles wrap."""
+    w, h = round(width_pt * PX_PER_PT), round(height_pt * PX_PER_PT)
+    f = FIG_FONT_PX
+    if fig.layout.title.text:  # wrapped for the page's column: wrapped again for this width
+        fig.layout.title.text = re.sub(r"<br\s*/?>", " ", fig.layout.title.text)
+    fig.update_layout(width=w, height=h, font_size=f["font"], title_font_size=f["title"], legend_font_size=f["legend"])
+    apply_theme(fig, talk=True)  # talk mode's big fonts, thick lines, white background; wraps the title
+    fig.update_xaxes(tickfont_size=f["tick"], title_font_size=f["font"])
+    fig.update_yaxes(tickfont_size=f["tick"], title_font_size=f["font"])
+    layout = fig.layout.to_plotly_json()
+    if _raise_fonts(layout, MIN_TEXT_PX):
+        fig.layout = layout
+    traces = [t.to_plotly_json() for t in fig.data]
+    raised = [_raise_fonts(t, MIN_TEXT_PX) for t in traces]  # every trace, not the first only
+    if any(raised):
+        fig.data = []
+        fig.add_traces(traces)
+    bare = [a for a in ("xaxis", "yaxis") if fig.layout[a].showticklabels is False and not fig.layout[a].title.text]
+    if len(bare) == 2:  # an embedding: no ticks to hold room for
+        fig.update_layout(margin=dict(l=20, b=20))
+        fig.update_xaxes(ticks="", showline=False)
+        fig.update_yaxes(ticks="", showline=False)
+    _side_legend(fig, w, h)
+    _fit_axis_titles(fig, w, h)
+    fig.update_layout(width=w, height=h)
+    return fig
+
+
+def _still(src: go.Figure) -> go.Figure:
+    fig = go.Figure(data=src.data, layout=src.layout)  # a still: no animation frames,
+    fig.layout.updatemenus, fig.layout.sliders = None, None  # no play button or round slider
+    if src.frames:  # the axes were fixed to hold every frame: fit the one shown
+        fig.update_xaxes(autorange=True, range=None)
+        fig.update_yaxes(autorange=True, range=None)
+    return fig
+
+
+class Renderer:
+    """Figure bytes by (slide, figure, format), each rendered at most once, at the size of its
+    box in ``pages`` (the deck's layout, made on first use)."""
+
+    def __init__(self, slides: list[Slide], render=figure_bytes):
+        self.slides, self._render, self._cache, self._pages = slides, render, {}, None
+
+    @property
+    def pages(self) -> list[Page]:
+        if self._pages is None:
+            self._pages = paginate(self.slides)
+        return self._pages
+
+    def box(self, i: int, j: int) -> Box | None:
+        return next((b for p in self.pages if p.slide == i for k, b in p.figures if k == j), None)
+
+    def get(self, i: int, j: int, fmt: str) -> bytes:
+        key = (i, j, fmt)
+        if key not in self._cache:
+            fig = _still(self.slides[i].figures[j].fig)
+            if fmt != "html":
+                if _is_table(fig):  # the zip's copy of a table: every row, the page's width
+                    fig.update_layout(width=int(CONTENT_W * PX_PER_PT))
+                else:
+                    box = self.box(i, j) or Box(0, 0, CONTENT_W / 2, SLIDE_PT[1] - CONTENT_TOP - 60)
+                    slide_fit(fig, box.w, box.h)
+            self._cache[key] = self._render(fig, fmt)
+        return self._cache[key]
+
+    @property
+    def renders(self) -> int:
+        return len(self._cache)
+
+
+def _stem(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:60] or "figure"
 
 
 def _fit(w_px: int, h_px: int, box_w: float, box_h: float) -> tuple[float, float]:
@@ -134,92 +545,169 @@ def _img_size(png: bytes) -> tuple[int, int]:
         return im.size
 
 
-TITLE_PT, BODY_PT, FOOTER_PT = 32, 20, 14  # readable from the back of a room
-LINE_MM = BODY_PT * 0.3528 * 1.25           # a body line: 20 pt at 1.25 line spacing
+def _rgb(color) -> tuple[int, int, int] | None:
+    if not color:
+        return None
+    c = str(color).strip().lower()
+    if c == "white":
+        return 255, 255, 255
+    if re.fullmatch(r"#[0-9a-f]{6}", c):
+        return int(c[1:3], 16), int(c[3:5], 16), int(c[5:7], 16)
+    if re.fullmatch(r"#[0-9a-f]{3}", c):
+        return tuple(int(ch * 2, 16) for ch in c[1:])
+    m = re.fullmatch(r"rgba?\((\d+),\s*(\d+),\s*(\d+).*\)", c)
+    return (int(m[1]), int(m[2]), int(m[3])) if m else None
 
 
+def _place(png: bytes, box: Box) -> tuple[float, float, float, float]:
+    """x, y, w, h of the image in its box (its aspect kept, centred)."""
+    w, h = _fit(*_img_size(png), box.w, box.h)
+    return box.x + (box.w - w) / 2, box.y + (box.h - h) / 2, w, h
+
+
+# ---- PDF -------------------------------------------------------------------------------------
 def pdf_deck(slides: list[Slide], renderer: Renderer) -> bytes:
-    """One 16:9 page per slide: title, the figures side by side, the sentences, the footer."""
-    from fpdf import FPDF
-
-    pdf = FPDF(orientation="P", unit="mm", format=PAGE_MM)  # (width, height) as given: landscape
-    pdf.set_auto_page_break(False)
-    font, uni = _pdf_fonts(pdf)
-    W, H, M = PAGE_MM[0], PAGE_MM[1], 11
-    for i, s in enumerate(slides):
+    """The pages of ``renderer.pages``: title, figures (or a table), sentences, footer."""
+    pdf, font, uni = _new_pdf()
+    for p in renderer.pages:
         pdf.add_page()
         pdf.set_font(font, "B", TITLE_PT)
-        pdf.set_xy(M, M)
-        pdf.cell(W - 2 * M, 12, _text(s.title, uni))
-        n = len(s.figures)
-        pdf.set_font(font, "", BODY_PT)
-        text_h = 2 + sum(pdf.multi_cell(W - 2 * M, LINE_MM, _text(t, uni), align="L", dry_run=True, output="HEIGHT") + 1.5
-                         for t in s.sentences)
-        box_h = H - 2 * M - 16 - text_h - 4
-        gap = 4
-        box_w = (W - 2 * M - gap * max(n - 1, 0)) / max(n, 1)
-        for j in range(n):
-            png = renderer.get(i, j, "png")
-            w, h = _fit(*_img_size(png), box_w, box_h)
-            pdf.image(io.BytesIO(png), x=M + j * (box_w + gap) + (box_w - w) / 2, y=M + 16, w=w, h=h)
-        pdf.set_font(font, "", BODY_PT)
-        pdf.set_xy(M, H - M - text_h)
-        for sentence in s.sentences:
-            pdf.set_x(M)
-            pdf.multi_cell(W - 2 * M, LINE_MM, _text(sentence, uni), align="L")
-            pdf.set_y(pdf.get_y() + 1.5)
+        pdf.set_xy(MARGIN, TITLE_TOP)
+        pdf.cell(CONTENT_W, TITLE_PT * 1.3, _text(p.title, uni))
+        for j, box in p.figures:
+            png = renderer.get(p.slide, j, "png")
+            x, y, w, h = _place(png, box)
+            pdf.image(io.BytesIO(png), x=x, y=y, w=w, h=h)
+        if p.table:
+            _pdf_table(pdf, font, uni, p.table)
+        if p.text_box:
+            pdf.set_font(font, "", BODY_PT)
+            y = p.text_box.y
+            for lines in p.sentences:
+                for line in lines:
+                    pdf.set_xy(p.text_box.x, y)
+                    pdf.cell(p.text_box.w, BODY_LINE, line)
+                    y += BODY_LINE
+                y += PARA_GAP
         pdf.set_font(font, "", FOOTER_PT)
         pdf.set_text_color(90, 90, 90)
-        pdf.set_xy(M, H - M + 1)
-        pdf.cell(W - 2 * M, 5, _text(f"{s.footer}   ·   {i + 1}/{len(slides)}".strip(" ·"), uni))
+        for k, line in enumerate(p.footer):
+            pdf.set_xy(MARGIN, p.footer_box.y + k * FOOTER_LINE)
+            pdf.cell(CONTENT_W, FOOTER_LINE, line)
         pdf.set_text_color(0, 0, 0)
     return bytes(pdf.output())
 
 
+def _pdf_table(pdf, font: str, uni: bool, t: TablePart) -> None:
+    pdf.set_draw_color(170, 170, 170)
+    pdf.set_line_width(0.6)
+    rows = [(t.header, t.header_h, [HEADER_FILL] * len(t.columns), True)]
+    rows += [(cells, h, fill, False) for cells, h, fill in zip(t.rows, t.heights, t.fills)]
+    y = t.box.y
+    for cells, h, fills, bold in rows:
+        x = t.box.x
+        for lines, w, fill in zip(cells, t.widths, fills):
+            rgb = _rgb(fill) or (255, 255, 255)
+            pdf.set_fill_color(*rgb)
+            pdf.rect(x, y, w, h, style="DF")
+            pdf.set_font(font, "B" if bold else "", TABLE_PT)
+            for k, line in enumerate(lines):
+                pdf.set_xy(x + CELL_PAD, y + CELL_PAD + k * TABLE_LINE)
+                pdf.cell(w - 2 * CELL_PAD, TABLE_LINE, line)
+            x += w
+        y += h
+
+
 # ---- PowerPoint --------------------------------------------------------------------------------
+PPTX_MIME = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+
+
 def pptx_deck(slides: list[Slide], renderer: Renderer) -> bytes:
-    """One 16:9 slide per slide: the title in the title placeholder, figures as 2x PNGs, the
-    sentences and footer as editable text boxes."""
+    """The pages of ``renderer.pages`` as 16:9 slides: the title in the title placeholder,
+    figures as 2x PNGs, a table as a PowerPoint table, sentences and footer as wrapped text boxes;
+    the step's sentences as speaker notes."""
     from pptx import Presentation
-    from pptx.util import Emu, Inches, Pt
+    from pptx.util import Inches, Pt
 
     prs = Presentation()
     prs.slide_width, prs.slide_height = Inches(13.333), Inches(7.5)
     layout = prs.slide_layouts[5]  # "Title Only"
-    W, H, M = prs.slide_width, prs.slide_height, Inches(0.4)
-    for i, s in enumerate(slides):
+    for p in renderer.pages:
         slide = prs.slides.add_slide(layout)
         title = slide.shapes.title
-        title.text = s.title
-        title.left, title.top, title.width, title.height = M, Inches(0.2), W - 2 * M, Inches(0.9)
+        title.text = p.title
+        title.left, title.top, title.width, title.height = Pt(MARGIN), Pt(TITLE_TOP), Pt(CONTENT_W), Pt(TITLE_PT * 1.5)
+        _frame(title.text_frame)
         title.text_frame.paragraphs[0].runs[0].font.size = Pt(TITLE_PT)
-        n = max(len(s.figures), 1)
-        text_h = Inches(0.3 + 0.36 * sum(1 + len(t) // 95 for t in s.sentences))  # ~95 characters a line at 20 pt
-        top, gap = Inches(1.15), Inches(0.15)
-        box_w, box_h = (W - 2 * M - gap * (n - 1)) / n, H - top - text_h - Inches(0.6)
-        for j in range(len(s.figures)):
-            png = renderer.get(i, j, "png")
-            w, h = _fit(*_img_size(png), box_w, box_h)
-            slide.shapes.add_picture(io.BytesIO(png), Emu(int(M + j * (box_w + gap) + (box_w - w) / 2)), top,
-                                     Emu(int(w)), Emu(int(h)))
-        body = slide.shapes.add_textbox(M, H - text_h - Inches(0.45), W - 2 * M, text_h).text_frame
-        body.word_wrap = True
-        for k, sentence in enumerate(s.sentences):
-            para = body.paragraphs[0] if k == 0 else body.add_paragraph()
-            para.text = sentence
-            para.font.size = Pt(BODY_PT)
-        foot = slide.shapes.add_textbox(M, H - Inches(0.4), W - 2 * M, Inches(0.3)).text_frame
-        foot.text = s.footer
+        for j, box in p.figures:
+            png = renderer.get(p.slide, j, "png")
+            x, y, w, h = _place(png, box)
+            slide.shapes.add_picture(io.BytesIO(png), Pt(x), Pt(y), Pt(w), Pt(h))
+        if p.table:
+            _pptx_table(slide, p.table)
+        if p.text_box:
+            b = p.text_box
+            body = slide.shapes.add_textbox(Pt(b.x), Pt(b.y), Pt(b.w), Pt(b.h)).text_frame
+            _frame(body)
+            for k, lines in enumerate(p.sentences):
+                para = body.paragraphs[0] if k == 0 else body.add_paragraph()
+                para.text = " ".join(lines)
+                para.font.size = Pt(BODY_PT)
+                para.line_spacing, para.space_after = Pt(BODY_LINE), Pt(PARA_GAP)
+        b = p.footer_box
+        foot = slide.shapes.add_textbox(Pt(b.x), Pt(b.y), Pt(b.w), Pt(b.h)).text_frame
+        _frame(foot)
+        foot.text = " ".join(p.footer)
         foot.paragraphs[0].font.size = Pt(FOOTER_PT)
-        slide.notes_slide.notes_text_frame.text = "\n".join([*s.sentences, s.footer]).strip()  # speaker notes
+        foot.paragraphs[0].line_spacing = Pt(FOOTER_LINE)
+        slide.notes_slide.notes_text_frame.text = p.notes  # speaker notes
     buf = io.BytesIO()
     prs.save(buf)
     return buf.getvalue()
 
 
+def _frame(tf) -> None:
+    """A text frame that wraps at its width and keeps the PDF's insets."""
+    from pptx.enum.text import MSO_AUTO_SIZE
+    from pptx.util import Pt
+
+    tf.word_wrap = True
+    tf.auto_size = MSO_AUTO_SIZE.NONE
+    tf.margin_left = tf.margin_right = Pt(2.83)  # fpdf2's cell margin
+    tf.margin_top = tf.margin_bottom = 0
+
+
+def _pptx_table(slide, t: TablePart) -> None:
+    from pptx.dml.color import RGBColor
+    from pptx.util import Pt
+
+    n = len(t.rows) + 1
+    shape = slide.shapes.add_table(n, len(t.columns), Pt(t.box.x), Pt(t.box.y), Pt(t.box.w), Pt(t.box.h))
+    table = shape.table
+    table.first_row, table.horz_banding = True, False
+    for c, w in enumerate(t.widths):
+        table.columns[c].width = Pt(w)
+    rows = [(t.header, t.header_h, [HEADER_FILL] * len(t.columns), True)]
+    rows += [(cells, h, fill, False) for cells, h, fill in zip(t.rows, t.heights, t.fills)]
+    for r, (cells, h, fills, bold) in enumerate(rows):
+        table.rows[r].height = Pt(h)
+        for c, (lines, fill) in enumerate(zip(cells, fills)):
+            cell = table.cell(r, c)
+            cell.margin_left = cell.margin_right = Pt(CELL_PAD + 2.83)
+            cell.margin_top = cell.margin_bottom = Pt(CELL_PAD)
+            cell.text = " ".join(lines)
+            para = cell.text_frame.paragraphs[0]
+            para.font.size, para.font.bold = Pt(TABLE_PT), bold
+            para.font.color.rgb = RGBColor(0, 0, 0)
+            para.line_spacing = Pt(TABLE_LINE)
+            cell.fill.solid()
+            cell.fill.fore_color.rgb = RGBColor(*(_rgb(fill) or (255, 255, 255)))
+
+
 # ---- figures zip --------------------------------------------------------------------------------
 def figures_zip(slides: list[Slide], renderer: Renderer) -> bytes:
-    """``NN_<slide>/<figure>.svg|.pdf|.csv`` for every figure, plus the deck's text as slides.md."""
+    """``NN_<slide>/<figure>.svg|.pdf|.csv`` for every figure (laid out as on its page), plus the
+    deck's text as slides.md."""
     buf, notes = io.BytesIO(), []
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for i, s in enumerate(slides):
@@ -234,8 +722,7 @@ def figures_zip(slides: list[Slide], renderer: Renderer) -> bytes:
     return buf.getvalue()
 
 
-EXPORTS = {"pdf": (pdf_deck, "application/pdf"), "pptx": (pptx_deck,
-           "application/vnd.openxmlformats-officedocument.presentationml.presentation"),
+EXPORTS = {"pdf": (pdf_deck, "application/pdf"), "pptx": (pptx_deck, PPTX_MIME),
            "zip": (figures_zip, "application/zip")}
 
 
