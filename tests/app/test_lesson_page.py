@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -174,6 +175,8 @@ def test_export_two_steps_from_the_page(env):
     assert not at.exception, at.exception
     files = at.session_state["l_export_files"]
     assert set(files) == {"pdf", "pptx"}
-    assert len(PdfReader(io.BytesIO(files["pdf"])).pages) == 2
-    assert [s.shapes.title.text for s in Presentation(io.BytesIO(files["pptx"])).slides] == \
-        ["1 · Label skew", "5 · FedQuad's idea"]
+    titles = [s.shapes.title.text for s in Presentation(io.BytesIO(files["pptx"])).slides]
+    assert len(PdfReader(io.BytesIO(files["pdf"])).pages) == len(titles) >= 2  # page for page
+    # each step on one page, or on "(1/n)" ... "(n/n)" when its figures need more room
+    steps = [re.sub(r" \(\d+/\d+\)$", "", t) for t in titles]
+    assert list(dict.fromkeys(steps)) == ["1 · Label skew", "5 · FedQuad's idea"]
