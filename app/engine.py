@@ -24,7 +24,7 @@ from fedquad_core.runs.files import Damaged, layout_damage, read_layout
 from fedquad_core.version import engine_fingerprint
 from fedquad_core.study.store import DamagedStudy, StudyStore
 from fedquad_core.study.paper_claims import check_claims, claims_markdown
-from fedquad_core.study.matched import matched_accuracy
+from fedquad_core.study.matched import accuracy_profile, matched_accuracy, matched_comparison
 from fedquad_core.study.table import NO_DATA, NOISE, ONE_SEED, SEPARATED, Verdict, compare, compare_summary, study_frame
 from fedquad_core.study.stats import p_text
 
@@ -41,7 +41,7 @@ __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError
            "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
            "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
-           "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "p_text", "matched_accuracy", "check_claims",
+           "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "p_text", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
            "claims_markdown", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
 
 

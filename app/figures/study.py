@@ -42,7 +42,7 @@ SPECTRUM_FLOOR = 1e-9  # singular values below this fraction of the largest are 
 UNSET = object()  # "no slider position to mark" (None is a value: IID)
 OVERLAP_FILL = "rgba(120,120,120,0.16)"       # normal look: ~RGB 233 on the white plot area
 TALK_OVERLAP_FILL = "rgba(100,100,100,0.26)"  # talk mode: darker, to survive a projector (~RGB 215 on white)
-OVERLAP_LABEL = "no difference beyond seed noise"  # the grey columns' legend entry (one place to reword it)
+OVERLAP_LABEL = "inconclusive: 95 % CI includes 0"  # the grey columns' legend entry (one place to reword it)
 MISSING_FILL = "rgba(200,200,200,0.25)"
 
 

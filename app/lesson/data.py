@@ -114,6 +114,18 @@ class LessonData:
                 out.append(rid)
         return list(dict.fromkeys(out))
 
+    def points(self, coords: dict) -> list[dict]:
+        """The finished points matching ``coords``, one per run (a reader for
+        ``engine.matched_comparison`` and ``engine.accuracy_profile``, with ``rows``)."""
+        ids, out = set(self.runs(**coords)), {}
+        for p in self.study.get("points", []):
+            if p.get("run_id") in ids and self.metrics(p["run_id"]):
+                out.setdefault(p["run_id"], p)
+        return list(out.values())
+
+    def rows(self, run_id: str) -> list[dict]:
+        return self.metrics(run_id)
+
     def run(self, **coords) -> str | None:
         ids = self.runs(**coords)
         return ids[0] if ids else None
@@ -228,7 +240,8 @@ def strongest_local(root: Path, studies: dict) -> tuple[str, str]:
         if best is None or abs(v.test.g) > abs(best[1].test.g):
             best = (name, v)
     if best is None:
-        return ROLES["local"], "no candidate shows a local collapse beyond seed noise"
+        return ROLES["local"], ("the default: in no candidate is FedAvg's local effective rank under skew apart "
+                                "from IID's beyond seed noise")
     name, v = best
     a, b = v.text()
     return name, (f"chosen by its numbers: the largest local collapse beyond seed noise of the recorded studies "

@@ -1,17 +1,25 @@
-"""A study's runs compared at matched accuracy: each run's geometry at the first snapshot round
-where its test accuracy reaches one fixed threshold, so that a less trained model is never read
-as a collapsed one (a skewed run learns slower, and an early embedding uses fewer directions).
+"""A study's runs compared at matched accuracy, so that a less trained model is never read as a
+collapsed one (a skewed run learns slower, and an early embedding uses fewer directions).
 
-The default threshold is the lowest final test accuracy among the compared runs, rounded down to
-a whole percent: every compared run reaches it (the last round is always a snapshot round)."""
+- ``matched_comparison``: two groups at several accuracy levels spread over the range every
+  compared run crosses between snapshots (``accuracy_levels``), each run's (accuracy, metric)
+  snapshot curve interpolated at each level (``stats.first_crossing``); a verdict per level, a
+  combined one only when the levels agree, and the runs that cannot resolve a level named.
+  The claims table and the lesson use it.
+- ``matched_accuracy``: each run at the first snapshot round whose accuracy reaches one threshold
+  (by default the lowest final accuracy of the compared runs, rounded down to a whole percent);
+  ``fedquad study show --matched-accuracy`` prints it."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..runs.store import RunNotFound, RunStore, StoreError
-from .table import REPLICATE, summarize
+from .stats import first_crossing
+from .table import REPLICATE, Verdict, compare, summarize
+
+MATCHED_LEVELS = 3  # accuracy levels two groups are compared at
 
 GEOMETRY = ("effective_rank", "ratio", "ratio_l2", "local_effective_rank", "local_ratio", "local_cka")
 
@@ -101,4 +109,107 @@ def matched_accuracy(runs: RunStore, study: dict[str, Any], threshold: float | N
                "test_accuracy": float(hit["test_accuracy"]) if hit else None}
         row.update({k: (float(hit[k]) if hit and _num(hit.get(k)) else None) for k in GEOMETRY})
         out.rows.append(row)
+    return out
+
+
+# ---- several levels, interpolated ------------------------------------------------------------
+def curve(rows: list[dict], metric: str) -> tuple[list[float], list[float]]:
+    """(accuracy, metric) at each snapshot row that has both."""
+    pairs = [(float(r["test_accuracy"]), float(r[metric])) for r in rows
+             if _num(r.get("test_accuracy")) and _num(r.get(metric))]
+    return [a for a, _ in pairs], [m for _, m in pairs]
+
+
+def accuracy_levels(curves: list[tuple[list[float], list[float]]], count: int = MATCHED_LEVELS) -> list[float]:
+    """``count`` accuracy levels evenly spread over the range every run's snapshots cross: from the
+    highest first-snapshot accuracy to the lowest best accuracy (inset by a tenth of the range at
+    each end); [] when the runs share no range."""
+    curves = [c for c in curves if c[0]]
+    if not curves:
+        return []
+    lo = max(acc[0] for acc, _ in curves)
+    hi = min(max(acc) for acc, _ in curves)
+    if hi - lo < 0.005:
+        return []
+    inset = (hi - lo) / 10
+    step = (hi - lo - 2 * inset) / (count - 1) if count > 1 else 0.0
+    return [lo + inset + i * step for i in range(count)]
+
+
+@dataclass
+class MatchedComparison:
+    """Two groups compared at each accuracy level: the levels, a ``Verdict`` per level and the
+    runs that do not resolve a level (never reach it, or reach it before their first snapshot)."""
+    levels: list[float]
+    verdicts: list[Verdict]
+    unresolved: list[list[str]]
+
+    def states(self, judge: Callable[[Verdict], str]) -> list[str]:
+        """Each level's verdict in words (``judge``: a Verdict -> its verdict)."""
+        return [judge(v) for v in self.verdicts]
+
+    def combined(self, judge: Callable[[Verdict], str], none: str = "not run here",
+                 disagree: str = "inconclusive") -> str:
+        """The levels' common verdict; ``disagree`` when they disagree, ``none`` without levels."""
+        states = self.states(judge)
+        if not states:
+            return none
+        return states[0] if len(set(states)) == 1 else disagree
+
+    def text(self, judge: Callable[[Verdict], str], spec: str = ".2f") -> str:
+        if not self.levels:
+            return "no accuracy range that every compared run crosses between snapshots"
+        parts = []
+        for level, v, missing, state in zip(self.levels, self.verdicts, self.unresolved, self.states(judge)):
+            ta, tb = v.text(spec)
+            part = f"{level:.1%}: {ta} vs {tb}, {state}"
+            if missing:
+                part += f" (not resolved: {', '.join(missing)})"
+            parts.append(part)
+        agree = len(set(self.states(judge))) == 1
+        return "; ".join(parts) + ("" if agree else " — the levels disagree")
+
+
+def matched_comparison(r, a: dict, b: dict, metric: str, levels: list[float] | None = None,
+                       label: Callable[[dict], str] = lambda c: ", ".join(f"{k}={v}" for k, v in c.items())
+                       ) -> MatchedComparison:
+    """Groups ``a`` and ``b`` (coords; ``r``: a ``paper_claims._Runs``-like reader with ``points``
+    and ``rows``) at matched accuracy: each run's (accuracy, metric) snapshot curve
+    interpolated at each level (``stats.first_crossing``); the levels default to
+    ``accuracy_levels`` of the two groups' runs."""
+    groups = {}
+    for name, coords in (("a", a), ("b", b)):
+        groups[name] = [(p, curve(r.rows(p["run_id"]), metric)) for p in r.points(coords)]
+    if levels is None:
+        levels = accuracy_levels([c for g in groups.values() for _, c in g])
+    verdicts, unresolved = [], []
+    for level in levels:
+        vals, missing = {}, []
+        for name, members in groups.items():
+            vals[name] = []
+            for p, (acc, met) in members:
+                v = first_crossing(acc, met, level) if acc else None
+                if v is None:
+                    missing.append(label(p["coords"]))
+                else:
+                    vals[name].append(v)
+        verdicts.append(compare(vals["a"], vals["b"]))
+        unresolved.append(missing)
+    return MatchedComparison(list(levels), verdicts, unresolved)
+
+
+
+
+def accuracy_profile(r, groups: dict[str, dict], metric: str, count: int = 12) -> list[dict[str, Any]]:
+    """The honest picture of "less trained or collapsed": ``metric`` against test accuracy, per
+    group (``groups``: label -> coords), at ``count`` accuracy levels over the range every run of
+    every group crosses between snapshots; one row per (group, level) with the mean, sample std
+    and number of the runs' interpolated values (``r`` as in ``matched_comparison``)."""
+    members = {label: [curve(r.rows(p["run_id"]), metric) for p in r.points(coords)] for label, coords in groups.items()}
+    levels = accuracy_levels([c for cs in members.values() for c in cs], count)
+    out = []
+    for label, curves in members.items():
+        for level in levels:
+            mean, std, n = summarize([first_crossing(acc, met, level) for acc, met in curves if acc])
+            out.append({"group": label, "accuracy": level, "mean": mean, "std": std, "n": n})
     return out

@@ -27,9 +27,10 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..runs.store import RunNotFound, RunStore, StoreError
+from .matched import MatchedComparison, accuracy_levels, curve as _curve, matched_comparison  # noqa: F401
 from .stats import LEVEL, bands_separated, first_crossing, holm, plateau_gain
 from .store import StudyStore
 from .table import NO_DATA, ONE_SEED, Verdict, compare
@@ -40,7 +41,6 @@ ONE = "untested: one seed"
 ROBUST = "robust"
 LAST_ROUNDS, LAST_SNAPSHOTS = 10, 3  # each run's value: the mean of its last k rounds / snapshots
 PLATEAU_WINDOW, PLATEAU_GAIN = 10, 0.01  # trained to a plateau: under 1 point gained in the last 10 rounds
-MATCHED_LEVELS = 3  # accuracy levels a geometry row is compared at
 GEOMETRY = ("effective_rank", "ratio", "ratio_l2", "local_effective_rank", "local_ratio", "local_cka",
             "intra_l2", "inter_l2")
 NAMES = {"fedavg": "FedAvg", "fedprox": "FedProx", "moon": "MOON", "supcon": "SupConFL", "triplet": "TripletFL",
@@ -157,6 +157,10 @@ def claim_verdict(v: Verdict, expect: str, p: float | None = None) -> str:
     return direction_verdict((1 if v.mean_a > v.mean_b else -1) if shown else 0, expect)
 
 
+def _judge(expect: str) -> Callable[[Verdict], str]:
+    return lambda v: claim_verdict(v, expect)
+
+
 def band_verdict(v: Verdict, expect: str, k: float = 2.0) -> str:
     """The verdict the ± k std bands give (a robustness check, not the decision)."""
     if v.state in (NO_DATA, ONE_SEED):
@@ -258,90 +262,10 @@ def point_values(runs: RunStore, study: dict, coords: dict, metric: str, how: st
     return [v for v in out if v is not None]
 
 
-def _curve(rows: list[dict], metric: str) -> tuple[list[float], list[float]]:
-    """(accuracy, metric) at each snapshot row that has both."""
-    pairs = [(float(r["test_accuracy"]), float(r[metric])) for r in rows
-             if _num(r.get("test_accuracy")) and _num(r.get(metric))]
-    return [a for a, _ in pairs], [m for _, m in pairs]
-
-
-def accuracy_levels(curves: list[tuple[list[float], list[float]]], count: int = MATCHED_LEVELS) -> list[float]:
-    """``count`` accuracy levels evenly spread over the range every run's snapshots cross: from the
-    highest first-snapshot accuracy to the lowest best accuracy (inset by a tenth of the range at
-    each end); [] when the runs share no range."""
-    curves = [c for c in curves if c[0]]
-    if not curves:
-        return []
-    lo = max(acc[0] for acc, _ in curves)
-    hi = min(max(acc) for acc, _ in curves)
-    if hi - lo < 0.005:
-        return []
-    inset = (hi - lo) / 10
-    step = (hi - lo - 2 * inset) / (count - 1) if count > 1 else 0.0
-    return [lo + inset + i * step for i in range(count)]
-
-
-@dataclass
-class MatchedComparison:
-    """Two groups compared at each accuracy level: the levels, a ``Verdict`` per level and the
-    runs that do not resolve a level (never reach it, or reach it before their first snapshot)."""
-    levels: list[float]
-    verdicts: list[Verdict]
-    unresolved: list[list[str]]
-
-    def states(self, expect: str) -> list[str]:
-        return [claim_verdict(v, expect) for v in self.verdicts]
-
-    def combined(self, expect: str) -> str:
-        """The levels' common verdict; ``inconclusive`` when they disagree."""
-        states = self.states(expect)
-        if not states:
-            return NOT_RUN
-        return states[0] if len(set(states)) == 1 else INCONCLUSIVE
-
-    def text(self, expect: str, spec: str = ".2f") -> str:
-        if not self.levels:
-            return "no accuracy range that every compared run crosses between snapshots"
-        parts = []
-        for level, v, missing, state in zip(self.levels, self.verdicts, self.unresolved, self.states(expect)):
-            ta, tb = v.text(spec)
-            part = f"{level:.1%}: {ta} vs {tb}, {state}"
-            if missing:
-                part += f" (not resolved: {', '.join(missing)})"
-            parts.append(part)
-        agree = len(set(self.states(expect))) == 1
-        return "; ".join(parts) + ("" if agree else " — the levels disagree")
-
-
-def matched_comparison(r: _Runs, a: dict, b: dict, metric: str, levels: list[float] | None = None) -> MatchedComparison:
-    """Groups ``a`` and ``b`` at matched accuracy: each run's (accuracy, metric) snapshot curve
-    interpolated at each level (``stats.first_crossing``); the levels default to
-    ``accuracy_levels`` of the two groups' runs."""
-    groups = {}
-    for name, coords in (("a", a), ("b", b)):
-        groups[name] = [(p, _curve(r.rows(p["run_id"]), metric)) for p in r.points(coords)]
-    if levels is None:
-        levels = accuracy_levels([c for g in groups.values() for _, c in g])
-    verdicts, unresolved = [], []
-    for level in levels:
-        vals, missing = {}, []
-        for name, members in groups.items():
-            vals[name] = []
-            for p, (acc, met) in members:
-                v = first_crossing(acc, met, level) if acc else None
-                if v is None:
-                    missing.append(_label(p["coords"]))
-                else:
-                    vals[name].append(v)
-        verdicts.append(compare(vals["a"], vals["b"]))
-        unresolved.append(missing)
-    return MatchedComparison(list(levels), verdicts, unresolved)
-
-
 def matched_values(runs: RunStore, study: dict, a: dict, b: dict, metric: str) -> tuple[list, list, float | None]:
     """Per-seed ``metric`` of groups ``a`` and ``b`` at the middle matched accuracy level, and that
     level (None when the runs share no accuracy range)."""
-    m = matched_comparison(_Runs(runs, study), a, b, metric)
+    m = matched_comparison(_Runs(runs, study), a, b, metric, label=_label)
     if not m.levels:
         return [], [], None
     mid = len(m.levels) // 2
@@ -449,18 +373,18 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
                            checks=(("± 2 std bands", _lowest_bands(list(usable.values()))),))
     b = resolve(study, claim.b or {})
     geometry = claim.metric in GEOMETRY
-    matched = matched_comparison(r, a, b, claim.metric) if geometry else None
+    matched = matched_comparison(r, a, b, claim.metric, label=_label) if geometry else None
     final = compare(point_values(r.runs, study, a, claim.metric, "final", r),
                     point_values(r.runs, study, b, claim.metric, "final", r))
     if claim.matched:
         if not matched.levels:
-            return ClaimResult(claim.text, name, f"{what}, at matched accuracy", matched.text(claim.expect), NOT_RUN,
+            return ClaimResult(claim.text, name, f"{what}, at matched accuracy", matched.text(_judge(claim.expect)), NOT_RUN,
                                plateau=plateau, expect=claim.expect)
         mid = matched.verdicts[len(matched.levels) // 2]
         tests = [v.test for v in matched.verdicts]
         signs = {(1 if v.mean_a > v.mean_b else -1) for v in matched.verdicts if v.test is not None}
         p = max(t.p for t in tests) if all(t is not None for t in tests) and len(signs) == 1 else None
-        verdict = matched.combined(claim.expect)
+        verdict = matched.combined(_judge(claim.expect))
         levels = ", ".join(f"{x:.1%}" for x in matched.levels)
         v = mid
         measure = (f"{what}, at matched accuracy ({levels}: each run's snapshot curve interpolated; "
@@ -468,7 +392,7 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
         bands = {band_verdict(x, claim.expect) for x in matched.verdicts}
         return ClaimResult(claim.text, name, measure, _numbers(v, claim.metric, _label(a), _label(b)), verdict,
                            _difference(v, claim.metric), p, None, v.test.g if v.test else None, "-",
-                           matched.text(claim.expect), plateau, claim.expect,
+                           matched.text(_judge(claim.expect)), plateau, claim.expect,
                            sign=(signs.pop() if len(signs) == 1 and verdict in (SUPPORTED, NOT_SUPPORTED) else 0),
                            checks=(("± 2 std bands at every level", bands.pop() if len(bands) == 1 else "mixed"),))
     v = compare(point_values(r.runs, study, a, claim.metric, "last-k", r),
@@ -477,7 +401,7 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
     return ClaimResult(claim.text, name, f"{what} ({_how(claim.metric)})", _numbers(v, claim.metric, _label(a), _label(b)),
                        verdict, _difference(v, claim.metric), v.test.p if v.test else None, None,
                        v.test.g if v.test else None, "-",
-                       matched.text(claim.expect) if matched is not None else "-", plateau, claim.expect,
+                       matched.text(_judge(claim.expect)) if matched is not None else "-", plateau, claim.expect,
                        sign=v.direction, checks=(("± 2 std bands", band_verdict(v, claim.expect)),
                                                  ("the final round alone", claim_verdict(final, claim.expect))))
 

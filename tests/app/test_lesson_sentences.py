@@ -72,10 +72,13 @@ def test_direction_words_follow_the_sign():
 
 def test_global_sentences_keep_less_trained_apart_from_collapsed():
     down, noise = maker("down")(6.0, 0.1), maker("noise")(6.0, 0.3)
-    s = text.global_sentences(down, noise, noise, 0.7, 0.1, None)
-    assert "less trained model, not a collapsed one" in s[-1] and "70%" in s[1]
-    s = text.global_sentences(down, down, noise, 0.7, 0.1, None)
-    assert "dimensional collapse" in s[-1]
+    s = text.global_sentences(down, [(0.6, noise), (0.7, noise)], 0.1, None)
+    assert "less trained model, not a collapsed one" in s[2] and "at 60.0%" in s[1] and "at 70.0%" in s[1]
+    s = text.global_sentences(down, [(0.6, down), (0.7, down)], 0.1, None)
+    assert "dimensional collapse" in s[2]
+    s = text.global_sentences(down, [(0.6, down), (0.7, noise)], 0.1, None)
+    assert "levels disagree" in s[2] and "collapse" not in s[2]
+    assert "equal rounds" in s[-1] and "equal accuracy" in s[-1]
 
 
 def test_skew_sentences_by_hand():

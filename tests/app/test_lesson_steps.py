@@ -3,6 +3,7 @@ data, the sentences follow), missing runs give a message instead of an exception
 from __future__ import annotations
 
 import math
+import re
 import shutil
 
 import numpy as np
@@ -45,12 +46,17 @@ def test_sentences_follow_the_data(two_roots):
     assert f"{100 * np.mean(own):.1f} ± {100 * np.std(own, ddof=1):.1f} %" in lesson.build_step(2, data_of(two_roots[0])).sentences[1]
 
 
-def test_matched_threshold_is_the_lowest_final_accuracy(two_roots):
+def test_matched_levels_lie_in_the_range_every_compared_run_crosses(two_roots):
     d = data_of(two_roots[1]).role("global")
-    finals = [d.final(r, "test_accuracy") for r in d.runs()]
+    curves = []
+    for a in (d.skew_alpha(), d.iid_alpha()):
+        for r in d.runs(alpha=a, method="fedavg"):
+            curves.append([x["test_accuracy"] for x in d.metrics(r) if x.get("effective_rank") is not None])
+    lo, hi = max(c[0] for c in curves), min(max(c) for c in curves)
     c = lesson.build_step(4, data_of(two_roots[1]))
-    assert f"matched accuracy {math.floor(100 * min(finals)):d}%" in c.footer
-    assert f"reaches {math.floor(100 * min(finals)):d}%" in c.sentences[1]
+    shown = [float(x) / 100 for x in re.findall(r"(\d+\.\d)%", c.footer.split("matched accuracy levels")[1])]
+    assert len(shown) == 3 and all(lo - 1e-3 <= x <= hi + 1e-3 for x in shown), (lo, hi, shown)
+    assert all(f"at {100 * x:.1f}%" in c.sentences[1] for x in shown)
 
 
 def test_step_seven_states_the_verdicts_it_computes(two_roots):

@@ -243,10 +243,10 @@ def test_matched_levels_name_the_runs_they_cannot_resolve(tmp_path):
     study = json.loads((root / "studies" / "fmnist-skew.json").read_text())
     r = cl._Runs(RunStore(root), study)
     m = cl.matched_comparison(r, {"method": "fedavg", "alpha": 0.1}, {"method": "fedavg", "alpha": None},
-                              "effective_rank", levels=[0.45, 0.85])
+                              "effective_rank", levels=[0.45, 0.85], label=cl._label)
     assert m.unresolved[0] and all("IID" in name for name in m.unresolved[0])  # IID starts at 0.5: before its first snapshot
     assert len(m.unresolved[1]) == 3 and all("α=0.1" in name for name in m.unresolved[1])  # skew never reaches 0.85
-    assert "not resolved: " in m.text("below")
+    assert "not resolved: " in m.text(cl._judge("below"))
 
 
 def test_robustness_and_holm_can_turn_a_verdict(tmp_path):
