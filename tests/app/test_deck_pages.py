@@ -41,6 +41,7 @@ MIN_FIGURE_PT = 14.0              # text inside a figure, at the page's physical
 PAGE_W, PAGE_H = 960, 540           # 13.333 x 7.5 in
 MAX_PER_PAGE = 2                  # figures on one page
 CLAIMS_STEP = 8
+pytestmark = pytest.mark.slow  # the whole lesson through kaleido: about a minute on 2 busy cores
 
 
 @pytest.fixture(scope="module")
