@@ -22,6 +22,12 @@ from its own start:
 - **figures**: the opening position's figures were drawn (``fqTimings[i].shown``: after
   ``Plotly.newPlot`` of every visible figure of that payload).
 
+``--client ws`` measures the server alone: N websocket sessions (Streamlit's own protocol, as the
+browser speaks it: ``/_stcore/stream``, one ``rerun_script`` with the link's query string) opened
+together with asyncio; per session the s from connecting until the switcher's element (its
+payload: the opening position's figures) arrives. No browser competes for the cores then, so
+this isolates what the shared store changes on the server.
+
 During each wave a thread GETs ``/_stcore/health`` every ``--health-every`` s and records its
 latency. ``--waves 2`` (default) opens the link with N fresh contexts a second time on the same
 server (a second class: the shared store is warm then, the baseline builds again). The modes
@@ -32,10 +38,13 @@ ratios (shared / baseline, same run). This prints; it asserts nothing.
 
 Usage:
     PYTHONPATH=. .venv/bin/python benchmarks/class_at_once.py [--sessions 1,8] [--waves 2] [--talk]
+        [--client browser|ws]
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -134,6 +143,48 @@ def wave(browser, url: str, n: int, args) -> dict:
             "health_failed": sum(x is None for x in latencies)}
 
 
+async def ws_session(url: str, query: str, timeout_s: float) -> float | None:
+    """One session over Streamlit's websocket: s from connecting to the switcher's element."""
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    t0 = time.perf_counter()
+    async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
+                                  max_size=None, origin=url, open_timeout=timeout_s) as ws:
+        msg = BackMsg()
+        msg.rerun_script.query_string = query
+        msg.rerun_script.page_script_hash = ""
+        await ws.send(msg.SerializeToString())
+        while time.perf_counter() - t0 < timeout_s:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(await asyncio.wait_for(ws.recv(), timeout_s))
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element" \
+                    and fwd.delta.new_element.WhichOneof("type") == "component_instance" \
+                    and fwd.delta.new_element.component_instance.component_name.endswith("fedquad_switcher"):
+                return time.perf_counter() - t0
+            if kind == "script_finished":
+                return None
+    return None
+
+
+def ws_wave(url: str, query: str, n: int, args) -> dict:
+    """N websocket sessions open the link together (the server alone, no browser)."""
+    async def together():
+        return await asyncio.gather(*(ws_session(url, query, args.timeout) for _ in range(n)), return_exceptions=True)
+
+    health = Health(url, args.health_every)
+    health.start()
+    try:
+        got = asyncio.run(together())
+    finally:
+        latencies = health.stop()
+    ok = [g for g in got if isinstance(g, float)]
+    return {"n": n, "data_s": ok, "figures_s": [], "missing": len(got) - len(ok), "start_spread_s": 0.0,
+            "health_s": [x for x in latencies if x is not None], "health_failed": sum(x is None for x in latencies)}
+
+
 def measure(pw, exe: str, mode: str, n: int, args, work: Path) -> list[dict]:
     """A fresh server in ``mode``; the warm-up tab; ``args.waves`` waves of N tabs on the link."""
     old = os.environ.get(SHARED_ENV)
@@ -148,6 +199,8 @@ def measure(pw, exe: str, mode: str, n: int, args, work: Path) -> list[dict]:
         else:
             os.environ[SHARED_ENV] = old
     suffix = "&talk=1" if args.talk else ""
+    if args.client == "ws":
+        return measure_ws(server, mode, n, args, suffix)
     browser = None
     try:
         browser, ctx, page = open_browser(pw, exe, "void 0", args.timeout * 1000)
@@ -169,6 +222,22 @@ def measure(pw, exe: str, mode: str, n: int, args, work: Path) -> list[dict]:
         server.stop()
 
 
+def measure_ws(server, mode: str, n: int, args, suffix: str) -> list[dict]:
+    try:
+        server.wait_healthy()
+        if ws_wave(server.url, f"x_study={args.warmup}{suffix}", 1, args)["missing"]:
+            sys.exit(f"class_at_once: the warm-up session ({args.warmup}) got no figures within {args.timeout} s")
+        out = []
+        for w in range(args.waves):
+            r = ws_wave(server.url, f"x_study={args.link}{suffix}", n, args)
+            r.update(mode=mode, wave=w + 1)
+            out.append(r)
+            print(f"  {mode:8s} N={n:<3d} wave {w + 1}: {line(r)}", flush=True)
+        return out
+    finally:
+        server.stop()
+
+
 def stats(xs: list[float]) -> str:
     if not xs:
         return "n/a"
@@ -179,7 +248,7 @@ def line(r: dict) -> str:
     h = r["health_s"]
     health = (f"median {statistics.median(h) * 1000:.0f} ms, max {max(h) * 1000:.0f} ms (n={len(h)}"
               + (f", {r['health_failed']} unanswered" if r["health_failed"] else "") + ")") if h else "n/a"
-    return (f"figures {stats(r['figures_s'])}; data {stats(r['data_s'])}; health {health}; "
+    return ((f"figures {stats(r['figures_s'])}; " if r["figures_s"] else "") + f"data {stats(r['data_s'])}; health {health}; "
             f"starts spread {r['start_spread_s']:.2f} s" + (f"; {r['missing']} tab(s) drew nothing" if r["missing"] else ""))
 
 
@@ -195,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--link", default="recorded:digits-alpha", help="the study the link opens")
     p.add_argument("--warmup", default="recorded:fmnist-skew", help="the study the lecturer's tab opens first")
     p.add_argument("--talk", action="store_true", help="the link in talk mode (&talk=1)")
+    p.add_argument("--client", choices=("browser", "ws"), default="browser",
+                   help="browser: N Chromium contexts (default); ws: N websocket sessions, the server alone")
     p.add_argument("--health-every", type=float, default=0.25, help="s between health checks (default 0.25)")
     p.add_argument("--timeout", type=float, default=300.0, help="s a tab may take to draw its figures")
     p.add_argument("--work", type=Path, help="folder for the servers' run stores and logs (default: a temporary one)")
@@ -206,16 +277,17 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--sessions: comma-separated integers")
     if not ns or min(ns) < 1 or args.waves < 1:
         p.error("--sessions and --waves must be positive")
-    exe = chromium_path()
+    exe = chromium_path() if args.client == "browser" else ""
     from playwright.sync_api import sync_playwright
 
     result = {"link": args.link, "warmup": args.warmup, "talk": args.talk, "load1_before": load1(), "runs": []}
+    result["client"] = args.client
     print(f"load average (1 min) before: {result['load1_before']:.2f} on {os.cpu_count()} cores; link {args.link}, "
-          f"warm-up {args.warmup}, {args.waves} wave(s) per server")
+          f"warm-up {args.warmup}, {args.waves} wave(s) per server, client {args.client}")
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        with sync_playwright() as pw:
+        with (sync_playwright() if args.client == "browser" else contextlib.nullcontext()) as pw:
             for i, n in enumerate(ns):
                 for mode in (("baseline", "shared") if i % 2 == 0 else ("shared", "baseline")):
                     result["runs"] += measure(pw, exe, mode, n, args, work)
