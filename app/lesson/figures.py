@@ -197,11 +197,14 @@ VERDICT_COLORS = {"supported": "#d9f0d3", "not supported": "#f4cccc", "inconclus
 
 def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
     """The claims table (``engine.check_claims``) as a plotly table, each verdict cell tinted."""
-    cols = ["claim", "study", "measure", "measured", "verdict"]
-    fill = [["white"] * len(table)] * 4 + [[VERDICT_COLORS.get(v, "#fafafa") for v in table["verdict"]]]
+    cols = list(table.columns)
+    widths = {"#": 0.4, "claim": 3.0, "study": 1.3, "measure": 1.8, "difference (95 % CI)": 2.3, "p (Holm)": 0.9, "verdict": 1.4,
+              "robust": 1.5}
+    fill = [[VERDICT_COLORS.get(v, "#fafafa") for v in table["verdict"]] if c == "verdict" else ["white"] * len(table)
+            for c in cols]
     size = 15 if talk else 11
     fig = go.Figure(go.Table(
-        columnwidth=[3, 1.3, 2.6, 3, 1.4],
+        columnwidth=[widths.get(c, 2.0) for c in cols],
         header=dict(values=[f"<b>{c}</b>" for c in cols], align="left", font=dict(size=size + 1)),
         cells=dict(values=[table[c].tolist() for c in cols], align="left", fill_color=fill, font=dict(size=size),
                    height=24)))

@@ -219,12 +219,28 @@ def step_price(data: LessonData, talk: bool) -> Slide:
     return Slide("7 · The price and the limits", sentences, items, _footer(d))
 
 
+_CHECKS = {"the test before Holm's correction": "before Holm", "± 2 std bands at every level": "± 2 std",
+           "± 2 std bands": "± 2 std", "the final round alone": "final round"}
+
+
+def _short_robustness(text_: str) -> str:
+    """``robust``, or ``no: <the checks that disagree>`` (the claims table in full: README,
+    ``fedquad study claims``)."""
+    if not text_.startswith("not robust: "):
+        return text_
+    named = [short for long, short in _CHECKS.items() if long in text_ and not (long == "± 2 std bands" and
+                                                                               "at every level" in text_)]
+    return "no: " + ", ".join(dict.fromkeys(named))
+
+
 def step_claims(data: LessonData, talk: bool) -> Slide:
     results = check_claims(data.root)
-    table = pd.DataFrame([{"claim": r.text, "study": r.study, "measure": r.measure, "measured": r.numbers,
-                           "verdict": r.verdict, "difference (95 % CI)": r.difference,
-                           "p (Holm)": "-" if r.p_holm is None else f"{r.p_holm:.3g}", "robustness": r.robustness,
-                           "at matched accuracy": r.matched} for r in results])
+    table = pd.DataFrame([{"#": i, "claim": r.text, "study": r.study,
+                           "measure": r.measure.split(" (")[0].split(",")[0]
+                           + (", matched accuracy" if "matched accuracy" in r.measure else ""),
+                           "difference (95 % CI)": r.difference,
+                           "p (Holm)": "-" if r.p_holm is None else f"{r.p_holm:.2g}", "verdict": r.verdict,
+                           "robust": _short_robustness(r.robustness)} for i, r in enumerate(results, start=1)])
     return Slide("8 · The paper's claims, checked", text.claims_sentences(table["verdict"].tolist()),
                  [SlideFigure("paper_claims", claims_figure(table, talk), table)],
                  f"{data.source} studies in {data.root.name or data.root} · verdicts from Welch's test, Holm-corrected")
