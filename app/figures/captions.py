@@ -17,6 +17,9 @@ CAPTIONS: tuple[tuple[str, str], ...] = (
                      "tight and apart); the band shows how much the seeds disagree."),
     ("x_rank_resp", "Each dot is the effective rank at one setting of {x}: higher means the model uses more "
                     "directions of its embedding space to tell classes apart."),
+    ("x_rank_acc", "Each line is the effective rank of one group's runs at the same test accuracy (band: the seeds' "
+                   "spread): a lower line at equal accuracy uses fewer directions; a gap at the same round that "
+                   "closes here was slower training, not collapse."),
     ("x_local_resp", "Each dot is the local models' value at one setting of {x}; the band shows how much the seeds "
                      "disagree."),
     ("x_acc", "Accuracy on test images round by round; thick line = average over seeds, band = their spread."),
@@ -31,7 +34,8 @@ CAPTIONS: tuple[tuple[str, str], ...] = (
     ("loss", "How wrong the model is on its training data; it should go down."),
     ("g_ratio", "How spread out each class is compared with how far apart classes are: lower is better."),
     ("g_nc1", "How much images of one class still vary compared with the differences between classes."),
-    ("g_erank", "How many directions of the embedding the model really uses: higher means less collapse."),
+    ("g_erank", "How many directions of the embedding the model really uses, round by round; at the same round a "
+                "less trained model also uses fewer, so compare at equal accuracy before calling it collapse."),
     ("g_pci", "How spread out each class is around its own centre: shorter bars are tighter classes."),
     ("g_spec", "How much of the embedding each direction carries; a quick drop means few directions are used."),
     ("g_cdnv", "How easily two classes are confused: brighter (yellow) cells are pairs that overlap more, dark "

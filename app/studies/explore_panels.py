@@ -13,6 +13,7 @@ from app import engine, service, state, switcher
 from app.export.widgets import render_downloads
 from app.figures import captions
 from app.figures import study as sf
+from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.figures.charts import embedding_scatter, spectrum_figure
 from app.studies import catalog as studies
 from app.studies import explore_local, shared
@@ -207,6 +208,9 @@ def _position(view: View, points: pd.DataFrame) -> switcher.Position:
         out.panels.append(_panel("spec", fig, data, f"{view.ref.name}_spectrum_{tag}", "Spectrum"))
     if resp is not None:
         out.panels.append(response(view, resp, "effective_rank", f"Effective rank against {sf.axis_name(view.resp_axis)}", "rank_resp"))
+    rank_acc = against_accuracy(view, points, metrics, tag, ver)
+    if rank_acc is not None:
+        out.panels.append(rank_acc)
     if len(view.axes) >= 2:
         out.panels.append(heatmap(view, points))
     if "alpha" in view.axes:
@@ -225,11 +229,55 @@ def sections(view: View, points: pd.DataFrame) -> list[switcher.Section]:
     slots = [f"emb_{m}" for m in methods]
     out.append(switcher.Section([slots[i:i + per_row] for i in range(0, len(slots), per_row)], columns=per_row))
     out.append(switcher.Section([["spec", "rank_resp"] if view.resp_axis else ["spec"]]))
+    out.append(switcher.Section([["rank_acc"]], heading="Less trained or collapsed? Rank at equal accuracy"))
     if len(view.axes) >= 2:
         out.append(switcher.Section([["heat"]], heading=f"{view.axes[0]} × {view.axes[1]}: FedQuad against FedAvg"))
     if "alpha" in view.axes:
         out.append(switcher.Section([["spectra"]], heading="The spectrum across α in one figure"))
     return out
+
+
+class _FrameRuns:
+    """A reader of metrics frames for ``engine.accuracy_profile``: ``points`` of a method, ``rows``
+    of a run."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+        self._rows = {r: g.to_dict("records") for r, g in frame.groupby("run", sort=False)} if len(frame) else {}
+
+    def points(self, coords: dict) -> list[dict]:
+        sel = self.frame[self.frame["group"] == coords["group"]] if len(self.frame) else self.frame
+        return [{"run_id": r, "coords": coords} for r in dict.fromkeys(sel["run"])] if len(sel) else []
+
+    def rows(self, run_id: str) -> list[dict]:
+        return self._rows.get(run_id, [])
+
+
+def against_accuracy(view: View, points: pd.DataFrame, metrics: pd.DataFrame, tag: str, ver) -> switcher.Panel | None:
+    """Effective rank against test accuracy at the slider position, one band per method (and
+    FedAvg under IID when the study sweeps alpha and the position is skewed): the picture that
+    keeps "less trained" apart from "collapsed"."""
+    if "effective_rank" not in metrics or "test_accuracy" not in metrics or metrics.empty:
+        return None
+    frames = [metrics.assign(group=metrics["method"].map(sf._label))]
+    if "alpha" in view.pos and view.pos["alpha"] is not None and None in view.values.get("alpha", []):
+        iid = sf.select(points, {**view.pos, "alpha": None})
+        iid = iid[(iid["state"] == "finished") & (iid[studies.SERIES] == "fedavg")]
+        if len(iid):
+            runs = tuple(zip(iid["run_id"], iid[studies.SERIES], iid[studies.REPLICATE]))
+            ref = metrics_of(view.ref.source, view.ref.name, runs, ver)
+            frames.append(ref.assign(group="FedAvg, IID"))
+    frame = pd.concat(frames, ignore_index=True)
+    groups = {g: {"group": g} for g in dict.fromkeys(frame["group"])}
+    rows = engine.accuracy_profile(_FrameRuns(frame), groups, "effective_rank")
+    table = profile_frame(rows)
+    if table.empty:
+        return None
+    colours = {g: ("fedavg" if g == "FedAvg, IID" else next((m for m in dict.fromkeys(frame["method"])
+                                                             if sf._label(m) == g), g)) for g in groups}
+    fig = metric_vs_accuracy_figure(table, sf.METRIC_TITLES["effective_rank"], f"Rank against accuracy at {tag}",
+                                    colours, talk=view.talk)
+    return _panel("rank_acc", fig, table, f"{view.ref.name}_rank_vs_accuracy_{tag}", "Rank against accuracy")
 
 
 def response(view: View, resp: pd.DataFrame, metric: str, title: str, slot: str) -> switcher.Panel:
@@ -316,5 +364,10 @@ ACROSS_NOTE = ("Dark = strong skew, light = IID. FedDecorr (Shi et al. ICLR 2023
                "values fall towards zero under stronger skew (fewer directions used). Here: ")
 
 
+MATCHED_CAVEAT = (" These are final-round values (equal rounds): a skewed run that trains slower also uses fewer "
+                  "directions, so read \"Rank at equal accuracy\" above before calling a lower rank collapse.")
+
+
 def across_note(points: pd.DataFrame) -> str:
-    return ACROSS_NOTE + (sf.skew_effect_note(points) or "not enough alphas computed to compare.")
+    note = sf.skew_effect_note(points)
+    return ACROSS_NOTE + (note + MATCHED_CAVEAT if note else "not enough alphas computed to compare.")

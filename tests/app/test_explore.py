@@ -282,3 +282,4 @@ def test_the_download_picker_offers_the_figures_at_the_position(recorded_root):
     picker.set_value("Intra / inter ratio over rounds").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="x_dl_pick").value == "Intra / inter ratio over rounds"
+
