@@ -282,7 +282,7 @@ def against_accuracy(view: View, points: pd.DataFrame, metrics: pd.DataFrame, ta
 
 def response(view: View, resp: pd.DataFrame, metric: str, title: str, slot: str) -> switcher.Panel:
     fixed = tuple((a, sf._key(v)) for a, v in view.pos.items() if a != view.resp_axis)
-    fig = memo((view.ref.id, view.version, slot, view.resp_axis, fixed, view.talk), lambda: sf.response_figure(
+    fig = memo((view.ref.id, view.version, slot, metric, view.resp_axis, fixed, view.talk), lambda: sf.response_figure(
         resp, view.resp_axis, metric, all_values=view.values[view.resp_axis], title=title, talk=view.talk))
     # No slider mark: the figure stays the same while the slider moves along its own axis, so the
     # browser shows the one it has drawn.
