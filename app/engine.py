@@ -21,6 +21,7 @@ from fedquad_core.numerics.partition import PartitionError, class_counts, partit
 from fedquad_core.runs.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
                                 atomic_write_text, pid_alive)
 from fedquad_core.runs.files import Damaged, layout_damage, read_layout
+from fedquad_core.runs import follow as follow_store
 from fedquad_core.version import engine_fingerprint
 from fedquad_core.study.store import DamagedStudy, StudyStore
 from fedquad_core.study.paper_claims import check_claims, claims_markdown
@@ -42,7 +43,7 @@ __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
            "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
            "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "p_text", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
-           "claims_markdown", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
+           "claims_markdown", "follow_store", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
 
 
 def __getattr__(name: str):

@@ -13,7 +13,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from app import service, sidebar  # noqa: E402
+from app import follow, service, sidebar  # noqa: E402
 from app.studies import catalog  # noqa: E402
 
 PAGES = [
@@ -57,12 +57,17 @@ def main() -> None:
                        initial_sidebar_state="collapsed" if presenter else "auto")
     service.keep_projection_worker()
     start = default_page()
-    nav = st.navigation([st.Page(path, title=title, icon=icon, default=(path == start))
-                         for path, title, icon in PAGES], position="hidden" if presenter else "sidebar")
+    pages = [st.Page(path, title=title, icon=icon, default=(path == start)) for path, title, icon in PAGES]
+    nav = st.navigation(pages, position="hidden" if presenter else "sidebar")
+    current = next((path for (path, _, _), page in zip(PAGES, pages) if page.url_path == nav.url_path), start)
+    st.session_state[follow.PAGE_KEY] = current
+    follow.take_over([path for path, _, _ in PAGES], current)  # a student: the lecturer's page and settings
     sidebar.global_controls()
+    follow.banner()
     try:
         nav.run()
     finally:  # (also when the page stops or reruns)
+        follow.share(current)  # a presenter who shares: this run's position, for the students
         _freeze_startup_heap()
         sidebar.warm_quick_start()
         service.keep_warm_server()

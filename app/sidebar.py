@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import presets, service, state
+from app import follow, presets, service, state
 from app.figures.theme import page_css
 
 QUICK_PRESET = "Collapse in one minute"
@@ -98,6 +98,7 @@ def global_controls() -> None:
         st.toggle("Talk mode", key="talk", help="White background, large fonts, colour-blind-safe palette.")
         st.toggle("Presenter mode", key="presenter",
                   help="Content and the Lesson's Back / Next only: no page list, controls or download buttons.")
+        follow.presenter_controls(state.talk())
         if not state.presenter():
             with st.expander("About"):
                 st.markdown(about())

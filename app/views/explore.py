@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import service, sidebar, state, switcher
+from app import follow, service, sidebar, state, switcher
 from app.figures import study as sf
 from app.studies import catalog as studies
 from app.studies import explore_local
@@ -84,6 +84,7 @@ def body() -> None:
     view = panels.View(ref, study, axes, values, pos, st.session_state.x_resp or (axes[0] if axes else None), talk, version)
     panels.compute_controls(view, points)
     panels.at_positions(view, points, axes_ui)
+    follow.share()  # a slider move re-runs only this fragment: the students follow it from here
 
 
 active = studies.running(ref) or panels.points_of(ref.source, ref.name, shared.version(ref, study))["state"].isin(service.ACTIVE).any()

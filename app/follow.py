@@ -1,0 +1,220 @@
+"""Follow the lecturer: a presenter shares a link (``?follow=<code>``, and its QR code) and the
+students who open it follow the presenter's page, Explore study and slider position, and Lesson
+step, within about a second; a student can step out ("Explore on my own") and back in.
+
+The presenter's position lives in the run store (``<runs>/follow/<code>.json``, written
+atomically by ``fedquad_core.runs.follow``), so students on any server process see it. Only the
+session that pressed "Share my position with the class" writes it, once per page run whose
+position changed (and after each Explore slider move, from the sliders' fragment); a following
+session only reads it: about once a second in a small fragment, which re-runs the page when the
+presenter's ``seq`` changed; the page run then takes over the presenter's settings (the same
+session_state keys the pages read, so the Explore switcher is drawn at the new position) and, if
+need be, switches page.
+"""
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+import streamlit as st
+
+from app.engine import follow_store
+from app.roots import runs_dir
+
+PARAM = "follow"          # the student's link: ?follow=<code>
+SHARE_KEY = "_follow_share"  # presenter: the code this session shares (a plain key: kept across page switches)
+LAST_KEY = "_follow_last"    # presenter: the position last written (write only on change)
+CODE_KEY = "_follow_code"    # student: the code followed (kept across page switches, which drop the URL)
+ON_KEY = "_follow_on"        # student: following now (False after "Explore on my own")
+SEEN_KEY = "_follow_seen"    # student: the presenter's seq last taken over
+PAGE_KEY = "_follow_page"    # the page this run shows ("views/lesson.py"), for the sliders' fragment
+POLL_S = 1.0
+
+# What a position carries, per page: the settings that page keeps in the URL. Only these keys are
+# ever set in a student's session from the file.
+EXPLORE, LESSON = "views/explore.py", "views/lesson.py"
+_EXPLORE_KEY = re.compile(r"x_[a-z0-9_]{1,40}")
+_NOT_SHARED = {"x_switch"}  # the switcher component's own value (the browser's), not a setting
+
+
+def _shared_key(page: str, key: str) -> bool:
+    if page == LESSON:
+        return key == "step"
+    if page == EXPLORE:
+        return bool(_EXPLORE_KEY.fullmatch(key)) and key not in _NOT_SHARED
+    return False
+
+
+def _plain(v: Any) -> bool:
+    if isinstance(v, (list, tuple)):
+        return all(_plain(x) for x in v)
+    return v is None or isinstance(v, (str, int, float, bool))
+
+
+# ---- presenter -----------------------------------------------------------------------------------
+def sharing() -> str | None:
+    code = st.session_state.get(SHARE_KEY)
+    return code if follow_store.is_code(code) else None
+
+
+def position(page: str) -> dict:
+    """This session's position: the page, and that page's settings as the URL holds them (their
+    values from session_state, where the pages keep them typed)."""
+    keys = sorted(k for k in st.query_params if _shared_key(page, k))
+    return {"page": page, "state": {k: st.session_state[k] for k in keys
+                                    if k in st.session_state and _plain(st.session_state[k])}}
+
+
+def share(page: str | None = None) -> None:
+    """Write this session's position for its students, when it shares one and it changed."""
+    code = sharing()
+    if code is None or following():
+        return
+    page = page or st.session_state.get(PAGE_KEY)
+    if not page:
+        return
+    pos = position(page)
+    if pos == st.session_state.get(LAST_KEY):
+        return
+    try:
+        follow_store.write_position(runs_dir(), code, pos)
+    except OSError as e:
+        st.toast(f"Could not share the position: {e}", icon=":material/error:")
+        return
+    st.session_state[LAST_KEY] = json.loads(json.dumps(pos))
+
+
+def student_link(code: str, talk: bool) -> str:
+    """The link students open: this server's address with ``?follow=<code>`` (and talk mode)."""
+    try:
+        url = urlsplit(st.context.url or "")
+        base = f"{url.scheme}://{url.netloc}/" if url.scheme and url.netloc else ""
+    except Exception:  # noqa: BLE001 - no request context (tests): a relative link
+        base = ""
+    return f"{base}?{PARAM}={code}" + ("&talk=1" if talk else "")
+
+
+def qr_png(text: str) -> bytes:
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(text, error="m").save(buf, kind="png", scale=8, border=2, dark="#000000", light="#ffffff")
+    return buf.getvalue()
+
+
+def _start_sharing() -> None:
+    st.session_state[SHARE_KEY] = follow_store.new_code()
+    st.session_state.pop(LAST_KEY, None)
+
+
+def _stop_sharing() -> None:
+    st.session_state.pop(SHARE_KEY, None)
+    st.session_state.pop(LAST_KEY, None)
+
+
+def presenter_controls(talk: bool) -> None:
+    """In the sidebar: start sharing, then the student link, its QR code and Stop."""
+    if following():
+        return
+    code = sharing()
+    if code is None:
+        st.button("Share my position with the class", key="follow_start", icon=":material/cast_for_education:",
+                  on_click=_start_sharing, width="stretch",
+                  help="Students who open the link follow your page, Explore study and slider, and Lesson step.")
+        return
+    link = student_link(code, talk)
+    with st.expander("Students follow you", expanded=True, icon=":material/cast_for_education:"):
+        st.caption("Students open this link (or scan the code); they follow your page, Explore position and "
+                   "Lesson step within about a second and can step out at any time.")
+        st.code(link, language=None)
+        if "localhost" in link or "127.0.0.1" in link:
+            st.caption("This is a local address: open the app by its network address so students can reach it.")
+        st.image(qr_png(link), caption=f"code {code}", width="stretch")
+        st.button("Stop sharing", key="follow_stop", on_click=_stop_sharing, icon=":material/stop_circle:")
+
+
+# ---- student -------------------------------------------------------------------------------------
+def followed() -> str | None:
+    """The code this session follows: the link's (``?follow=``), else the one kept for it."""
+    raw = st.query_params.get(PARAM)
+    if follow_store.is_code(raw) and raw != st.session_state.get(CODE_KEY):
+        st.session_state[CODE_KEY] = raw
+        st.session_state[ON_KEY] = True
+        st.session_state.pop(SEEN_KEY, None)
+    code = st.session_state.get(CODE_KEY)
+    return code if follow_store.is_code(code) else None
+
+
+def following() -> bool:
+    return followed() is not None and bool(st.session_state.get(ON_KEY, True))
+
+
+def _step_out() -> None:
+    st.session_state[ON_KEY] = False
+
+
+def _follow_again() -> None:
+    st.session_state[ON_KEY] = True
+    st.session_state.pop(SEEN_KEY, None)  # take the presenter's position over at once
+
+
+def take_over(pages: list[str], current: str) -> None:
+    """Before the page runs: if this session follows and the presenter moved since, take over
+    the presenter's settings and go to their page."""
+    code = followed()
+    if code is None:
+        return
+    st.query_params[PARAM] = code  # a page switch dropped it: keep the link a student can reload
+    if not st.session_state.get(ON_KEY, True):
+        return
+    got = follow_store.read_position(runs_dir(), code)
+    if got is None or got["seq"] == st.session_state.get(SEEN_KEY):
+        return
+    st.session_state[SEEN_KEY] = got["seq"]
+    pos = got["position"]
+    page = pos.get("page")
+    if page not in pages:
+        return
+    values = pos.get("state") if isinstance(pos.get("state"), dict) else {}
+    for k, v in values.items():
+        if isinstance(k, str) and _shared_key(page, k) and _plain(v):
+            st.session_state[k] = v
+    if page != current:
+        params = {PARAM: code}
+        for key in ("talk", "presenter"):
+            if st.session_state.get(key):
+                params[key] = "1"
+        st.switch_page(page, query_params=params)
+
+
+def banner() -> None:
+    """At the top of a following session's page: whom it follows, and the way out (or back)."""
+    code = followed()
+    if code is None:
+        return
+    if not st.session_state.get(ON_KEY, True):
+        cols = st.columns([4, 1], vertical_alignment="center")
+        cols[0].caption("Exploring on your own.")
+        cols[1].button("Follow the lecturer again", key="follow_again", on_click=_follow_again,
+                       icon=":material/cast_for_education:", width="stretch")
+        return
+    cols = st.columns([4, 1], vertical_alignment="center")
+    with cols[0]:
+        _poll(code)
+    cols[1].button("Explore on my own", key="follow_out", on_click=_step_out, icon=":material/explore:",
+                   width="stretch")
+
+
+@st.fragment(run_every=POLL_S)
+def _poll(code: str) -> None:
+    """About once a second: re-run the page when the presenter's position changed."""
+    got = follow_store.read_position(runs_dir(), code)
+    if got is None:
+        st.info("Following the lecturer: waiting for the lecturer to share a position.", icon=":material/cast:")
+        return
+    st.info("Following the lecturer", icon=":material/cast_for_education:")
+    if got["seq"] != st.session_state.get(SEEN_KEY) and st.session_state.get(ON_KEY, True):
+        st.rerun()
