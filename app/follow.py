@@ -127,8 +127,8 @@ def presenter_controls(talk: bool) -> None:
         return
     link = student_link(code, talk)
     with st.expander("Students follow you", expanded=True, icon=":material/cast_for_education:"):
-        st.caption("Students open this link (or scan the code); they follow your page, Explore position and "
-                   "Lesson step within about a second and can step out at any time.")
+        st.caption("Students open this link or scan the code: they follow your page, Explore slider and "
+                   "Lesson step, and can step out.")
         st.code(link, language=None)
         if "localhost" in link or "127.0.0.1" in link:
             st.caption("This is a local address: open the app by its network address so students can reach it.")
@@ -184,8 +184,9 @@ def take_over(pages: list[str], current: str) -> None:
             st.session_state[k] = v
     if page != current:
         params = {PARAM: code}
-        for key in ("talk", "presenter"):
-            if st.session_state.get(key):
+        for key in ("talk", "presenter"):  # (on a link's first run only the URL knows them yet)
+            kept = st.session_state.get(key) if key in st.session_state else st.session_state.get(f"_{key}_kept")
+            if kept or (kept is None and str(st.query_params.get(key, "")).lower() in ("1", "true", "yes", "on")):
                 params[key] = "1"
         st.switch_page(page, query_params=params)
 
@@ -196,12 +197,12 @@ def banner() -> None:
     if code is None:
         return
     if not st.session_state.get(ON_KEY, True):
-        cols = st.columns([4, 1], vertical_alignment="center")
+        cols = st.columns([2.3, 1], vertical_alignment="center")
         cols[0].caption("Exploring on your own.")
         cols[1].button("Follow the lecturer again", key="follow_again", on_click=_follow_again,
                        icon=":material/cast_for_education:", width="stretch")
         return
-    cols = st.columns([4, 1], vertical_alignment="center")
+    cols = st.columns([2.3, 1], vertical_alignment="center")
     with cols[0]:
         _poll(code)
     cols[1].button("Explore on my own", key="follow_out", on_click=_step_out, icon=":material/explore:",

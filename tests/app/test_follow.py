@@ -160,3 +160,12 @@ def test_a_student_follows_the_explore_study_and_slider(recorded_root, tmp_path)
     move(teacher, m1="0", m2="0.5")
     student.run()
     assert switcher(student)["value"] == switcher(teacher)["value"] == {"m1": "0", "m2": "0.5"}
+
+
+def test_a_talk_mode_link_keeps_talk_mode_across_the_page_switch(lesson_env):
+    code = follow_store.new_code()
+    follow_store.write_position(lesson_env, code, {"page": LESSON, "state": {"step": 2}})
+    student = app(follow=code, talk="1")
+    assert step_of(student) == 2
+    assert student.session_state["talk"] is True
+    assert student.query_params["talk"] in ("1", ["1"])
