@@ -27,7 +27,7 @@ def test_quick_recording_is_a_valid_recorded_root_under_budget(tmp_path):
     proc = _record("--only", "digits-alpha", "--only", "digits-margins", "--out", str(out), "--scratch", str(scratch),
                    "--points", "200")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "MB of 30 MB" in proc.stdout
+    assert "MB of 60 MB" in proc.stdout
     studies = StudyStore(out)
     assert studies.names() == ["digits-alpha", "digits-margins"]
     runs = RunStore(out)
