@@ -388,7 +388,7 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
         levels = ", ".join(f"{x:.1%}" for x in matched.levels)
         v = mid
         measure = (f"{what}, at matched accuracy ({levels}: each run's snapshot curve interpolated; "
-                   f"numbers at {matched.levels[len(matched.levels) // 2]:.1%})")
+                   f"numbers at {matched.levels[len(matched.levels) // 2]:.1%}, p the largest of the levels')")
         bands = {band_verdict(x, claim.expect) for x in matched.verdicts}
         return ClaimResult(claim.text, name, measure, _numbers(v, claim.metric, _label(a), _label(b)), verdict,
                            _difference(v, claim.metric), p, None, v.test.g if v.test else None, "-",
