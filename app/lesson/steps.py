@@ -32,6 +32,7 @@ __all__ = ["STEPS", "Slide", "SlideFigure", "Missing", "build_step", "step_idea"
 
 # ---- the steps -------------------------------------------------------------------------------
 MATCHED_Y = "rank at matched accuracy"
+SHORT_Y = {"effective_rank": "eff. rank (σ²)"}  # beside a legend in a third of a talk-mode page
 
 
 def _footer(d: LessonData, extra: str = "") -> str:
@@ -145,7 +146,8 @@ def accuracy_item(d: LessonData, metric: str, title: str, name: str, talk: bool,
         groups = {f"{LABELS[method]}, {alpha_label(a)}": {"alpha": a, "method": method} for a in d.axis("alpha")}
         colours = {g: method for g in groups}
     frame = profile_frame(accuracy_profile(d, groups, metric))
-    fig = metric_vs_accuracy_figure(frame, sf.METRIC_TITLES.get(metric, metric), title, colours, talk=talk)
+    y_title = SHORT_Y.get(metric, sf.METRIC_TITLES.get(metric, metric))
+    fig = metric_vs_accuracy_figure(frame, y_title, title, colours, talk=talk)
     caption = ("Each run's snapshots interpolated at the same test accuracy (mean over seeds, band ± 1 std): at "
                "equal accuracy, a lower line uses fewer directions; a gap at equal rounds that closes here was "
                "slower training, not collapse.")

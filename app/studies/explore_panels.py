@@ -275,7 +275,7 @@ def against_accuracy(view: View, points: pd.DataFrame, metrics: pd.DataFrame, ta
         return None
     colours = {g: ("fedavg" if g == "FedAvg, IID" else next((m for m in dict.fromkeys(frame["method"])
                                                              if sf._label(m) == g), g)) for g in groups}
-    fig = metric_vs_accuracy_figure(table, sf.METRIC_TITLES["effective_rank"], f"Rank against accuracy at {tag}",
+    fig = metric_vs_accuracy_figure(table, "eff. rank (σ²)", f"Rank against accuracy at {tag}",
                                     colours, talk=view.talk)
     return _panel("rank_acc", fig, table, f"{view.ref.name}_rank_vs_accuracy_{tag}", "Rank against accuracy")
 
