@@ -411,7 +411,7 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
                                hovertemplate=f"{_label(method)}, {name}<br>component %{{x}}<br>σ/σ₁ %{{y:.3g}}<extra></extra>",
                                xaxis=f"x{col if col > 1 else ''}", yaxis=f"y{col if col > 1 else ''}"))
     for key in [k for k in layout if k.startswith("yaxis")]:
-        layout[key].update(type="log", exponentformat="power")
+        layout[key].update(type="log", exponentformat="power", dtick=1)  # decades only: no small minor labels
     layout["yaxis"]["title"] = dict(text="σ_k / σ_1 (log)")
     for key in [k for k in layout if k.startswith("xaxis")]:
         layout[key]["title"] = dict(text="component (sorted)")
