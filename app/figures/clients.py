@@ -13,7 +13,7 @@ from app.figures.geometry import embedding_scatter
 from app.figures.theme import method_color, themed_figure
 
 TITLES = {"local_acc_all": "local accuracy, all classes", "local_acc_own": "local accuracy, own classes",
-          "local_effective_rank": "local eff. rank (σ² entropy)", "local_ratio": "local intra / inter ratio",
+          "local_effective_rank": "local eff. rank (σ²)", "local_ratio": "local intra / inter ratio",
           "local_cka": "CKA to the global model", "update_norm": "update norm"}
 VIEWS = {"accuracy": ("local_acc_all", "local_acc_own"), "rank": ("local_effective_rank",),
          "cka": ("local_cka",), "ratio": ("local_ratio",)}

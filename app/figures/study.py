@@ -28,10 +28,10 @@ from app.figures.theme import apply_theme, method_color, themed_figure
 
 METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # short: "(not from 0)" may follow
                  "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
-                 "effective_rank": "eff. rank (σ² entropy)",
+                 "effective_rank": "eff. rank (σ²)",
                  "test_accuracy": "test accuracy", "ratio": "intra / inter ratio",
                  "local_acc_all": "local acc. (all classes)", "local_acc_own": "local acc. (own classes)",
-                 "local_effective_rank": "local eff. rank (σ² entropy)", "local_ratio": "local intra / inter",
+                 "local_effective_rank": "local eff. rank (σ²)", "local_ratio": "local intra / inter",
                  "local_cka": "local CKA to global", "update_cosine": "update cosine", "update_norm": "update norm"}
 AXIS_TITLES = {"alpha": "α (evenly spaced)", "local_epochs": "local epochs", "m1": "margin m1", "m2": "margin m2",
                "beta": "β",
@@ -410,8 +410,11 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
                                meta=[str(method), value_label(axis, v)],
                                hovertemplate=f"{_label(method)}, {name}<br>component %{{x}}<br>σ/σ₁ %{{y:.3g}}<extra></extra>",
                                xaxis=f"x{col if col > 1 else ''}", yaxis=f"y{col if col > 1 else ''}"))
+    lows = [np.nanmin(t["y"]) for t in traces if np.isfinite(t["y"]).any()]
+    decades = max(1, int(np.ceil(-np.log10(min(lows))))) if lows else 1
     for key in [k for k in layout if k.startswith("yaxis")]:
-        layout[key].update(type="log", exponentformat="power", dtick=1)  # decades only: no small minor labels
+        # whole decades only (plotly's minor log labels are small), at most about 4 of them
+        layout[key].update(type="log", exponentformat="power", dtick=max(1, int(np.ceil(decades / 4))))
     layout["yaxis"]["title"] = dict(text="σ_k / σ_1 (log)")
     for key in [k for k in layout if k.startswith("xaxis")]:
         layout[key]["title"] = dict(text="component (sorted)")
