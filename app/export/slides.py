@@ -29,7 +29,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from app.export.files import figure_bytes
-from app.figures.theme import apply_theme
+from app.figures.theme import apply_theme, wrap_words
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 PAGE_MM = (338.67, 190.5)    # 16:9, the size PowerPoint uses (13.333 x 7.5 in)
@@ -401,13 +401,7 @@ def _raise_fonts(obj, px: float, in_font: bool = False) -> bool:
 
 
 def _wrap(text: str, per_line: int) -> list[str]:
-    lines: list[str] = []
-    for word in text.split(" "):
-        if lines and len(lines[-1]) + 1 + len(word) <= per_line:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
-    return lines
+    return wrap_words(text, per_line)
 
 
 def _fit_axis_titles(fig: go.Figure, w: int, h: int) -> None:

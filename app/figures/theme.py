@@ -142,6 +142,18 @@ def _legend_rows_of(data: list[dict], layout: dict, size: int) -> int:
     return rows
 
 
+def wrap_words(text: str, per_line: int) -> list[str]:
+    """``text`` broken at spaces into lines of at most ``per_line`` characters (a longer word
+    stays whole on its own line)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= per_line:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
 def _wrap_title(fig: go.Figure, size: int) -> int:
     """Break a title that would not fit the figure's width onto several lines (at spaces);
     return the number of lines (0 without a title)."""
@@ -163,12 +175,7 @@ def _wrap_title_of(layout: dict, size: int) -> int:
     if "<br>" in text:
         return text.count("<br>") + 1
     per_line = max(12, int(((layout.get("width") or _width(size)) - 24) / (0.56 * size)))
-    lines: list[str] = []
-    for word in text.split(" "):
-        if lines and len(lines[-1]) + 1 + len(word) <= per_line:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
+    lines = wrap_words(text, per_line)
     title["text"] = "<br>".join(lines)
     return len(lines)
 

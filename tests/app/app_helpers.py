@@ -101,3 +101,13 @@ def move(at, near: bool = False, **pos) -> None:
         {"pos": {**args["value"], **pos}, "seq": args["seq"] + 1}
     states.widgets.append(WidgetState(id=el.proto.id, json_value=json.dumps(value)))
     at._run(states)
+
+
+def walk(node):
+    """Every leaf element of an AppTest element tree, in order."""
+    children = getattr(node, "children", None)
+    if children is None:
+        yield node
+        return
+    for k in sorted(children):
+        yield from walk(children[k])

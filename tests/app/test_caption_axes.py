@@ -22,7 +22,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN, ROOT, switcher
+from app_helpers import walk, MAIN, ROOT, switcher
 
 RECORDED = ROOT / "assets" / "recorded"
 STUDY_FILES = sorted((RECORDED / "studies").glob("*.json"))
@@ -216,13 +216,7 @@ def test_explore_captions_name_the_axes_their_figures_have(recorded_store, study
 
 
 # ---- Geometry on the recorded pair ------------------------------------------------------------
-def _walk(node):
-    children = getattr(node, "children", None)
-    if children is None:
-        yield node
-        return
-    for k in sorted(children):
-        yield from _walk(children[k])
+_walk = walk  # the shared helper (app_helpers)
 
 
 def figures_and_captions(at: AppTest) -> list[tuple[str, dict, str]]:

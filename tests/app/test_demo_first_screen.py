@@ -10,16 +10,10 @@ import os
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN, open_page
+from app_helpers import walk, MAIN, open_page
 
 
-def _walk(node):
-    children = getattr(node, "children", None)
-    if children is None:
-        yield node
-        return
-    for k in sorted(children):
-        yield from _walk(children[k])
+_walk = walk  # the shared helper (app_helpers)
 
 
 def _running_pair(root, done: int = 12, total: int = 30):
