@@ -54,7 +54,7 @@ def _freeze_startup_heap() -> bool:
 def main() -> None:
     presenter = sidebar.presenter_requested()
     st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide",
-                       initial_sidebar_state="collapsed" if presenter else "auto")
+                       initial_sidebar_state="collapsed" if sidebar.sidebar_collapsed() else "auto")
     service.keep_projection_worker()
     start = default_page()
     pages = [st.Page(path, title=title, icon=icon, default=(path == start)) for path, title, icon in PAGES]

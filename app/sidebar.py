@@ -82,6 +82,12 @@ def _mode(key: str) -> bool:
     return bool(state.value(key, False, bool))
 
 
+def sidebar_collapsed() -> bool:
+    """The sidebar starts collapsed in presenter and in talk mode: on a projector's 1280 px the
+    figures need the width (one click on the arrow opens it)."""
+    return _mode("presenter") or _mode("talk")
+
+
 def presenter_requested() -> bool:
     """Presenter mode, as set in this session or asked for by the link (``?presenter=1``), known
     before the page navigation is drawn (presenter mode hides it)."""

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.colors as pc
 import plotly.graph_objects as go
 
-from app.figures.geometry import embedding_scatter
+from app.figures.geometry import embedding_scatter, tick_angle
 from app.figures.theme import method_color, themed_figure
 
 TITLES = {"local_acc_all": "local accuracy, all classes", "local_acc_own": "local accuracy, own classes",
@@ -67,7 +67,8 @@ def class_histogram(counts, class_names, client: int, *, talk: bool = False) -> 
     trace = dict(type="bar", x=list(class_names), y=counts.tolist(), marker=dict(color="#7F7F7F"),
                  hovertemplate="class %{x}: %{y} samples<extra></extra>")
     layout = dict(title=dict(text=f"Client {client}: its training samples per class"),
-                  xaxis=dict(title=dict(text="class"), type="category"), yaxis=dict(title=dict(text="samples")))
+                  xaxis=dict(title=dict(text="class"), type="category", tickangle=tick_angle(list(class_names))),
+                  yaxis=dict(title=dict(text="samples")))
     return themed_figure([trace], layout, talk)
 
 

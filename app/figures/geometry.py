@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.figures.theme import DASHES, PATTERNS, apply_theme, class_colors, run_styles, themed_figure
+from app.figures.theme import DASHES, FIT_WIDTH, PATTERNS, apply_theme, class_colors, run_styles, themed_figure
 
 CDNV_LOG_RANGE = (-3.0, 2.0)  # fallback log10 range (0.001-100) when there is nothing to fit
 CDNV_HEIGHT = 430
@@ -20,14 +20,17 @@ def _names(n: int, class_names) -> list[str]:
     return [str(c) for c in class_names] if class_names is not None else [str(i) for i in range(n)]
 
 
-def _tick_angle(names: list[str]) -> int:
+def tick_angle(names: list[str]) -> int:
     """Class names as x tick labels: upright when they are words (Fashion-MNIST's "T-shirt/top"),
     so neighbours never overlap, level for digits."""
     return -90 if max((len(n) for n in names), default=0) > 3 else 0
 
 
-def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bool = False) -> go.Figure:
-    """One marker trace per class (legend = class names), equal aspect, no axis ticks."""
+def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bool = False, legend: bool = True,
+                      fit_width: int | None = None) -> go.Figure:
+    """One marker trace per class (legend = class names), equal aspect, no axis ticks. In a grid
+    of such panels the page shows one colour key instead (``legend=False``) and says how wide
+    each panel is (``fit_width``, px) so its title is broken to fit."""
     xy, labels = np.asarray(xy, dtype=float), np.asarray(labels).ravel()
     if xy.ndim != 2 or xy.shape[1] != 2 or len(xy) != len(labels):
         raise ValueError(f"xy must be (n, 2) with one label per row, got {xy.shape} and {labels.shape}")
@@ -47,7 +50,11 @@ def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bo
     axis = dict(showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False)
     layout = dict(xaxis=dict(axis), yaxis=dict(scaleanchor="x", scaleratio=1, **axis),
                   legend=dict(title=dict(text="class"), itemsizing="constant"),
-                  **({"title": {"text": title}} if title else {}))
+                  **({"title": {"text": title}} if title else {}), **({FIT_WIDTH: fit_width} if fit_width else {}))
+    if not legend:
+        layout["showlegend"] = False
+        for t in traces:
+            t["showlegend"] = False
     # talk mode draws ticks; a projection has no units to tick
     return themed_figure(traces, layout, talk, overrides=dict(xaxis=axis, yaxis=axis))
 
@@ -106,7 +113,7 @@ def cdnv_heatmap(cdnv, class_names=None, *, title: str = "", zrange: tuple[float
                       thickness=14, len=0.9),
         hovertemplate="%{y} vs %{x}<br>CDNV %{customdata:.3g}<extra></extra>",
     ))
-    fig.update_xaxes(title_text="class", type="category", showgrid=False, constrain="domain", tickangle=_tick_angle(names))
+    fig.update_xaxes(title_text="class", type="category", showgrid=False, constrain="domain", tickangle=tick_angle(names))
     fig.update_yaxes(title_text="class", type="category", autorange="reversed", scaleanchor="x",
                      showgrid=False, constrain="domain")
     fig.update_layout(title=title or None, height=CDNV_HEIGHT + (60 if talk else 0))
@@ -178,7 +185,7 @@ def per_class_intra_figure(series: dict[str, np.ndarray], class_names=None, *,
             hovertemplate=f"{label}<br>class %{{x}}<br>%{{y:.3g}}<extra></extra>",
         ))
     fig.update_layout(barmode="group", bargap=0.2, bargroupgap=0.05)
-    fig.update_xaxes(title_text="class", type="category", tickangle=_tick_angle(names))
+    fig.update_xaxes(title_text="class", type="category", tickangle=tick_angle(names))
     fig.update_yaxes(title_text="mean distance to class mean")
     return apply_theme(fig, talk)
 

@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from app import engine
-from app.figures.theme import apply_theme, method_color, themed_figure
+from app.figures.theme import DEFAULT_HEIGHT, apply_theme, method_color, themed_figure
 
 METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # short: "(not from 0)" may follow
                  "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
@@ -253,7 +253,7 @@ def _label(method: str) -> str:
 
 
 def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNSET, all_values=None,
-                    pair=PAIR, title: str = "", talk: bool = False) -> go.Figure:
+                    pair=PAIR, title: str = "", talk: bool = False, y_title: str | None = None) -> go.Figure:
     """``metric`` against ``x_axis``: one line per method (mean over seeds) with a ± 1 std band.
 
     ``resp`` is ``aggregate(points, ["method", x_axis], ...)`` for the other axes fixed. Grey
@@ -288,7 +288,7 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
                           f"(n=%{{customdata[1]}})<extra></extra>"))
     if any(_key(v) in pos for v in overlaps):
         traces.append(_overlap_legend(talk))
-    ytitle = METRIC_TITLES.get(metric, metric)
+    ytitle = y_title or METRIC_TITLES.get(metric, metric)
     lows = [float(np.nanmin(t["y"] - t["customdata"][:, 0])) for t in traces if t.get("customdata") is not None]
     if lows and min(lows) > 0.25 * max(float(np.nanmax(t["y"])) for t in traces if t.get("customdata") is not None):
         ytitle += " (not from 0)"  # plotly zooms in on the data: the axis says so
@@ -394,7 +394,11 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
     the global model's final embeddings, one line per ``axis`` value, coloured from strong skew
     (dark) to IID (light). ``spectra[method][value] = singular values``."""
     methods = list(spectra)
-    layout = _subplots_layout(tuple(_label(m) for m in methods))
+    cols = min(len(methods), SPECTRA_PER_ROW[talk]) or 1
+    rows = -(-len(methods) // cols)
+    layout = _subplots_layout(tuple(_label(m) for m in methods), cols, rows)
+    if rows > 1:  # seven methods: two or three rows, each panel wide enough to read
+        layout["height"] = DEFAULT_HEIGHT[talk] + (rows - 1) * SPECTRA_ROW_HEIGHT[talk]
     values = ordered_values(axis, [v for per in spectra.values() for v in per])
     colors = pc.sample_colorscale("Viridis", [0.92 * i / max(1, len(values) - 1) for i in range(len(values))])
     color_of = {_key(v): c for v, c in zip(values, colors)}
@@ -415,24 +419,35 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
     for key in [k for k in layout if k.startswith("yaxis")]:
         # whole decades only (plotly's minor log labels are small), at most about 4 of them
         layout[key].update(type="log", exponentformat="power", dtick=max(1, int(np.ceil(decades / 4))))
-    layout["yaxis"]["title"] = dict(text="σ_k / σ_1 (log)")
+    for r in range(rows):  # the y title at each row's start, the x title under the first panel of the last row
+        layout[f"yaxis{r * cols + 1 if r else ''}"]["title"] = dict(text="σ_k / σ_1 (log)")
+    last = (rows - 1) * cols + 1
+    layout[f"xaxis{last if last > 1 else ''}"]["title"] = dict(text="component (sorted)")
+    for i in range(len(methods) + 1, rows * cols + 1):  # the empty cells of the last row
+        layout[f"xaxis{i}"].update(visible=False)
+        layout[f"yaxis{i}"].update(visible=False)
     for key in [k for k in layout if k.startswith("xaxis")]:
-        layout[key]["title"] = dict(text="component (sorted)")
+        layout[key]["nticks"] = 4
     layout.update(_title(title))
     return themed_figure(traces, layout, talk)
 
 
+SPECTRA_PER_ROW = {False: 4, True: 3}
+SPECTRA_ROW_HEIGHT = {False: 250, True: 300}
+
+
 @functools.lru_cache(maxsize=32)
-def _subplots_json(titles: tuple[str, ...]) -> str:
-    fig = make_subplots(rows=1, cols=max(1, len(titles)), shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=list(titles))
+def _subplots_json(titles: tuple[str, ...], cols: int, rows: int) -> str:
+    fig = make_subplots(rows=rows, cols=max(1, cols), shared_yaxes=True, horizontal_spacing=0.04,
+                        vertical_spacing=0.16 if rows > 1 else None, subplot_titles=list(titles))
     return json.dumps({k: v for k, v in fig.layout.to_plotly_json().items() if k != "template"})
 
 
-def _subplots_layout(titles: tuple[str, ...]) -> dict:
-    """The layout ``make_subplots`` gives one row of ``len(titles)`` panels sharing the y axis (axis
-    domains, panel titles), made once per set of titles: a fresh copy to fill in."""
-    return json.loads(_subplots_json(titles))
+def _subplots_layout(titles: tuple[str, ...], cols: int | None = None, rows: int = 1) -> dict:
+    """The layout ``make_subplots`` gives ``rows`` rows of ``cols`` panels (default: one row of
+    ``len(titles)``), each row sharing its y axis (axis domains, panel titles), made once per set of
+    titles: a fresh copy to fill in."""
+    return json.loads(_subplots_json(titles, cols or len(titles), rows))
 
 
 __all__ = ["axis_name", "value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",

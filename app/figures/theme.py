@@ -99,7 +99,9 @@ def _to_hex(color: str) -> str:
 
 LEGEND_ROW = {False: 22, True: 30}  # px per legend row
 DEFAULT_HEIGHT = {False: 450, True: 520}
-ASSUMED_WIDTH = 460                  # px a figure gets in a half-width column of the wide layout
+MIN_PLOT_HEIGHT = {False: 200, True: 240}  # px the plot area keeps under a title and legend of many rows
+BOTTOM = {False: 56, True: 70}             # the bottom margin (x ticks and title) unless a figure sets its own
+ASSUMED_WIDTH = 420                  # px a figure gets in a half-width column of the wide layout (1280 px, sidebar open)
 TALK_WIDTH = 360                     # talk mode: a third of the page (the Lesson's three columns at 1600 px)
 
 
@@ -107,6 +109,15 @@ def _width(font_size: int) -> int:
     """The width a figure is laid out for: talk mode's big fonts (18 px and up) assume a third of
     the page, so titles wrap and legends get their rows before they would be clipped."""
     return TALK_WIDTH if font_size >= 18 else ASSUMED_WIDTH
+
+
+FIT_WIDTH = "_fit_width"  # a layout key builders may set: the width a figure in a grid is laid out for
+
+
+def _laid_out(layout: dict, size: int) -> int:
+    """The width the figure's text is fitted to: its own width when set, else the width its
+    builder says it gets (``FIT_WIDTH``: a figure in a grid of several), else ``_width``."""
+    return layout.get("width") or layout.get(FIT_WIDTH) or _width(size)
 
 
 def _legend_rows(fig: go.Figure, size: int) -> int:
@@ -128,18 +139,90 @@ def _names(fig: go.Figure) -> list[dict]:
     return out
 
 
+CHAR = 0.6   # a character's width, in font sizes (generous: the widest of the fonts in use)
+LINE = 1.3   # a line of text's height, in font sizes
+
+
+def _legend_shown(data: list[dict], layout: dict) -> list[dict]:
+    shown = [t for t in data if t.get("name") and t.get("showlegend") is not False]
+    return [] if not shown or (len(shown) == 1 and layout.get("showlegend") is not True) else shown
+
+
+# plotly's horizontal legend (plotly.js legend/draw.js): the entries wrap at the plot area's width;
+# an entry is its text plus 45 px (symbol 30, gaps); when they do not all fit in one row, every
+# entry takes the widest one's width, in a grid.
+ENTRY_EXTRA = 45
+SIDE_MARGINS = {False: 84, True: 110}  # l + r of the look's margins
+
+
+def _legend_room(layout: dict, size: int) -> float:
+    return _laid_out(layout, size) - SIDE_MARGINS[size >= 18] - 20
+
+
+def _wrap_legend_names(data: list[dict], layout: dict, size: int) -> None:
+    """Break a legend entry longer than the plot is wide onto lines (``<br>``, at spaces), so no
+    entry ever runs out of the figure: names are changed in ``data`` in place."""
+    per_line = max(10, int((_legend_room(layout, size) - ENTRY_EXTRA) / (CHAR * size)))
+    for t in _legend_shown(data, layout):
+        name = str(t["name"])
+        if "<br>" not in name and len(name) > per_line:
+            t["name"] = "<br>".join(wrap_words(name, per_line))
+
+
 def _legend_rows_of(data: list[dict], layout: dict, size: int) -> int:
-    names = [str(t["name"]) for t in data if t.get("name") and t.get("showlegend") is not False]
-    if not names or (len(names) == 1 and layout.get("showlegend") is not True):
+    """The legend's height in rows of one line (an entry of two lines makes its row two high), as
+    plotly lays it out."""
+    names = [str(t["name"]) for t in _legend_shown(data, layout)]
+    if not names:
         return 0
     entry = (layout.get("legend") or {}).get("entrywidth")
-    widths = [(entry or 0.6 * size * len(n)) + 2.6 * size + 10 for n in names]
-    avail, rows, used = (layout.get("width") or _width(size)) - 30, 1, 0.0
-    for w in widths:
-        if used and used + w > avail:
-            rows, used = rows + 1, 0.0
-        used += w
-    return rows
+    parts = [n.split("<br>") for n in names]
+    widths = [(entry or CHAR * size * max(len(p) for p in ps)) + ENTRY_EXTRA for ps in parts]
+    room = _legend_room(layout, size)
+    if sum(w + 5 for w in widths) < room:
+        return max(len(ps) for ps in parts)
+    per_row = max(1, int(room // (max(widths) + 5)))
+    return sum(max(len(ps) for ps in parts[i:i + per_row]) for i in range(0, len(parts), per_row))
+
+
+def _fit_axis_titles(layout: dict, talk: bool) -> None:
+    """Break an axis title longer than its side of the plot area onto lines (``<br>``, at spaces;
+    "(not from 0)" on a line of its own), and widen the margin it sits in by the added lines. A y
+    title longer than the plot is high would run into the legend above it or off the figure; an x
+    title wider than the plot would leave the figure. The plot's width is the one the figure is
+    laid out for (``_width``); its height is the figure's."""
+    size = 20 if talk else 14
+    margin = layout.setdefault("margin", {})
+    height = layout.get("height") or DEFAULT_HEIGHT[talk]
+    width = _laid_out(layout, 18 if talk else 13)
+    for letter in "xy":
+        if letter == "x":
+            room = width - margin.get("l", 0) - margin.get("r", 0) + 2 * min(margin.get("l", 0), margin.get("r", 0)) - 8
+        else:  # rotated x tick labels (class names) take the bottom margin's room and more
+            turned = any(abs((layout.get(k) or {}).get("tickangle") or 0) >= 45 for k in _axis_keys(layout, "x"))
+            room = height - margin.get("t", 0) - margin.get("b", 0) - (8 * CHAR * size if turned else 0)
+        extra = 0
+        for key in _axis_keys(layout, letter):
+            axis = layout.get(key)
+            title = (axis or {}).get("title")
+            text = title.get("text") if isinstance(title, dict) else title
+            if not text or "<br>" in str(text):
+                continue
+            domain = axis.get("domain") or [0, 1]
+            font = ((title if isinstance(title, dict) else {}).get("font") or {}).get("size") or size
+            per_line = max(8, int(room * (domain[1] - domain[0]) / (CHAR * font)))
+            if len(text) <= per_line:
+                continue
+            base, suffix = (text[:-len(NOT_FROM_ZERO)], NOT_FROM_ZERO.strip()) if text.endswith(NOT_FROM_ZERO) else (text, "")
+            lines = wrap_words(base, per_line)
+            if suffix:
+                lines = lines[:-1] + [lines[-1] + " " + suffix] if len(lines[-1]) + len(suffix) < per_line else lines + [suffix]
+            axis["title"] = {**(title if isinstance(title, dict) else {}), "text": "<br>".join(lines)}
+            if letter == "x" or domain[0] <= 0.01:  # the leftmost y axis: its lines go into the left margin
+                extra = max(extra, int((len(lines) - 1) * LINE * font))
+        if extra:
+            side = "b" if letter == "x" else "l"
+            margin[side] = margin.get(side, 0) + extra
 
 
 def wrap_words(text: str, per_line: int) -> list[str]:
@@ -174,7 +257,7 @@ def _wrap_title_of(layout: dict, size: int) -> int:
         return 0
     if "<br>" in text:
         return text.count("<br>") + 1
-    per_line = max(12, int(((layout.get("width") or _width(size)) - 24) / (0.56 * size)))
+    per_line = max(12, int((_laid_out(layout, size) - 24) / (CHAR * size)))
     lines = wrap_words(text, per_line)
     title["text"] = "<br>".join(lines)
     return len(lines)
@@ -191,8 +274,12 @@ def _place_title_and_legend(data: list[dict], layout: dict, talk: bool, font: in
     # says (measured in Chromium and kaleido): pad it down by that much, and leave the room
     multi = title if lines > 1 else 0
     title_h = int(title * 1.9 + (lines - 1) * title * 1.25 + 0.4 * multi) if lines else 0
+    _wrap_legend_names(data, layout, font)
     rows = _legend_rows_of(data, layout, font)
-    top = max(base_top, title_h + rows * LEGEND_ROW[talk] + 14)
+    top = max(base_top, title_h + rows * LEGEND_ROW[talk] + 14) + _panel_titles(layout)
+    # a long legend never squeezes the plot: the figure grows instead, by what the plot would lose
+    bottom = (layout.get("margin") or {}).get("b") or BOTTOM[talk]
+    height = max(height, top + MIN_PLOT_HEIGHT[talk] + bottom)
     return dict(
         height=height,
         title=dict(x=0.0, xanchor="left", xref="container", y=1.0, yanchor="top", yref="container",
@@ -202,6 +289,14 @@ def _place_title_and_legend(data: list[dict], layout: dict, talk: bool, font: in
                     title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),
         margin=dict(t=top),
     )
+
+
+def _panel_titles(layout: dict) -> int:
+    """The height of the subplot titles drawn just above the top row of plots (``make_subplots``'
+    annotations): under the legend, so the top margin makes room for them too."""
+    sizes = [(a.get("font") or {}).get("size") or 16 for a in layout.get("annotations") or ()
+             if a.get("yref") == "paper" and a.get("yanchor") == "bottom" and (a.get("y") or 0) >= 0.99]
+    return int(LINE * max(sizes)) if sizes else 0
 
 
 def _merge(dst: dict, src: dict) -> dict:
@@ -259,12 +354,12 @@ def theme_layout(data: list[dict], layout: dict, talk: bool = False) -> dict:
     nested keys, no ``title_text`` shorthands) is changed in place and returned, with the template
     (as JSON) set; ``data`` (trace dicts) only sizes the legend."""
     if not talk:
-        changes = [dict(font=dict(size=14, color=TEXT), title=dict(font=dict(color=TEXT)), margin=dict(l=64, r=20, b=56)),
+        changes = [dict(font=dict(size=14, color=TEXT), title=dict(font=dict(color=TEXT)), margin=dict(l=64, r=20, b=BOTTOM[False])),
                    _place_title_and_legend(data, layout, False, 13, 17, 24)]
         axis = dict(tickfont=dict(size=13, color=TEXT), title=dict(font=dict(size=14, color=TEXT)), gridcolor=GRID,
                     linecolor="#9AA0A6", zerolinecolor=GRID)
     else:
-        changes = [dict(font=dict(size=20, color="#000000"), margin=dict(l=80, r=30, b=70)),
+        changes = [dict(font=dict(size=20, color="#000000"), margin=dict(l=80, r=30, b=BOTTOM[True])),
                    _place_title_and_legend(data, layout, True, 18, 24, 30)]
         axis = dict(linewidth=2, ticks="outside", tickwidth=2)
     layout["template"] = _TEMPLATE_JSON[talk]
@@ -274,6 +369,8 @@ def theme_layout(data: list[dict], layout: dict, talk: bool = False) -> dict:
     for letter in "xy":
         for key in _axis_keys(layout, letter):
             layout[key] = _merge(layout.get(key) or {}, axis)
+    _fit_axis_titles(layout, talk)
+    layout.pop(FIT_WIDTH, None)  # not a plotly property
     return layout
 
 
@@ -289,11 +386,42 @@ def apply_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
     against about 10 ms so), which made a page of ten figures slow. Builders that run on every
     slider move skip even that: ``themed_figure`` makes the figure, themed, from dicts at once.
     """
-    layout = theme_layout(_names(fig), fig.layout.to_plotly_json(), talk)
+    names = _names(fig)
+    layout = theme_layout(names, fig.layout.to_plotly_json(), talk)
     fig.layout = layout
+    for trace, d in zip(fig.data, names):
+        if d.get("name") is not None and d["name"] != trace.name:
+            trace.name = d["name"]  # wrapped to the figure's width
     if talk:
         _thicken(fig)
     return fig
+
+
+def refit(fig: go.Figure, width: int, talk: bool = False) -> go.Figure:
+    """A copy of the themed ``fig`` with its text laid out again for a figure ``width`` px wide (a
+    row of three on a 1280 px screen): the title, legend names and axis titles unbroken, then
+    broken and given room as ``theme_layout`` does for that width."""
+    def whole(text):
+        return text.replace("<br>", " ") if isinstance(text, str) else text
+
+    out = go.Figure(fig)
+    layout = out.layout.to_plotly_json()
+    if isinstance(layout.get("title"), dict):
+        layout["title"]["text"] = whole(layout["title"].get("text"))
+    for key in [k for k in layout if k[1:5] == "axis" and isinstance(layout[k], dict)]:
+        title = layout[key].get("title")
+        if isinstance(title, dict) and title.get("text"):
+            title["text"] = whole(title["text"]).replace(" (not from 0)", NOT_FROM_ZERO)
+    layout.pop("margin", None)  # the look sets it anew
+    names = _names(out)
+    for d in names:
+        d["name"] = whole(d.get("name"))
+    layout[FIT_WIDTH] = width
+    out.layout = theme_layout(names, layout, talk)
+    for trace, d in zip(out.data, names):
+        if d.get("name") is not None and d["name"] != trace.name:
+            trace.name = d["name"]
+    return out
 
 
 def themed_figure(data: list[dict], layout: dict, talk: bool = False, *, overrides: dict | None = None) -> go.Figure:
@@ -355,6 +483,7 @@ TALK_CSS = """<style>
 .stApp, [data-testid="stSidebar"], [data-testid="stHeader"] {background: #ffffff !important; color: #111 !important;}
 .stApp p, .stApp li, .stApp label {font-size: 1.2rem;}
 .stApp h1 {font-size: 2.6rem;} .stApp h2 {font-size: 2.1rem;} .stApp h3 {font-size: 1.7rem;}
+[data-testid="stMainBlockContainer"] {padding-left: 2rem !important; padding-right: 2rem !important;}
 </style>"""
 PRESENTER_CSS = """<style>
 [data-testid="stToolbar"], [data-testid="stDecoration"], footer {display: none !important;}

@@ -138,9 +138,8 @@ def response_item(data, metric, methods, title, name, talk, fixed=None, x_axis="
     table = response(data, metric, methods, fixed, x_axis) if table is None else table
     if table.empty or not (table[f"{metric}_n"] > 0).any():
         raise Missing(f"no finished {', '.join(methods)} runs with '{metric}' in study '{data.study.get('name')}'")
-    fig = sf.response_figure(table, x_axis, metric, pair=PAIR, all_values=data.axis(x_axis), title=title, talk=talk)
-    if y_title:
-        fig.update_yaxes(title_text=y_title)
+    fig = sf.response_figure(table, x_axis, metric, pair=PAIR, all_values=data.axis(x_axis), title=title, talk=talk,
+                             y_title=y_title)
     return SlideFigure(name, fig, table), table
 
 

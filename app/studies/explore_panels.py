@@ -15,6 +15,7 @@ from app.figures import captions
 from app.figures import study as sf
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.figures.charts import embedding_scatter, spectrum_figure
+from app.figures.theme import class_colors
 from app.studies import catalog as studies
 from app.studies import explore_local, shared
 
@@ -225,9 +226,10 @@ def sections(view: View, points: pd.DataFrame) -> list[switcher.Section]:
     if explore_local.has_local(points):
         out.append(switcher.Section([pair("local")], heading=explore_local.HEADING))
     methods = list(dict.fromkeys(points[studies.SERIES])) if studies.SERIES in points else []
-    per_row = min(len(methods), 4) or 1
+    per_row = min(len(methods), EMBEDDINGS_PER_ROW) or 1
     slots = [f"emb_{m}" for m in methods]
-    out.append(switcher.Section([slots[i:i + per_row] for i in range(0, len(slots), per_row)], columns=per_row))
+    out.append(switcher.Section([slots[i:i + per_row] for i in range(0, len(slots), per_row)], columns=per_row,
+                                key=class_key(view, points) if len(methods) > 1 else None))
     out.append(switcher.Section([["spec", "rank_resp"] if view.resp_axis else ["spec"]]))
     out.append(switcher.Section([["rank_acc"]], heading="Less trained or collapsed? Rank at equal accuracy"))
     if len(view.axes) >= 2:
@@ -293,6 +295,20 @@ def response(view: View, resp: pd.DataFrame, metric: str, title: str, slot: str)
     return _panel(slot, fig, resp[cols], f"{view.ref.name}_{metric}_vs_{view.resp_axis}", title, note.strip() or None)
 
 
+# Several methods' embeddings: three a row, laid out for the width one of three gets at 1280 px
+# (normal: beside the sidebar; talk: the sidebar starts collapsed), one colour key above them all.
+EMBEDDINGS_PER_ROW = 3
+EMBEDDING_WIDTH = {False: 270, True: 340}
+
+
+def class_key(view: View, points: pd.DataFrame) -> list[tuple[str, str]] | None:
+    """(class name, colour) of the study's classes, for the key above its embeddings' grid (from
+    the first run's partition; None when it names no classes: each panel keeps its legend)."""
+    run_ids = [r for r in points.get("run_id", pd.Series(dtype=object)).dropna() if r]
+    names = studies.class_names(view.ref, run_ids[0], 0) if run_ids else []
+    return list(zip(names, class_colors(len(names), view.talk))) if names else None
+
+
 def embeddings(view: View, runs: dict[str, str]) -> list[switcher.Panel]:
     out = []
     for method, run_id in runs.items():
@@ -303,7 +319,8 @@ def embeddings(view: View, runs: dict[str, str]) -> list[switcher.Panel]:
             continue
         y = snap["labels"]
         names = studies.class_names(view.ref, run_id, int(y.max()) + 1 if y.size else 0)
-        fig = embedding_scatter(snap["xy"], y, names, talk=view.talk,
+        fig = embedding_scatter(snap["xy"], y, names, talk=view.talk, legend=len(runs) == 1 or not studies.class_names(view.ref, run_id, 0),
+                                fit_width=EMBEDDING_WIDTH[view.talk] if len(runs) > 1 else None,
                                 title=f"{sf._label(method)}, round {snap['round']} ({snap['kind']})")
         data = pd.DataFrame({"x": snap["xy"][:, 0], "y": snap["xy"][:, 1], "label": y})
         out.append(_panel(f"emb_{method}", fig, data, f"{view.ref.name}_embedding_{method}_{where(view.pos)}",

@@ -46,6 +46,7 @@ class Section:
     rows: list[list[str]]        # slot names, one list a row
     heading: str | None = None
     columns: int | None = None   # grid columns (default: the row's length)
+    key: list[tuple[str, str]] | None = None  # (name, colour): one colour key for the row's figures
 
 
 @dataclass
@@ -160,7 +161,8 @@ def show(key: str, study: str, axes: list[Axis], sections: list[Section], positi
             panels[panel.slot] = {"fid": panel.fid if panel.fig is not None else None, "caption": panel.caption or ""}
         out[pos_key(axes, p.value)] = {"notice": p.notice, "panels": panels}
     layout = {"axes": [{"key": a.key, "label": a.label, "options": a.options} for a in axes],
-              "sections": [{"heading": s.heading, "rows": s.rows, "columns": s.columns} for s in sections]}
+              "sections": [{"heading": s.heading, "rows": s.rows, "columns": s.columns, "key": s.key}
+                           for s in sections]}
     layout["sig"] = hashlib.sha1(json.dumps([study, layout, talk, presenter]).encode()).hexdigest()[:16]
     args = {"layout": layout, "value": value, "seq": st.session_state.get(seq_key, 0), "positions": out,
             "talk": talk, "presenter": presenter, "near": wants_neighbours(key, study)}

@@ -9,6 +9,7 @@ from app import service, state
 from app.export import slides, widgets
 from app.export.slides import Slide
 from app.export.widgets import show_figure
+from app.figures import theme
 from app.lesson import data as lesson_data
 from app.lesson import demo_study
 from app.lesson import steps as lesson
@@ -99,11 +100,17 @@ nav[2].button("Next →", key="l_next", on_click=go, args=(1,), disabled=step ==
 nav[1].progress(step / N, text=f"Step {step} of {N}: {lesson.STEPS[step - 1][0]}")
 
 
+# A row of three figures at 1280 px beside the open sidebar is about 280 px a figure (talk mode's
+# collapsed sidebar leaves about 390: its own look's width holds)
+ROW_OF_THREE = 270
+
+
 def draw_figures(content: Slide, prefix: str) -> None:
     cols = st.columns(len(content.figures)) if content.figures else []
     for j, (col, item) in enumerate(zip(cols, content.figures)):
+        fig = theme.refit(item.fig, ROW_OF_THREE, False) if len(cols) >= 3 and not talk else item.fig
         with col:
-            show_figure(item.fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
+            show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
 
 
 content = content_of(step)

@@ -221,7 +221,7 @@ def test_long_titles_wrap_in_talk_mode_and_the_plot_starts_below_them():
 
     short, long = fig("Test accuracy"), fig("Intra / inter class distance (lower = tighter)")
     assert "<br>" not in short.layout.title.text
-    # talk mode lays a figure out for a third of the page (theme.TALK_WIDTH): 25 characters a line at 24 px
+    # talk mode lays a figure out for a third of the page (theme.TALK_WIDTH): 23 characters a line at 24 px
     assert long.layout.title.text == "Intra / inter class<br>distance (lower =<br>tighter)"
     assert long.layout.margin.t > short.layout.margin.t  # room for the second line
 

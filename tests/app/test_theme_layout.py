@@ -1,6 +1,8 @@
 """``apply_theme`` sets the layout in one assignment (for speed): it must give exactly the figure the
 update-call version gave. The reference below is that version, kept verbatim (but for the title
-and legend placed from the figure's left edge, not the plot area's: issue 16)."""
+and legend placed from the figure's left edge, not the plot area's: issue 16; and for the two
+text-fitting steps of issue 20, legend names and axis titles broken onto lines, which it calls
+as they are: what is compared here is the one assignment against the update calls)."""
 from __future__ import annotations
 
 import copy
@@ -20,8 +22,15 @@ def reference_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
         lines = theme._wrap_title(fig, title)
         multi = title if lines > 1 else 0
         title_h = int(title * 1.9 + (lines - 1) * title * 1.25 + 0.4 * multi) if lines else 0
+        names = theme._names(fig)
+        theme._wrap_legend_names(names, fig.layout.to_plotly_json(), font)
+        for trace, d in zip(fig.data, names):
+            if d.get("name") is not None:
+                trace.name = d["name"]
         rows = theme._legend_rows(fig, font)
-        top = max(base_top, title_h + rows * theme.LEGEND_ROW[talk] + 14)
+        top = max(base_top, title_h + rows * theme.LEGEND_ROW[talk] + 14) + theme._panel_titles(fig.layout.to_plotly_json())
+        bottom = fig.layout.margin.b or theme.BOTTOM[talk]
+        fig.layout.height = max(fig.layout.height, top + theme.MIN_PLOT_HEIGHT[talk] + bottom)
         fig.update_layout(
             title=dict(x=0.0, xanchor="left", xref="container", y=1.0, yanchor="top", yref="container",
                        pad=dict(t=8 + multi, l=12), font=dict(size=title)),
@@ -38,13 +47,20 @@ def reference_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
                     gridcolor=theme.GRID, linecolor="#9AA0A6", zerolinecolor=theme.GRID)
         fig.update_xaxes(**axis)
         fig.update_yaxes(**axis)
-        return fig
+        return fit(fig)
     fig.layout.template = theme._TEMPLATES[True]
     fig.update_layout(font=dict(size=20, color="#000000"), margin=dict(l=80, r=30, b=70))
     place(18, 24, 30)
     fig.update_xaxes(linewidth=2, ticks="outside", tickwidth=2)
     fig.update_yaxes(linewidth=2, ticks="outside", tickwidth=2)
     theme._thicken(fig)
+    return fit(fig)
+
+
+def fit(fig: go.Figure) -> go.Figure:
+    layout = fig.layout.to_plotly_json()
+    theme._fit_axis_titles(layout, fig.layout.font.size == 20)
+    fig.update_layout(margin=layout["margin"], **{k: v for k, v in layout.items() if k[1:5] == "axis"})
     return fig
 
 

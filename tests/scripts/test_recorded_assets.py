@@ -16,7 +16,7 @@ from fedquad_core.version import engine_fingerprint, run_key
 
 RECORDED = Path(__file__).resolve().parents[2] / "assets" / "recorded"
 NAMES = sorted(["digits-alpha", "digits-margins", "fmnist-methods", "digits-local", "fmnist-skew", "fmnist-regime",
-                "fmnist-paper-2pct"])
+                "fmnist-paper", "fmnist-paper-2pct"])
 BUDGET = 60 * 1024 * 1024
 
 
@@ -92,7 +92,7 @@ def test_local_models_are_measured_at_every_snapshot(studies, name):
     assert kept >= 1  # the Clients page's pictures: some runs keep their clients' embeddings
 
 
-SEEDS = {"digits-local": 5, "fmnist-skew": 5, "fmnist-paper-2pct": 3}
+SEEDS = {"digits-local": 5, "fmnist-skew": 5, "fmnist-paper": 5, "fmnist-paper-2pct": 3}
 
 
 @pytest.mark.parametrize("name", sorted(SEEDS))

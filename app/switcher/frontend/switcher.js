@@ -50,6 +50,14 @@
     S.notice = root.appendChild(el("div", "fq-notice"));
     for (const section of layout.sections) {
       if (section.heading) root.appendChild(el("h3", "fq-heading", section.heading));
+      if (section.key && section.key.length) {  // one colour key for the section's figures (no legend each)
+        const key = root.appendChild(el("div", "fq-key"));
+        for (const [name, color] of section.key) {
+          const item = key.appendChild(el("span", "fq-key-item"));
+          item.appendChild(el("span", "fq-swatch")).style.background = color;
+          item.appendChild(document.createTextNode(name));
+        }
+      }
       for (const row of section.rows) {
         const r = root.appendChild(el("div", "fq-row"));
         r.style.gridTemplateColumns = `repeat(${section.columns || row.length}, minmax(0, 1fr))`;

@@ -1,0 +1,199 @@
+"""What a figure looks like on screen, measured in the browser, and the layout rules it must keep:
+the figure layout sweep's checks (``test_talk_layout.py``), in one place.
+
+A figure (one ``.js-plotly-plot``) fails when
+- its title, a subplot title (an annotation), an axis title, a tick label, its legend or a colour
+  bar leaves the figure (``svg.main-svg``);
+- two of these overlap: title, subplot titles, axis titles, legend, colour bars (an axis title
+  running into the legend is the commonest defect), or an axis title with a tick label;
+- two legend entries overlap, or the legend scrolls (its entries do not fit its box: names are
+  cut, entries hidden);
+- two tick labels of one axis overlap (colour-bar ticks included);
+- a plot area (one subplot's drag box) is under ``MIN_PLOT`` px wide or high;
+- traces of one legend group (what one legend entry stands for: mean line, band, seed lines) are
+  drawn in different hues (the band or the seed lines would then not match their legend entry).
+"""
+from __future__ import annotations
+
+import colorsys
+import time
+
+SLACK = 1.5  # px: anti-aliasing and sub-pixel rounding
+MIN_PLOT = 80  # px: the smallest plot area that still shows a figure
+
+MEASURE = """(g) => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const shown = (el) => { const s = getComputedStyle(el);
+    return s.opacity !== '0' && s.display !== 'none' && s.visibility !== 'hidden' && el.textContent.trim(); };
+  const svg = g.querySelector('svg.main-svg');
+  const title = g.querySelector('.gtitle');
+  const legendG = g.querySelector('.legend');
+  const legend = legendG ? (legendG.querySelector('.bg') || legendG) : null;
+  const axisTitles = [...g.querySelectorAll('.infolayer text')]
+    .filter(t => /^[xy][0-9]*title$/.test(t.getAttribute('class') || '') && shown(t))
+    .map(t => ({text: t.textContent, box: box(t)}));
+  const annotations = [...g.querySelectorAll('.annotation')].filter(a => shown(a))
+    .map(a => { const t = a.querySelector('.annotation-text') || a; return {text: t.textContent, box: box(t)}; });
+  const ticks = {};
+  for (const t of g.querySelectorAll('.xtick text, .ytick text')) {
+    if (!shown(t)) continue;
+    const layer = t.closest('g[class*="layer-above"], g.xaxislayer-above, g.yaxislayer-above') || t.parentNode.parentNode;
+    const axis = (t.closest('.xtick') ? 'x' : 'y') + ':' + (t.closest('.colorbar') ? 'cb' : '') + Array.prototype.indexOf.call(
+        g.querySelectorAll('g.xaxislayer-above, g.yaxislayer-above, .colorbar'), t.closest('.colorbar') || layer);
+    (ticks[axis] = ticks[axis] || []).push({text: t.textContent, box: box(t)});
+  }
+  const colorbars = [...g.querySelectorAll('.colorbar')].map(c => ({box: box(c),
+    title: [...c.querySelectorAll('.cbtitle text')].filter(shown).map(t => ({text: t.textContent, box: box(t)}))}));
+  const plots = [...g.querySelectorAll('.nsewdrag')].map(d => box(d));
+  const rgb = (c) => {
+    if (!c || typeof c !== 'string') return null;
+    const s = c.trim().toLowerCase();
+    let m = s.match(/^#([0-9a-f]{6})$/);
+    if (m) return [0, 2, 4].map(i => parseInt(m[1].slice(i, i + 2), 16)).join(',');
+    m = s.match(/^rgba?\\(([^)]*)\\)$/);
+    if (m) return m[1].split(',').slice(0, 3).map(x => Math.round(parseFloat(x))).join(',');
+    return null;
+  };
+  const groups = {};
+  for (const tr of (g._fullData || [])) {
+    if (!tr.legendgroup || tr.visible === false) continue;
+    const cols = new Set();
+    const fill = rgb(tr.fillcolor);
+    const lineW = tr.line && tr.line.width;
+    if (tr.fill && tr.fill !== 'none' && fill) cols.add(fill);
+    if (tr.mode && tr.mode.includes('lines') && lineW > 0 && rgb(tr.line.color)) cols.add(rgb(tr.line.color));
+    if (tr.mode && tr.mode.includes('markers') && tr.marker && rgb(tr.marker.color)) cols.add(rgb(tr.marker.color));
+    if (tr.type === 'bar' && tr.marker && rgb(tr.marker.color)) cols.add(rgb(tr.marker.color));
+    for (const c of cols) (groups[tr.legendgroup] = groups[tr.legendgroup] || {})[c] = tr.name || '?';
+  }
+  const items = [...g.querySelectorAll('.legend .traces')].map(tr => {
+    const t = tr.querySelector('text.legendtext');
+    return {text: t ? t.textContent : '', box: box(t || tr), row: box(tr)};
+  });
+  return {items, axisTitles, annotations, colorbars, plots, svg: svg ? box(svg) : null,
+          title: title && shown(title) ? box(title) : null, titleText: title ? title.textContent : '',
+          legend: legend ? box(legend) : null, scrollbar: !!(legendG && [...legendG.querySelectorAll('.scrollbar')]
+            .some(s => s.getBoundingClientRect().height > 0 && parseFloat(s.getAttribute('height') || '1') > 0)),
+          ticks, groups};
+}"""
+
+
+def _inside(inner, outer) -> bool:
+    return (inner[0] >= outer[0] - SLACK and inner[1] >= outer[1] - SLACK and inner[2] <= outer[2] + SLACK
+            and inner[3] <= outer[3] + SLACK)
+
+
+def _overlap(a, b) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > SLACK and min(a[3], b[3]) - max(a[1], b[1]) > SLACK
+
+
+def _hue(rgb: str) -> tuple:
+    """A colour's hue bucket (so a lighter or transparent version of one colour counts the same)."""
+    r, g, b = (int(x) / 255 for x in rgb.split(","))
+    h, lum, s = colorsys.rgb_to_hls(r, g, b)
+    return ("grey",) if s < 0.15 or lum > 0.97 or lum < 0.03 else (round(h * 24) % 24,)
+
+
+def _labelled(m: dict) -> list[tuple[str, list]]:
+    """The figure's text blocks that must keep apart from one another, named."""
+    out = [("the title", m["title"])] if m["title"] else []
+    out += [(f"the subplot title {a['text'][:40]!r}", a["box"]) for a in m["annotations"]]
+    out += [(f"the axis title {t['text'][:40]!r}", t["box"]) for t in m["axisTitles"]]
+    out += [("the legend", m["legend"])] if m["legend"] else []
+    out += [(f"colour bar {i + 1}", c["box"]) for i, c in enumerate(m["colorbars"])]
+    return out
+
+
+def figure_problems(m: dict, where: str) -> list[str]:
+    out = []
+    name = f"{where}: figure {m['titleText'][:60]!r}"
+    if m["svg"] is None:
+        return [f"{name}: not drawn"]
+    blocks = _labelled(m)
+    for label, b in blocks:
+        if not _inside(b, m["svg"]):
+            out.append(f"{name}: {label} leaves the figure")
+    for i, (la, a) in enumerate(blocks):
+        for lb, b in blocks[i + 1:]:
+            if _overlap(a, b) and not (la.startswith("the legend") and lb.startswith("colour bar")):
+                out.append(f"{name}: {la} overlaps {lb}")
+    for c in m["colorbars"]:
+        for t in c["title"]:
+            if not _inside(t["box"], m["svg"]):
+                out.append(f"{name}: the colour bar title {t['text'][:40]!r} leaves the figure")
+    if m["legend"]:
+        if m["scrollbar"]:
+            out.append(f"{name}: the legend scrolls ({len(m['items'])} entries do not fit)")
+        else:
+            cut = [i["text"] for i in m["items"] if not _inside(i["box"], m["legend"])]
+            if cut:
+                out.append(f"{name}: legend entries cut by the legend's box: {cut[:3]}")
+    for i, a in enumerate(m["items"]):
+        hit = next((b for b in m["items"][i + 1:] if _overlap(a["box"], b["box"])), None)
+        if hit:
+            out.append(f"{name}: legend entries {a['text']!r} and {hit['text']!r} overlap")
+            break
+    for axis, ticks in m["ticks"].items():
+        outside = [t["text"] for t in ticks if not _inside(t["box"], m["svg"])]
+        if outside:
+            out.append(f"{name}: tick labels {outside[:3]} leave the figure ({axis})")
+        ticks = sorted(ticks, key=lambda t: (t["box"][0], t["box"][1]))
+        for a, b in zip(ticks, ticks[1:]):
+            if _overlap(a["box"], b["box"]):
+                out.append(f"{name}: tick labels {a['text']!r} and {b['text']!r} overlap ({axis})")
+                break
+    tick_boxes = [t for ticks in m["ticks"].values() for t in ticks]
+    for t in m["axisTitles"]:
+        hit = next((k for k in tick_boxes if _overlap(t["box"], k["box"])), None)
+        if hit:
+            out.append(f"{name}: the axis title {t['text'][:40]!r} overlaps the tick label {hit['text']!r}")
+    for p in m["plots"]:
+        w, h = p[2] - p[0], p[3] - p[1]
+        if min(w, h) < MIN_PLOT:
+            out.append(f"{name}: a plot area of {w:.0f} x {h:.0f} px (under {MIN_PLOT})")
+            break
+    for group, colors in m["groups"].items():
+        hues = {_hue(c) for c in colors} - {("grey",)}
+        if len(hues) > 1:
+            out.append(f"{name}: legend group {group!r} drawn in different colours {sorted(colors)}")
+    return out
+
+
+CHARTS = ("() => [...document.querySelectorAll('.js-plotly-plot')].map("
+          "g => (g.querySelector('svg.main-svg') ? 1 : 0) + ':' + (g._fullData || []).length + "
+          "(g.closest('.hidden') ? 'h' : ''))"
+          ".join('|') + (document.querySelector('[data-testid=\"stStatusWidget\"]') ? 'R' : '')")
+
+
+def _frame_charts(frame) -> str:
+    try:
+        return frame.evaluate(CHARTS)
+    except Exception:  # noqa: BLE001 - a frame that went away meanwhile
+        return "gone"
+
+
+def settle(page, timeout: float = 90.0) -> None:
+    """The script run finished and the set of drawn charts stopped changing for 1.5 s."""
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                           timeout=timeout * 1000)
+    deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
+    while time.monotonic() < deadline:
+        now = "".join(_frame_charts(f) for f in page.frames)  # the page's and the figure switcher's
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since > 1.5:
+            return
+        time.sleep(0.25)
+
+
+def page_problems(page, where: str) -> list[str]:
+    """Every figure shown, in the page and in the figure switcher's frame (Explore's figures at the
+    slider position; those it holds hidden for other positions are not shown, so not measured)."""
+    out = []
+    for i, frame in enumerate(page.frames):
+        figs = frame.locator(".js-plotly-plot").filter(visible=True).all()  # (not in a closed expander)
+        if i and frame.locator(".fq-slot").count() and not figs:
+            out.append(f"{where}: the figure switcher shows no figure")
+        for fig in figs:
+            out += figure_problems(fig.evaluate(MEASURE), where)
+    return out
