@@ -389,9 +389,7 @@ def apply_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
     names = _names(fig)
     layout = theme_layout(names, fig.layout.to_plotly_json(), talk)
     fig.layout = layout
-    for trace, d in zip(fig.data, names):
-        if d.get("name") is not None and d["name"] != trace.name:
-            trace.name = d["name"]  # wrapped to the figure's width
+    _rename(fig, names)
     if talk:
         _thicken(fig)
     return fig
@@ -418,10 +416,15 @@ def refit(fig: go.Figure, width: int, talk: bool = False) -> go.Figure:
         d["name"] = whole(d.get("name"))
     layout[FIT_WIDTH] = width
     out.layout = theme_layout(names, layout, talk)
-    for trace, d in zip(out.data, names):
+    _rename(out, names)
+    return out
+
+
+def _rename(fig: go.Figure, names: list[dict]) -> None:
+    """Give ``fig``'s traces the legend names ``theme_layout`` broke to the figure's width."""
+    for trace, d in zip(fig.data, names):
         if d.get("name") is not None and d["name"] != trace.name:
             trace.name = d["name"]
-    return out
 
 
 def themed_figure(data: list[dict], layout: dict, talk: bool = False, *, overrides: dict | None = None) -> go.Figure:

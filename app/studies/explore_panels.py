@@ -319,7 +319,8 @@ def embeddings(view: View, runs: dict[str, str]) -> list[switcher.Panel]:
             continue
         y = snap["labels"]
         names = studies.class_names(view.ref, run_id, int(y.max()) + 1 if y.size else 0)
-        fig = embedding_scatter(snap["xy"], y, names, talk=view.talk, legend=len(runs) == 1 or not studies.class_names(view.ref, run_id, 0),
+        keyed = len(runs) > 1 and bool(studies.class_names(view.ref, run_id, 0))  # the grid's key names the classes
+        fig = embedding_scatter(snap["xy"], y, names, talk=view.talk, legend=not keyed,
                                 fit_width=EMBEDDING_WIDTH[view.talk] if len(runs) > 1 else None,
                                 title=f"{sf._label(method)}, round {snap['round']} ({snap['kind']})")
         data = pd.DataFrame({"x": snap["xy"][:, 0], "y": snap["xy"][:, 1], "label": y})
