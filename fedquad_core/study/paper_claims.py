@@ -16,9 +16,10 @@ The verdict comes from Welch's test of the difference of the two groups' means
 - ``not run here``: no study in the root tests it (or the datasets are not available offline).
 
 Beside it: the robustness of the verdict (the same under ± 2 std bands and on the final round's
-values instead of the last-k mean: "robust" only when all three agree), the verdict at several
-matched accuracy levels for geometry rows (each run's snapshot curve interpolated at each level),
-and whether the study's runs reached a plateau (``plateau``).
+values instead of the last-k mean: "robust" only when all three agree and the study's FedAvg has
+reached a plateau), the verdict at several matched accuracy levels for geometry rows (each run's
+snapshot curve interpolated at each level), and whether the study's runs reached a plateau
+(``plateau``).
 """
 from __future__ import annotations
 
@@ -91,6 +92,7 @@ class ClaimResult:
     expect: str = ""
     sign: int = 0  # the tested difference's sign (+1 / -1) when it is beyond seed noise, else 0
     checks: tuple[tuple[str, str], ...] = ()  # (check, its verdict): the robustness checks
+    climbing: str = ""  # the study's FedAvg still gains over its last rounds: why (robust needs a plateau)
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -350,7 +352,8 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
         return _empty(claim, name, f"damaged, left out: {e}")
     r, a = _Runs(studies.runs, study), resolve(study, claim.a)
     what = METRIC_NAMES.get(claim.metric, claim.metric)
-    plateau = study_plateau(r)[1]
+    reached, plateau = study_plateau(r)
+    climbing = _climbing(plateau) if reached is False else ""
     if claim.lowest:
         others = [m for m in (study.get("axes") or {}).get("method", []) if m != a.get("method")]
         mine = point_values(r.runs, study, a, claim.metric, "last-k", r)
@@ -370,7 +373,7 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
                            f"method{'s' if len(usable) != 1 else ''}", numbers, verdict,
                            _difference(usable[low], claim.metric), p, None, usable[low].test.g if usable[low].test else None,
                            plateau=plateau, expect=claim.expect, sign=-1 if verdict == SUPPORTED else 0,
-                           checks=(("± 2 std bands", _lowest_bands(list(usable.values()))),))
+                           checks=(("± 2 std bands", _lowest_bands(list(usable.values()))),), climbing=climbing)
     b = resolve(study, claim.b or {})
     geometry = claim.metric in GEOMETRY
     matched = matched_comparison(r, a, b, claim.metric, label=_label) if geometry else None
@@ -394,7 +397,8 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
                            _difference(v, claim.metric), p, None, v.test.g if v.test else None, "-",
                            matched.text(_judge(claim.expect)), plateau, claim.expect,
                            sign=(signs.pop() if len(signs) == 1 and verdict in (SUPPORTED, NOT_SUPPORTED) else 0),
-                           checks=(("± 2 std bands at every level", bands.pop() if len(bands) == 1 else "mixed"),))
+                           checks=(("± 2 std bands at every level", bands.pop() if len(bands) == 1 else "mixed"),),
+                           climbing=climbing)
     v = compare(point_values(r.runs, study, a, claim.metric, "last-k", r),
                 point_values(r.runs, study, b, claim.metric, "last-k", r))
     verdict = claim_verdict(v, claim.expect)
@@ -403,7 +407,14 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
                        v.test.g if v.test else None, "-",
                        matched.text(_judge(claim.expect)) if matched is not None else "-", plateau, claim.expect,
                        sign=v.direction, checks=(("± 2 std bands", band_verdict(v, claim.expect)),
-                                                 ("the final round alone", claim_verdict(final, claim.expect))))
+                                                 ("the final round alone", claim_verdict(final, claim.expect))),
+                       climbing=climbing)
+
+
+def _climbing(plateau: str) -> str:
+    """'its study is still climbing (+1.2 points over its last 10 rounds)' from ``study_plateau``'s text."""
+    gain = plateau.split(" gains ", 1)[-1].split(" (mean", 1)[0]
+    return f"its study is still climbing ({gain})"
 
 
 def _lowest_bands(verdicts: list[Verdict]) -> str:
@@ -417,7 +428,7 @@ def _finish(result: ClaimResult, p_holm: float | None) -> ClaimResult:
     """The verdict under Holm's correction (a row stays supported / not supported only when its
     adjusted p is below 0.05; else it becomes inconclusive), and its robustness: ``robust`` when
     the verdict before the correction, the ± 2 std bands and the final round's values (where the
-    row has them) all give the same verdict."""
+    row has them) all give the same verdict and the study is not still climbing."""
     verdict = result.verdict
     if p_holm is not None and verdict in (SUPPORTED, NOT_SUPPORTED) and p_holm >= 1 - LEVEL:
         verdict = INCONCLUSIVE
@@ -425,6 +436,7 @@ def _finish(result: ClaimResult, p_holm: float | None) -> ClaimResult:
         return dataclasses.replace(result, verdict=verdict, p_holm=p_holm)
     checks = ((("the test before Holm's correction", result.verdict),) if p_holm is not None else ()) + result.checks
     odd = [f"{name} give{'s' if name.startswith('the') else ''} {v}" for name, v in checks if v != verdict]
+    odd += [result.climbing] if result.climbing else []
     robustness = ROBUST if not odd else "not robust: " + "; ".join(odd)
     return dataclasses.replace(result, verdict=verdict, p_holm=p_holm, robustness=robustness,
                                sign=result.sign if verdict in (SUPPORTED, NOT_SUPPORTED) else 0)
@@ -494,7 +506,9 @@ def claims_markdown(results: list[ClaimResult]) -> str:
               f"{tested_rows(results)} tested rows (p raw, then adjusted); supported / not supported only "
               f"when the adjusted p is below {1 - LEVEL:.2f}, else inconclusive. Each run's value is the mean of "
               f"its last {LAST_ROUNDS} rounds (accuracy) or last {LAST_SNAPSHOTS} snapshots (geometry). "
-              f"Robust: the ± 2 std bands and the final round's values give the same verdict."]
+              f"Robust: the ± 2 std bands and the final round's values give the same verdict, and the study's "
+              f"FedAvg at its strongest skew has reached a plateau (under {PLATEAU_GAIN * 100:g} point gained over "
+              f"its last {PLATEAU_WINDOW} rounds)."]
     seen = []
     for r in results:
         if r.study != "-" and r.plateau != "-" and r.study not in seen:

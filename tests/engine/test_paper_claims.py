@@ -266,3 +266,22 @@ def test_robustness_and_holm_can_turn_a_verdict(tmp_path):
     assert row.verdict == cl.SUPPORTED and row.p_holm == pytest.approx(row.p)
     assert row.robustness == "not robust: ± 2 std bands give inconclusive"
     assert "`fmnist-paper`: FedAvg gains +0.0 points over its last 10 rounds" in cl.claims_markdown(res)
+
+
+def test_a_study_still_climbing_is_not_robust(tmp_path):
+    """The same clear difference (0.40-0.44 against 0.70-0.74, robust on a flat curve) read from
+    runs whose FedAvg still gains 3 points over its last 10 rounds: the verdict stands, the row is
+    not robust, and it says why with the gain."""
+    points = []
+    for method, base in (("fedavg", 0.40), ("fedquad", 0.70)):
+        for seed in range(3):
+            start = base + 0.02 * seed
+            curve = [(start - 0.03 + 0.003 * i, 5.0) for i in range(14)]  # +0.3 points a round
+            _run(tmp_path, f"{method}{seed}", curve)
+            points.append(({"method": method, "seed": seed}, f"{method}{seed}"))
+    _study(tmp_path, "fmnist-paper", points, {"method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
+    row = next(r for r in cl.check_claims(tmp_path)
+               if r.text.startswith("FedQuad is ahead of FedAvg in the paper's regime"))
+    assert row.verdict == cl.SUPPORTED
+    assert row.robustness == "not robust: its study is still climbing (+3.0 points over its last 10 rounds)"
+    assert "still climbing" in row.plateau
