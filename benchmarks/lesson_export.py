@@ -40,7 +40,8 @@ def main() -> None:
     ap.add_argument("--talk", action="store_true")
     args = ap.parse_args()
     root, kind = study_root(args.root)
-    data = LessonData(root, next(s for s in read_studies(root) if s.get("name") == LESSON_STUDY))
+    studies = {s.get("name"): s for s in read_studies(root)}  # every role's study, as the Lesson page loads them
+    data = LessonData(root, studies[LESSON_STUDY], "recorded", studies=studies)
     export.figure_bytes(go.Figure(), "svg")  # start kaleido's browser first (~3 s, paid once per process)
     t0 = time.perf_counter()
     steps = [slides.from_step(lesson.build_step(i, data, args.talk)) for i in range(1, len(lesson.STEPS) + 1)]

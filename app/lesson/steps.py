@@ -222,7 +222,8 @@ def step_price(data: LessonData, talk: bool) -> Slide:
 
 
 _CHECKS = {"the test before Holm's correction": "before Holm", "± 2 std bands at every level": "± 2 std",
-           "± 2 std bands": "± 2 std", "the final round alone": "final round"}
+           "± 2 std bands": "± 2 std", "the final round alone": "final round",
+           "its study is still climbing": "not at a plateau"}
 
 
 def _short_robustness(text_: str) -> str:
@@ -232,7 +233,8 @@ def _short_robustness(text_: str) -> str:
         return text_
     named = [short for long, short in _CHECKS.items() if long in text_ and not (long == "± 2 std bands" and
                                                                                "at every level" in text_)]
-    return "no: " + ", ".join(dict.fromkeys(named))
+    # a reason without a short name is kept whole: "no:" alone would hide why
+    return "no: " + (", ".join(dict.fromkeys(named)) or text_.removeprefix("not robust: "))
 
 
 def step_claims(data: LessonData, talk: bool) -> Slide:

@@ -119,3 +119,16 @@ def test_animation_frames_keep_one_scale_however_much_the_layouts_differ():
         assert np.sqrt((raw ** 2).sum(axis=1).mean()) < 0.5
         prev = unit_spread(raw)
         assert abs(np.sqrt(((prev - prev.mean(axis=0)) ** 2).sum(axis=1).mean()) - 1) < 1e-5
+
+
+@pytest.mark.parametrize("full, short", [
+    ("robust", "robust"),
+    ("not robust: the test before Holm's correction gives supported; the final round alone gives supported",
+     "no: before Holm, final round"),
+    ("not robust: ± 2 std bands give inconclusive; its study is still climbing (+1.2 points over its last 10 rounds)",
+     "no: ± 2 std, not at a plateau"),
+    ("not robust: a reason with no short name", "no: a reason with no short name"),
+])
+def test_the_deck_names_why_a_row_is_not_robust(full, short):
+    """Step 8's compact table names every disagreeing check (a bare 'no:' hid the plateau's)."""
+    assert lesson._short_robustness(full) == short
