@@ -42,7 +42,14 @@ SPECTRUM_FLOOR = 1e-9  # singular values below this fraction of the largest are 
 UNSET = object()  # "no slider position to mark" (None is a value: IID)
 OVERLAP_FILL = "rgba(120,120,120,0.16)"       # normal look: ~RGB 233 on the white plot area
 TALK_OVERLAP_FILL = "rgba(100,100,100,0.26)"  # talk mode: darker, to survive a projector (~RGB 215 on white)
-OVERLAP_LABEL = "inconclusive: 95 % CI includes 0"  # the grey columns' legend entry (one place to reword it)
+def overlap_label(pair=PAIR) -> str:
+    """The grey columns' legend entry: what is compared and the verdict word the sentences use
+    ("inconclusive": the 95 % CI of the difference includes 0). Named, because a figure about skew
+    against IID would otherwise read as if that contrast were the inconclusive one."""
+    return f"{engine.method_label(pair[1])} vs {engine.method_label(pair[0])}: inconclusive"
+
+
+OVERLAP_LABEL = overlap_label()  # the default pair's (FedQuad vs FedAvg)
 MISSING_FILL = "rgba(200,200,200,0.25)"
 
 
@@ -287,7 +294,7 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
             hovertemplate=f"{_label(method)}<br>{x_axis} %{{text}}<br>%{{y:.4g}} ± %{{customdata[0]:.2g}} "
                           f"(n=%{{customdata[1]}})<extra></extra>"))
     if any(_key(v) in pos for v in overlaps):
-        traces.append(_overlap_legend(talk))
+        traces.append(_overlap_legend(talk, pair))
     ytitle = y_title or METRIC_TITLES.get(metric, metric)
     lows = [float(np.nanmin(t["y"] - t["customdata"][:, 0])) for t in traces if t.get("customdata") is not None]
     if lows and min(lows) > 0.25 * max(float(np.nanmax(t["y"])) for t in traces if t.get("customdata") is not None):
@@ -329,9 +336,9 @@ def _column(x: float, xs: list[float], xaxis: dict, fill: str, label: str | None
                 layer="below", **extra)
 
 
-def _overlap_legend(talk: bool) -> dict:
+def _overlap_legend(talk: bool, pair=PAIR) -> dict:
     """A legend entry for the grey columns (a shape has none): a square in their colour, no data."""
-    return dict(type="scatter", x=[None], y=[None], mode="markers", name=OVERLAP_LABEL, legendgroup="overlap",
+    return dict(type="scatter", x=[None], y=[None], mode="markers", name=overlap_label(pair), legendgroup="overlap",
                 meta=["overlap"], hoverinfo="skip", showlegend=True,
                 marker=dict(symbol="square", size=14, color=overlap_fill(talk), line=dict(width=1, color="#777777")))
 
