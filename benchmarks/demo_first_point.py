@@ -69,7 +69,8 @@ PROBE = """(() => {
     const now = performance.now();
     if (!f.live && location.pathname.replace(/\\/+$/, '').endsWith('/live')) f.live = now;
     if (!f.live) return;
-    for (const gd of document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')) {
+    // Streamlit's charts, and the Live page's charts updated in place while runs train (app/livechart)
+    for (const gd of document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot, .fq-live-chart.js-plotly-plot')) {
       const traces = points(gd).filter((n) => n >= 1);
       if (!traces.length) continue;
       if (!f.first) f.first = now;

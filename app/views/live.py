@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import service, state
+from app import livechart, service, state
 from app.figures import captions
 from app.figures import charts as figures
 from app.export.widgets import render_downloads
@@ -50,6 +50,13 @@ RATIO_NOTE = "Measured on snapshot rounds, in the original embedding space."
 WAITING = "no point yet: it appears as the runs train"
 active = service.any_active(selected)
 refresh = REFRESH_S if active else None
+# While runs train, the charts are drawn by ``app.livechart``, which updates each in place
+# (Plotly.react into the same element): st.plotly_chart's element id hashes the figure, so each new
+# point mounted a new chart, blank until drawn (0.1-0.8 s, benchmarks/live_refresh.py). Once on, it
+# stays on for the session, so the re-run that ends the refreshing does not swap every chart again.
+if active:
+    st.session_state["_live_in_place"] = True
+in_place = bool(st.session_state.get("_live_in_place"))
 
 
 def progress_line(status: dict, label: str, rounds=None) -> tuple[float, str]:
@@ -96,7 +103,10 @@ def chart(y: str, title: str, key: str, note: str | None = None) -> None:
         fig = figures.curves_figure(rows, y, xcol, title=title, talk=talk)
         if rows.empty:  # the axes at once: the browser loads its chart code while round 1 trains
             fig.add_annotation(text=WAITING, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
-        st.plotly_chart(fig, key=key, theme=None)
+        if in_place:
+            livechart.chart(fig, key, view=f"{xcol}|{','.join(selected)}")  # a new view resets the zoom
+        else:
+            st.plotly_chart(fig, key=key, theme=None)
 
     draw()
     render_downloads(lambda: figures.curves_figure(data(y), y, xcol, title=title, talk=talk), lambda: data(y),
@@ -106,8 +116,10 @@ def chart(y: str, title: str, key: str, note: str | None = None) -> None:
         st.caption(note)
 
 
-if active:
-    progress_view()
+# Always called (it draws nothing once no run is active): the page keeps its shape when the runs end,
+# so the charts below keep their places, and the re-run that stops the refreshing updates them in
+# place instead of mounting them again.
+progress_view()
 left, right = st.columns(2)
 with left:
     chart("test_accuracy", "Test accuracy", "acc")

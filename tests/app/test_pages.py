@@ -7,7 +7,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN, PAGES, trace_values
+from app_helpers import MAIN, PAGES, trace_values, walk
 
 
 def open_page(page: str) -> AppTest:
@@ -20,7 +20,15 @@ def open_page(page: str) -> AppTest:
 
 
 def chart_specs(at: AppTest) -> list[dict]:
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    """The page's plotly figures in order: st.plotly_chart's, and the Live page's charts drawn in
+    place while runs train (``app.livechart``)."""
+    specs = []
+    for el in walk(at.main):
+        if el.type == "plotly_chart":
+            specs.append(json.loads(el.proto.spec))
+        elif el.type == "bidi_component" and el.proto.component_name.endswith("fedquad_livechart"):
+            specs.append(json.loads(json.loads(el.proto.json)["spec"]))
+    return specs
 
 
 @pytest.mark.parametrize("page", PAGES)
