@@ -102,7 +102,11 @@ DEFAULT_HEIGHT = {False: 450, True: 520}
 MIN_PLOT_HEIGHT = {False: 200, True: 240}  # px the plot area keeps under a title and legend of many rows
 BOTTOM = {False: 56, True: 70}             # the bottom margin (x ticks and title) unless a figure sets its own
 ASSUMED_WIDTH = 420                  # px a figure gets in a half-width column of the wide layout (1280 px, sidebar open)
-TALK_WIDTH = 360                     # talk mode: a third of the page (the Lesson's three columns at 1600 px)
+# talk mode: a third of the page (the Lesson's three columns at 1600 px, or at 1280 px with the sidebar
+# collapsed: about 395 px). The page never gives a talk figure less: a column holding one keeps at
+# least this width (``TALK_CSS``; the switcher's grid likewise), so where a third is narrower (1280 px
+# with the sidebar open: about 295 px) a row of three wraps into two and one instead of squeezing.
+TALK_WIDTH = 360
 
 
 def _width(font_size: int) -> int:
@@ -225,6 +229,63 @@ def _fit_axis_titles(layout: dict, talk: bool) -> None:
             margin[side] = margin.get(side, 0) + extra
 
 
+TICK_GAP = 8  # px kept between two tick labels
+
+
+def _thin_uneven_ticks(layout: dict, talk: bool) -> None:
+    """Tick labels at explicit, unevenly spaced values (a grid such as margin 0, 0.25, 0.5, 1, 2):
+    plotly picks their angle from the mean spacing, so the closest pair can collide at any angle it
+    picks. At the width the figure is laid out for, such labels are kept horizontal and a label too
+    close to the last one kept is left out (its tick and its points stay): ``ticktext`` changed in
+    place. Evenly spaced ticks are left to plotly (it rotates them as they need)."""
+    width = _laid_out(layout, 18 if talk else 13)
+    margin = layout.get("margin") or {}
+    plot = width - margin.get("l", 0) - margin.get("r", 0)
+    for key in _axis_keys(layout, "x"):
+        axis = layout.get(key) or {}
+        vals, text = axis.get("tickvals"), axis.get("ticktext")
+        if (vals is None or text is None or len(vals) != len(text) or len(vals) < 3 or axis.get("tickangle") is not None
+                or axis.get("type") not in (None, "linear")):
+            continue
+        try:
+            xs = [float(v) for v in vals]
+        except (TypeError, ValueError):
+            continue
+        order = sorted(range(len(xs)), key=xs.__getitem__)
+        gaps = [xs[b] - xs[a] for a, b in zip(order, order[1:])]
+        span = xs[order[-1]] - xs[order[0]]
+        if span <= 0 or min(gaps) > 0.75 * span / len(gaps):  # (nearly) even: plotly's own angle holds
+            continue
+        lo, hi = axis.get("range") or (None, None)
+        if lo is not None and hi is not None and hi > lo:
+            per_unit = plot * _span(axis.get("domain")) / (float(hi) - float(lo))
+        else:  # autorange: the ticks' extent, padded by the points' markers and any column around them
+            per_unit = 0.8 * plot * _span(axis.get("domain")) / span
+        font = (axis.get("tickfont") or {}).get("size") or (layout.get("font") or {}).get("size") or (20 if talk else 13)
+        half = [_label_width(str(t), font) / 2 for t in text]
+        out, last = list(text), None
+        for i in order:
+            if not str(text[i]):
+                continue
+            if last is not None and (xs[i] - xs[last]) * per_unit < half[i] + half[last] + TICK_GAP:
+                out[i] = ""
+            else:
+                last = i
+        if out != list(text):
+            layout[key] = {**axis, "ticktext": out, "tickangle": 0}
+
+
+def _label_width(text: str, size: float) -> float:
+    """A tick label's width in px: digits about 0.56 of the font size, a point or comma 0.3, any
+    other character ``CHAR`` (tick labels are mostly numbers: ``CHAR`` alone would make "0.25" a
+    fifth wider than drawn)."""
+    return size * sum(0.56 if c.isdigit() else 0.3 if c in ".," else CHAR for c in text)
+
+
+def _span(domain) -> float:
+    return (domain[1] - domain[0]) if domain else 1.0
+
+
 def wrap_words(text: str, per_line: int) -> list[str]:
     """``text`` broken at spaces into lines of at most ``per_line`` characters (a longer word
     stays whole on its own line)."""
@@ -280,13 +341,19 @@ def _place_title_and_legend(data: list[dict], layout: dict, talk: bool, font: in
     # a long legend never squeezes the plot: the figure grows instead, by what the plot would lose
     bottom = (layout.get("margin") or {}).get("b") or BOTTOM[talk]
     height = max(height, top + MIN_PLOT_HEIGHT[talk] + bottom)
+    legend = dict(orientation="h", xref="container", x=0.0, xanchor="left", yref="container",
+                  y=1.0 - title_h / height, yanchor="top", font=dict(size=font),
+                  title=dict(side="left"), bgcolor="rgba(255,255,255,0)")
+    # plotly caps a horizontal legend at half the figure's height and scrolls the rest: a legend of
+    # many rows (seven methods, each name on two lines, one a row) gets the height kept for it
+    need = (rows + 1) * LEGEND_ROW[talk]
+    if need > 0.5 * height:
+        legend["maxheight"] = need
     return dict(
         height=height,
         title=dict(x=0.0, xanchor="left", xref="container", y=1.0, yanchor="top", yref="container",
                    pad=dict(t=8 + multi, l=12), font=dict(size=title)),
-        legend=dict(orientation="h", xref="container", x=0.0, xanchor="left", yref="container",
-                    y=1.0 - title_h / height, yanchor="top", font=dict(size=font),
-                    title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),
+        legend=legend,
         margin=dict(t=top),
     )
 
@@ -370,6 +437,7 @@ def theme_layout(data: list[dict], layout: dict, talk: bool = False) -> dict:
         for key in _axis_keys(layout, letter):
             layout[key] = _merge(layout.get(key) or {}, axis)
     _fit_axis_titles(layout, talk)
+    _thin_uneven_ticks(layout, talk)
     layout.pop(FIT_WIDTH, None)  # not a plotly property
     return layout
 
@@ -487,7 +555,8 @@ TALK_CSS = """<style>
 .stApp p, .stApp li, .stApp label {font-size: 1.2rem;}
 .stApp h1 {font-size: 2.6rem;} .stApp h2 {font-size: 2.1rem;} .stApp h3 {font-size: 1.7rem;}
 [data-testid="stMainBlockContainer"] {padding-left: 2rem !important; padding-right: 2rem !important;}
-</style>"""
+[data-testid="stColumn"]:has([data-testid="stPlotlyChart"], .js-plotly-plot) {min-width: min(100%, TALK_WIDTHpx) !important;}
+</style>""".replace("TALK_WIDTH", str(TALK_WIDTH))  # a column holding a figure: never under the width it is laid out for
 PRESENTER_CSS = """<style>
 [data-testid="stToolbar"], [data-testid="stDecoration"], footer {display: none !important;}
 </style>"""

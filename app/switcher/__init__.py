@@ -29,6 +29,8 @@ import plotly.io as pio
 import streamlit as st
 import streamlit.components.v1 as components
 
+from app.figures.theme import TALK_WIDTH
+
 FRONTEND = Path(__file__).with_name("frontend")
 FILES = ("index.html", "switcher.js", "switcher.css")
 
@@ -162,7 +164,9 @@ def show(key: str, study: str, axes: list[Axis], sections: list[Section], positi
         out[pos_key(axes, p.value)] = {"notice": p.notice, "panels": panels}
     layout = {"axes": [{"key": a.key, "label": a.label, "options": a.options} for a in axes],
               "sections": [{"heading": s.heading, "rows": s.rows, "columns": s.columns, "key": s.key}
-                           for s in sections]}
+                           for s in sections],
+              # talk mode: no grid column narrower than talk figures are laid out for (rows wrap instead)
+              "min_width": TALK_WIDTH if talk else 0}
     layout["sig"] = hashlib.sha1(json.dumps([study, layout, talk, presenter]).encode()).hexdigest()[:16]
     args = {"layout": layout, "value": value, "seq": st.session_state.get(seq_key, 0), "positions": out,
             "talk": talk, "presenter": presenter, "near": wants_neighbours(key, study)}

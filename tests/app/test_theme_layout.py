@@ -2,7 +2,8 @@
 update-call version gave. The reference below is that version, kept verbatim (but for the title
 and legend placed from the figure's left edge, not the plot area's: issue 16; and for the two
 text-fitting steps of issue 20, legend names and axis titles broken onto lines, which it calls
-as they are: what is compared here is the one assignment against the update calls)."""
+as they are, and for a long legend's max height and the thinned uneven ticks of the talk-with-sidebar
+fix: what is compared here is the one assignment against the update calls)."""
 from __future__ import annotations
 
 import copy
@@ -38,6 +39,8 @@ def reference_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
                         y=1.0 - title_h / fig.layout.height, yanchor="top", font=dict(size=font),
                         title=dict(side="left"), bgcolor="rgba(255,255,255,0)"),
             margin=dict(t=top))
+        if (rows + 1) * theme.LEGEND_ROW[talk] > 0.5 * fig.layout.height:
+            fig.update_layout(legend_maxheight=(rows + 1) * theme.LEGEND_ROW[talk])
 
     if not talk:
         fig.layout.template = theme._TEMPLATES[False]
@@ -60,6 +63,7 @@ def reference_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
 def fit(fig: go.Figure) -> go.Figure:
     layout = fig.layout.to_plotly_json()
     theme._fit_axis_titles(layout, fig.layout.font.size == 20)
+    theme._thin_uneven_ticks(layout, fig.layout.font.size == 20)
     fig.update_layout(margin=layout["margin"], **{k: v for k, v in layout.items() if k[1:5] == "axis"})
     return fig
 
@@ -75,11 +79,20 @@ def figures() -> list[go.Figure]:
         sub.add_trace(go.Scatter(x=x, y=x + c, name=f"s{c}", showlegend=c == 1), row=1, col=c)
     sub.update_yaxes(type="log")
     one = go.Figure(go.Scatter(x=x, y=x, mode="markers", marker=dict(size=5)), layout=dict(width=300, margin=dict(l=5)))
-    return [lines, heat, sub, one, go.Figure()]
+    return [lines, heat, sub, one, go.Figure(), grid()]
+
+
+def grid() -> go.Figure:
+    """Seven methods' long names over an uneven grid (margin 0, 0.25, 0.5, 1, 2)."""
+    xs = [0, 0.25, 0.5, 1, 2]
+    return go.Figure([go.Scatter(x=xs, y=[i + v for v in xs], name=f"Method {i} (mean of 1)", mode="lines+markers")
+                      for i in range(7)],
+                     layout=dict(title="Accuracy at α = 0.1", xaxis=dict(title_text="margin m1", tickvals=xs,
+                                                                         ticktext=[f"{v:g}" for v in xs])))
 
 
 @pytest.mark.parametrize("talk", [False, True])
-@pytest.mark.parametrize("index", range(5))
+@pytest.mark.parametrize("index", range(6))
 def test_one_assignment_gives_the_same_figure(index, talk):
     fig = figures()[index]
     expected = reference_theme(copy.deepcopy(fig), talk).to_plotly_json()
@@ -153,3 +166,42 @@ def test_an_axis_plotly_zooms_in_on_says_not_from_0():
     assert ytitle(fig) == "rank" + NOT_FROM_ZERO
     again = apply_theme(fig)
     assert ytitle(again) == "rank" + NOT_FROM_ZERO  # said once
+
+
+def test_talk_figures_never_get_less_than_they_are_laid_out_for():
+    """Talk mode lays figures out for ``TALK_WIDTH``; the page keeps a column holding a figure at
+    least that wide (a row of three wraps at 1280 px with the sidebar open), and so does the
+    switcher's grid (``min_width`` in its layout, in talk mode only)."""
+    assert f"min-width: min(100%, {theme.TALK_WIDTH}px)" in theme.TALK_CSS
+    assert 'stPlotlyChart' in theme.TALK_CSS and theme.TALK_CSS in theme.page_css(True, False)
+    assert theme.TALK_CSS not in theme.page_css(False, False)
+
+
+def test_uneven_ticks_are_thinned_to_the_width_laid_out_for():
+    """plotly angles tick labels by their mean spacing: at 0, 0.25, 0.5, 1, 2 in talk mode's font the
+    closest pair collided (Explore's margin studies at 1280 px with the sidebar open). In talk mode a
+    label too close to the last one kept is left out and the labels stay horizontal; the normal look
+    (smaller font) keeps them all, and evenly spaced ticks are left to plotly."""
+    talk = theme.apply_theme(grid(), True).layout.xaxis
+    assert list(talk.ticktext) == ["0", "", "0.5", "1", "2"] and talk.tickangle == 0
+    assert list(talk.tickvals) == [0, 0.25, 0.5, 1, 2]  # the ticks stay, only a label goes
+    normal = theme.apply_theme(grid(), False).layout.xaxis
+    assert list(normal.ticktext) == ["0", "0.25", "0.5", "1", "2"] and normal.tickangle is None
+    even = grid()
+    even.update_xaxes(tickvals=[0, 1, 2, 3, 4], ticktext=["0.01", "0.03", "0.1", "0.3", "1"])
+    assert list(theme.apply_theme(even, True).layout.xaxis.ticktext) == ["0.01", "0.03", "0.1", "0.3", "1"]
+    wide = grid()
+    wide.update_layout(width=900)  # a figure given its width: laid out for it, nothing left out
+    assert list(theme.apply_theme(wide, True).layout.xaxis.ticktext) == ["0", "0.25", "0.5", "1", "2"]
+
+
+def test_a_long_legend_gets_the_height_kept_for_it():
+    """plotly caps a horizontal legend at half the figure's height and scrolls the rest: seven
+    methods' two-line names, one a row at talk mode's width, got a scrolling legend."""
+    fig = theme.apply_theme(grid(), True)
+    rows = sum(len(t.name.split("<br>")) for t in fig.data)
+    assert rows == 14  # each name on two lines, one entry a row
+    assert fig.layout.legend.maxheight == (rows + 1) * theme.LEGEND_ROW[True] > 0.5 * fig.layout.height
+    assert fig.layout.margin.t >= rows * theme.LEGEND_ROW[True]  # and the room is kept above the plot
+    short = theme.apply_theme(go.Figure([go.Scatter(y=[1, 2], name="FedAvg"), go.Scatter(y=[2, 1], name="FedQuad")]), True)
+    assert short.layout.legend.maxheight is None  # plotly's own cap left alone

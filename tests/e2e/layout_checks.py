@@ -162,7 +162,9 @@ def figure_problems(m: dict, where: str) -> list[str]:
 CHARTS = ("() => [...document.querySelectorAll('.js-plotly-plot')].map("
           "g => (g.querySelector('svg.main-svg') ? 1 : 0) + ':' + (g._fullData || []).length + "
           "(g.closest('.hidden') ? 'h' : ''))"
-          ".join('|') + (document.querySelector('[data-testid=\"stStatusWidget\"]') ? 'R' : '')")
+          ".join('|') + (document.querySelector('[data-testid=\"stStatusWidget\"]') ? 'R' : '')"
+          " + ((document.querySelector('[data-test-script-state]') || {getAttribute: () => ''})"
+          ".getAttribute('data-test-script-state') === 'running' ? 'S' : '')")
 
 
 def _frame_charts(frame) -> str:
@@ -172,8 +174,29 @@ def _frame_charts(frame) -> str:
         return "gone"
 
 
+SWITCHERS = "() => document.querySelectorAll('iframe[title*=\"fedquad_switcher\"]').length"
+SWITCHER_READY = "() => !!(window.fqState && window.fqState.sig) && !document.querySelector('.fq-slot.loading')"
+
+
+def _switchers_ready(page) -> bool:
+    """Every figure switcher of the page has drawn its layout and the figures of its position (its
+    frame loads plotly.js and gets its figures after the page's script run: on a loaded machine
+    the set of charts can stand still for seconds before it has drawn any)."""
+    want = page.evaluate(SWITCHERS)
+    if not want:
+        return True
+    ready = 0
+    for frame in page.frames[1:]:
+        try:
+            ready += bool(frame.evaluate(SWITCHER_READY))
+        except Exception:  # noqa: BLE001 - a frame that went away meanwhile
+            pass
+    return ready >= want
+
+
 def settle(page, timeout: float = 90.0) -> None:
-    """The script run finished and the set of drawn charts stopped changing for 1.5 s."""
+    """The script run finished (no status widget, the app's script state not "running"), every
+    figure switcher has drawn its position, and the set of drawn charts stopped changing for 1.5 s."""
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
                            timeout=timeout * 1000)
     deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
@@ -181,8 +204,8 @@ def settle(page, timeout: float = 90.0) -> None:
         now = "".join(_frame_charts(f) for f in page.frames)  # the page's and the figure switcher's
         if now != last:
             last, since = now, time.monotonic()
-        elif time.monotonic() - since > 1.5:
-            return
+        elif time.monotonic() - since > 1.5 and not ("R" in now or "S" in now) and _switchers_ready(page):
+            return  # (a long script run can keep the charts still for seconds: not settled while it runs)
         time.sleep(0.25)
 
 

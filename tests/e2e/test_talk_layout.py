@@ -1,6 +1,8 @@
 """The figure layout sweep, in a real browser (headless Chromium), on the recorded studies a fresh
 clone ships: every page, every Lesson step and Explore on every recorded study, every plotly figure
-on them, at 1600x1000 and 1280x720, in normal, talk and presenter mode. Zero findings is the bar.
+on them, at 1600x1000 and 1280x720, in normal, talk and presenter mode, and in talk mode with the
+sidebar open (a lecturer who turns talk mode on with the sidebar's toggle keeps it open: at 1280 px a
+row of three figures then gets about 295 px, not 395). Zero findings is the bar.
 
 The rules a figure must keep (a title, subplot title, axis title, tick label, legend or colour bar
 leaving the figure or overlapping another; a legend that scrolls or cuts its entries; a plot area
@@ -9,7 +11,7 @@ under 80 px; a legend group in two colours) are in ``layout_checks.py``.
 Presenter mode also: no page navigation, no Download or deck buttons, no widget other than the
 Lesson's Back / Next buttons in the page.
 
-One server serves the six sweeps (``recorded_server``, module-wide: the figures are the recorded
+One server serves the eight sweeps (``recorded_server``, module-wide: the figures are the recorded
 studies', and every sweep opens its own pages). Run alone with
 ``.venv/bin/python -m pytest -q tests/e2e/test_talk_layout.py``; ``TALK_SHOTS=folder`` also saves a
 full-page screenshot of every page looked at. Needs Debian's chromium and fails, never skips,
@@ -29,7 +31,8 @@ from layout_checks import page_problems, settle
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "clients", "runs"]
 RECORDED = ROOT / "assets" / "recorded"
 VIEWPORTS = {"1600x1000": {"width": 1600, "height": 1000}, "1280x720": {"width": 1280, "height": 720}}
-MODES = {"normal": "", "talk": "talk=1", "presenter": "talk=1&presenter=1"}
+MODES = {"normal": "", "talk": "talk=1", "presenter": "talk=1&presenter=1", "talk-sidebar": "talk=1"}
+SIDEBAR_OPEN = {"talk-sidebar"}  # modes swept with the sidebar open (a talk link opens it collapsed)
 
 
 def lesson_steps() -> range:
@@ -91,6 +94,39 @@ def screenshot(page, path: Path, viewport: dict) -> None:
     page.set_viewport_size(viewport)
 
 
+SIDEBAR_WIDTH = ("() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+                 " return s ? s.getBoundingClientRect().width : 0; }")
+SIDEBAR_OPENED = ("() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+                  " return !!s && s.getBoundingClientRect().width > 200; }")
+PLOT_WIDTHS = ("() => [...document.querySelectorAll('.js-plotly-plot')]"
+               ".map(g => Math.round(g.getBoundingClientRect().width)).join(',')")
+
+
+def _plot_widths(frame) -> str:
+    try:
+        return frame.evaluate(PLOT_WIDTHS)
+    except Exception:  # noqa: BLE001 - a frame that went away meanwhile
+        return "gone"
+
+
+def open_sidebar(page) -> None:
+    """Open the sidebar as a lecturer does with the arrow at the top left (Streamlit keeps that choice
+    in the browser's storage, so later pages open with it open), then wait until the figures have
+    taken their narrower width (the sidebar slides in, then plotly redraws each figure to its column)."""
+    if page.evaluate(SIDEBAR_WIDTH) < 100:
+        page.get_by_test_id("stExpandSidebarButton").first.click()
+    page.wait_for_function(SIDEBAR_OPENED, timeout=30_000)
+    last, since = None, time.monotonic()
+    deadline = since + 30
+    while time.monotonic() < deadline:  # the figures' widths stopped changing for 1 s
+        now = "|".join(_plot_widths(f) for f in page.frames)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since > 1.0:
+            break
+        time.sleep(0.25)
+
+
 def _walk(page, url: str, mode: str, viewport: str, shots: Path | None) -> list[str]:
     problems = []
     for where, path in _targets():
@@ -100,6 +136,8 @@ def _walk(page, url: str, mode: str, viewport: str, shots: Path | None) -> list[
         # start on the first screen of a projector)
         page.locator("h1, .js-plotly-plot").first.wait_for(timeout=120_000)
         settle(page)
+        if mode in SIDEBAR_OPEN:
+            open_sidebar(page)
         label = f"{where} ({mode}, {viewport})"
         problems += page_problems(page, label)
         if mode == "presenter":

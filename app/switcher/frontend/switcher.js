@@ -58,9 +58,12 @@
           item.appendChild(document.createTextNode(name));
         }
       }
-      for (const row of section.rows) {
+      // a grid of equal slots (``columns`` set) where columns may wrap (talk mode): one grid, so its
+      // figures flow on (three a row become two, two, two, one, not two, one, two, one)
+      const rows = layout.min_width && section.columns ? [section.rows.flat()] : section.rows;
+      for (const row of rows) {
         const r = root.appendChild(el("div", "fq-row"));
-        r.style.gridTemplateColumns = `repeat(${section.columns || row.length}, minmax(0, 1fr))`;
+        r.style.gridTemplateColumns = columns(section.columns || row.length, layout.min_width);
         for (const slot of row) {
           const box = {el: r.appendChild(el("div", "fq-slot")), figs: new Map()};
           box.host = box.el.appendChild(el("div", "fq-host"));
@@ -71,6 +74,14 @@
         }
       }
     }
+  }
+
+  function columns(n, minWidth) {
+    // n equal columns; in talk mode none narrower than the figures are laid out for (min_width px):
+    // where n do not fit, as many as fit a row and the rest wrap (a row's empty tracks are kept, so a
+    // short last row keeps the others' column width). The 0.5 px keeps rounding from dropping one.
+    if (!minWidth) return `repeat(${n}, minmax(0, 1fr))`;
+    return `repeat(auto-fill, minmax(min(100%, max(${minWidth}px, calc((100% - ${n - 1}rem) / ${n} - 0.5px))), 1fr))`;
   }
 
   function slider(axis) {
