@@ -6,7 +6,7 @@ A sampler in the page (every 50 ms) notes for each chart which DOM element draws
 ``.js-plotly-plot``, in the page or in a frame under the chart's key; ``app.livechart`` draws it in
 the page) and how far it is drawn (1 no SVG, 2 axes, 3 traces with points). With ``st.plotly_chart`` each new point mounted a new element, blank until drawn:
 this test then sees a new element per refresh. No timing is asserted; the waits are only upper
-bounds. Run alone with ``.venv/bin/python -m pytest -q tests/e2e/test_live_refresh.py``."""
+bounds. Run alone with ``.venv/bin/python -m pytest -q tests/e2e/test_live_refresh_browser.py``."""
 from __future__ import annotations
 
 import json
