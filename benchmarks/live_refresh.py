@@ -54,6 +54,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from unittest import mock
 import shutil
 import subprocess
 import sys
@@ -262,16 +263,8 @@ def one_pass(exe: str, app_root: Path, viewport: tuple[int, int], presenter: boo
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "recorded-empty").mkdir()
-        old = {k: os.environ.get(k) for k in extra_env}
-        os.environ.update(extra_env)  # Server copies os.environ into the dashboard's environment
-        try:
+        with mock.patch.dict(os.environ, extra_env):  # Server copies os.environ into the dashboard's environment
             server = Server(app_root, work / "recorded-empty", work, worker=worker)
-        finally:
-            for k, v in old.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
