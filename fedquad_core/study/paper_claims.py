@@ -362,17 +362,23 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
         usable = {m: v for m, v in verdicts.items() if v.n_b}
         if not usable or not mine:
             return _empty(claim, name, "no finished runs to compare")
-        low = min(usable, key=lambda m: usable[m].mean_b)
-        where = _label({k: v for k, v in a.items() if k != "method"})
-        numbers = _numbers(usable[low], claim.metric, NAMES.get(a["method"], a["method"]),
-                           f"lowest other, {NAMES.get(low, low)}")
-        tests = [v.test for v in usable.values() if v.test is not None]
-        p = max(t.p for t in tests) if len(tests) == len(usable) else None  # every comparison must hold
         verdict = lowest_verdict(list(usable.values()))
+        where = _label({k: v for k, v in a.items() if k != "method"})
+        tests = [v.test for v in usable.values() if v.test is not None]
+        if verdict == NOT_SUPPORTED:  # one other method below it beyond noise refutes the claim: its test
+            low = min((m for m in usable if usable[m].direction > 0 and usable[m].test is not None),
+                      key=lambda m: usable[m].test.p)
+            p, who = usable[low].test.p, "a method below it"
+        else:  # every comparison must hold: the weakest one's p
+            low = min(usable, key=lambda m: usable[m].mean_b)
+            p, who = (max(t.p for t in tests) if len(tests) == len(usable) else None), "lowest other"
+        numbers = _numbers(usable[low], claim.metric, NAMES.get(a["method"], a["method"]),
+                           f"{who}, {NAMES.get(low, low)}")
         return ClaimResult(claim.text, name, f"{what} ({_how(claim.metric)}), {where}, against {len(usable)} other "
                            f"method{'s' if len(usable) != 1 else ''}", numbers, verdict,
                            _difference(usable[low], claim.metric), p, None, usable[low].test.g if usable[low].test else None,
-                           plateau=plateau, expect=claim.expect, sign=-1 if verdict == SUPPORTED else 0,
+                           plateau=plateau, expect=claim.expect,
+                           sign={SUPPORTED: -1, NOT_SUPPORTED: 1}.get(verdict, 0),
                            checks=(("± 2 std bands", _lowest_bands(list(usable.values()))),), climbing=climbing)
     b = resolve(study, claim.b or {})
     geometry = claim.metric in GEOMETRY

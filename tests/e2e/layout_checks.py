@@ -167,11 +167,30 @@ CHARTS = ("() => [...document.querySelectorAll('.js-plotly-plot')].map("
           ".getAttribute('data-test-script-state') === 'running' ? 'S' : '')")
 
 
-def _frame_charts(frame) -> str:
-    try:
-        return frame.evaluate(CHARTS)
-    except Exception:  # noqa: BLE001 - a frame that went away meanwhile
-        return "gone"
+def in_frames(page, script: str, sep: str = "") -> str:
+    """``script`` evaluated in every frame of the page (the page's and the figure switcher's), the
+    answers joined; a frame that went away meanwhile answers "gone"."""
+    out = []
+    for frame in page.frames:
+        try:
+            out.append(frame.evaluate(script))
+        except Exception:  # noqa: BLE001 - a frame that went away meanwhile
+            out.append("gone")
+    return sep.join(out)
+
+
+def until_still(read, quiet: float, timeout: float, ready=lambda now: True) -> bool:
+    """Poll ``read()`` every 0.25 s until its answer has not changed for ``quiet`` s and
+    ``ready(answer)`` holds; False when ``timeout`` s pass first."""
+    deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
+    while time.monotonic() < deadline:
+        now = read()
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since > quiet and ready(now):
+            return True
+        time.sleep(0.25)
+    return False
 
 
 SWITCHERS = "() => document.querySelectorAll('iframe[title*=\"fedquad_switcher\"]').length"
@@ -199,14 +218,9 @@ def settle(page, timeout: float = 90.0) -> None:
     figure switcher has drawn its position, and the set of drawn charts stopped changing for 1.5 s."""
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
                            timeout=timeout * 1000)
-    deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
-    while time.monotonic() < deadline:
-        now = "".join(_frame_charts(f) for f in page.frames)  # the page's and the figure switcher's
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since > 1.5 and not ("R" in now or "S" in now) and _switchers_ready(page):
-            return  # (a long script run can keep the charts still for seconds: not settled while it runs)
-        time.sleep(0.25)
+    # (a long script run can keep the charts still for seconds: not settled while it runs)
+    until_still(lambda: in_frames(page, CHARTS), 1.5, timeout,
+                ready=lambda now: not ("R" in now or "S" in now) and _switchers_ready(page))
 
 
 def page_problems(page, where: str) -> list[str]:

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CHROMIUM_ARGS, INSTALL_HINT, ROOT, _serve, chromium_path, dump_page, failed
-from layout_checks import page_problems, settle
+from layout_checks import in_frames, page_problems, settle, until_still
 
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "clients", "runs"]
 RECORDED = ROOT / "assets" / "recorded"
@@ -102,13 +102,6 @@ PLOT_WIDTHS = ("() => [...document.querySelectorAll('.js-plotly-plot')]"
                ".map(g => Math.round(g.getBoundingClientRect().width)).join(',')")
 
 
-def _plot_widths(frame) -> str:
-    try:
-        return frame.evaluate(PLOT_WIDTHS)
-    except Exception:  # noqa: BLE001 - a frame that went away meanwhile
-        return "gone"
-
-
 def open_sidebar(page) -> None:
     """Open the sidebar as a lecturer does with the arrow at the top left (Streamlit keeps that choice
     in the browser's storage, so later pages open with it open), then wait until the figures have
@@ -116,15 +109,7 @@ def open_sidebar(page) -> None:
     if page.evaluate(SIDEBAR_WIDTH) < 100:
         page.get_by_test_id("stExpandSidebarButton").first.click()
     page.wait_for_function(SIDEBAR_OPENED, timeout=30_000)
-    last, since = None, time.monotonic()
-    deadline = since + 30
-    while time.monotonic() < deadline:  # the figures' widths stopped changing for 1 s
-        now = "|".join(_plot_widths(f) for f in page.frames)
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since > 1.0:
-            break
-        time.sleep(0.25)
+    until_still(lambda: in_frames(page, PLOT_WIDTHS, "|"), 1.0, 30)  # the figures' widths stopped changing
 
 
 def _walk(page, url: str, mode: str, viewport: str, shots: Path | None) -> list[str]:

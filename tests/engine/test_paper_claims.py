@@ -285,3 +285,33 @@ def test_a_study_still_climbing_is_not_robust(tmp_path):
     assert row.verdict == cl.SUPPORTED
     assert row.robustness == "not robust: its study is still climbing (+3.0 points over its last 10 rounds)"
     assert "still climbing" in row.plateau
+
+
+def _methods_root(root: Path, intra: dict[str, tuple[float, float, float]]) -> Path:
+    """fmnist-methods at α 0.3, three seeds a method, each run's intra-class distance flat over 14 rounds."""
+    points = []
+    for method, values in intra.items():
+        for seed, value in enumerate(values):
+            _run(root, f"{method}{seed}", [(0.6, 5.0)] * 14, extra={"intra_l2": value})
+            points.append(({"alpha": 0.3, "method": method, "seed": seed}, f"{method}{seed}"))
+    _study(root, "fmnist-methods", points, {"alpha": [0.3], "method": list(intra), "seed": [0, 1, 2]})
+    return root
+
+
+def test_lowest_of_all_refuted_by_one_method_below_it(tmp_path):
+    """'FedQuad has the lowest intra-class variance': SupConFL clearly below it (0.24 against 0.32)
+    refutes it, with SupConFL's test as the row's p (not the p of a comparison that is within noise,
+    which Holm's correction would have turned into inconclusive); FedQuad clearly below every other
+    supports it, with the weakest comparison's p."""
+    text = "FedQuad has the lowest intra-class variance of all methods"
+    res = cl.check_claims(_methods_root(tmp_path / "a", {"fedavg": (0.30, 0.33, 0.36), "supcon": (0.23, 0.24, 0.25),
+                                                         "fedquad": (0.31, 0.32, 0.33)}))
+    row = next(r for r in res if r.text == text)
+    assert row.verdict == cl.NOT_SUPPORTED and row.p < 0.01 and row.p_holm == pytest.approx(row.p)
+    assert "a method below it, SupConFL" in row.numbers and row.difference.startswith("+0.08")
+    res = cl.check_claims(_methods_root(tmp_path / "b", {"fedavg": (0.40, 0.41, 0.42), "supcon": (0.35, 0.36, 0.37),
+                                                         "fedquad": (0.20, 0.21, 0.22)}))
+    row = next(r for r in res if r.text == text)
+    assert row.verdict == cl.SUPPORTED and "lowest other, SupConFL" in row.numbers
+    # the weakest of the two comparisons (0.21 vs 0.36, the same spread) decides the p
+    assert row.p == pytest.approx(compare([0.20, 0.21, 0.22], [0.35, 0.36, 0.37]).test.p)
