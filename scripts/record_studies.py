@@ -322,6 +322,14 @@ def drop_unreferenced(out: StudyStore) -> None:
             shutil.rmtree(out.runs.path(run_id))
 
 
+def seed_list(text: str) -> list[int]:
+    """``--fmnist-seeds``: a comma list of integers (``0,1,2``)."""
+    try:
+        return [int(s) for s in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of integers (e.g. 0,1,2)") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", action="append", choices=NAMES, help="record only this study (repeatable)")
@@ -332,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--points", type=int, default=500, help="test points kept per snapshot (default 500)")
     p.add_argument("--fmnist-rounds", type=int, default=20, help="rounds of fmnist-methods (default 20)")
     p.add_argument("--fmnist-subset", type=int, default=6000, help="training subset of fmnist-methods (default 6000)")
-    p.add_argument("--fmnist-seeds", type=lambda t: [int(s) for s in t.split(",")], default=[0, 1, 2],
+    p.add_argument("--fmnist-seeds", type=seed_list, default=[0, 1, 2],
                    help="seeds of fmnist-methods, comma list (default 0,1,2)")
     p.add_argument("--budget-mb", type=float, default=60.0, help="size limit of everything in --out (default 60)")
     args = p.parse_args(argv)

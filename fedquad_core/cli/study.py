@@ -188,6 +188,9 @@ def _show(args, store: RunStore) -> int:
 
 
 def _claims(args, store: RunStore) -> int:
+    if not store.root.is_dir():  # a mistyped path: not a table of "not run here" rows
+        raise UserError(f"no run store at {store.root}: the recorded studies are in "
+                        "`--runs-dir assets/recorded`")
     print(claims_markdown(check_claims(store.root)))
     return 0
 

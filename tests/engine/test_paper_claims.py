@@ -174,6 +174,10 @@ def test_cli_claims_and_matched(tmp_path):
     assert out.returncode == 0 and "test accuracy 60% (given)" in out.stdout
     bad = run("show", "fmnist-skew", "--matched-accuracy", "150")
     assert bad.returncode == 2 and "at most 1" in bad.stderr and "Traceback" not in bad.stderr
+    missing = subprocess.run([sys.executable, "-m", "fedquad_core", "study", "claims", "--runs-dir",
+                              str(tmp_path / "typo")], capture_output=True, text=True, cwd=REPO)
+    assert missing.returncode == 2 and missing.stdout == "" and "no run store at" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1 and not (tmp_path / "typo").exists()
 
 
 def test_less_trained_is_not_read_as_collapsed(tmp_path):

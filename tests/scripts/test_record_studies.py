@@ -61,3 +61,10 @@ def test_quick_recording_is_a_valid_recorded_root_under_budget(tmp_path):
                    "--budget-mb", "0.01")
     assert proc.returncode == 1 and "OVER BUDGET" in proc.stderr
     assert "0 to train" in proc.stderr
+
+
+def test_a_bad_seed_list_is_one_line_before_any_work(tmp_path):
+    out = subprocess.run([sys.executable, str(REPO / "scripts" / "record_studies.py"), "--fmnist-seeds", "0,x",
+                          "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 2 and "'0,x' is not a comma list of integers" in out.stderr
+    assert "Traceback" not in out.stderr and not (tmp_path / "out").exists()
