@@ -167,16 +167,21 @@ CHARTS = ("() => [...document.querySelectorAll('.js-plotly-plot')].map("
           ".getAttribute('data-test-script-state') === 'running' ? 'S' : '')")
 
 
-def in_frames(page, script: str, sep: str = "") -> str:
-    """``script`` evaluated in every frame of the page (the page's and the figure switcher's), the
-    answers joined; a frame that went away meanwhile answers "gone"."""
+def each_frame(page, script: str) -> list:
+    """``script`` evaluated in every frame of the page (the page's first, then the figure
+    switcher's); a frame that went away meanwhile answers "gone"."""
     out = []
     for frame in page.frames:
         try:
             out.append(frame.evaluate(script))
         except Exception:  # noqa: BLE001 - a frame that went away meanwhile
             out.append("gone")
-    return sep.join(out)
+    return out
+
+
+def in_frames(page, script: str, sep: str = "") -> str:
+    """``each_frame``'s answers (strings) joined."""
+    return sep.join(each_frame(page, script))
 
 
 def until_still(read, quiet: float, timeout: float, ready=lambda now: True) -> bool:
@@ -204,13 +209,7 @@ def _switchers_ready(page) -> bool:
     want = page.evaluate(SWITCHERS)
     if not want:
         return True
-    ready = 0
-    for frame in page.frames[1:]:
-        try:
-            ready += bool(frame.evaluate(SWITCHER_READY))
-        except Exception:  # noqa: BLE001 - a frame that went away meanwhile
-            pass
-    return ready >= want
+    return sum(answer is True for answer in each_frame(page, SWITCHER_READY)[1:]) >= want
 
 
 def settle(page, timeout: float = 90.0) -> None:
