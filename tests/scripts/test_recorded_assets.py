@@ -115,3 +115,16 @@ def test_the_studies_backing_the_claims_are_trained_to_a_plateau(studies, name):
 
     reached, why = study_plateau(_Runs(RunStore(RECORDED), studies[name]))
     assert reached is (name not in CLIMBING), why
+
+
+def test_the_readme_claims_table_is_the_one_these_runs_give():
+    """README's "The paper's claims, checked" is ``fedquad study claims --runs-dir assets/recorded``
+    pasted whole (table, verdict rule, plateau lines): nothing in it typed by hand, nothing left
+    from an earlier recording."""
+    from fedquad_core.study.paper_claims import check_claims, claims_markdown
+
+    table = claims_markdown(check_claims(RECORDED)).strip()
+    readme = (RECORDED.parents[1] / "README.md").read_text()
+    start = readme.index("| # | Claim (paper)")
+    assert readme[start:start + len(table)] == table, (
+        "README's claims table differs from `fedquad study claims --runs-dir assets/recorded`: paste it again")
