@@ -10,7 +10,7 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 
 from app.figures.geometry import embedding_scatter, tick_angle
-from app.figures.theme import method_color, themed_figure
+from app.figures.theme import method_color, percent_format, themed_figure
 
 TITLES = {"local_acc_all": "local accuracy, all classes", "local_acc_own": "local accuracy, own classes",
           "local_effective_rank": "local eff. rank (σ²)", "local_ratio": "local intra / inter ratio",
@@ -57,7 +57,7 @@ def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, 
     layout = dict(title=dict(text=f"{_label(method)}{when}: clients"),
                   xaxis=dict(title=dict(text="classes the client holds"), range=[0.5, n_classes + 0.5], dtick=1),
                   yaxis=dict(title=dict(text=y_title), **({"range": yrange} if yrange else {}),
-                             **({"tickformat": ".0%"} if view == "accuracy" else {})),
+                             **({"tickformat": percent_format(traces, yrange)} if view == "accuracy" else {})),
                   showlegend=view == "accuracy")
     return themed_figure(traces, layout, talk)
 
@@ -101,7 +101,8 @@ def client_history_figure(hist: pd.DataFrame, metric: str, client: int, *, talk:
                            line=dict(color=color, dash="dot")))
     layout = dict(title=dict(text=f"Client {client}: {TITLES[metric]} over rounds"),
                   xaxis=dict(title=dict(text="round")),
-                  yaxis=dict(title=dict(text=TITLES[metric]), **({"tickformat": ".0%"} if metric.startswith("local_acc") else {})))
+                  yaxis=dict(title=dict(text=TITLES[metric]),
+                             **({"tickformat": percent_format(traces)} if metric.startswith("local_acc") else {})))
     return themed_figure(traces, layout, talk)
 
 

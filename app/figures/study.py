@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from app import engine
-from app.figures.theme import DEFAULT_HEIGHT, apply_theme, method_color, themed_figure
+from app.figures.theme import DEFAULT_HEIGHT, apply_theme, method_color, percent_format, themed_figure
 
 METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # short: "(not from 0)" may follow
                  "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
@@ -229,7 +229,7 @@ def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: 
         traces.append(dict(type="scatter", x=x, y=m, mode="lines", name=f"{_label(method)} (mean of {n})",
                            line=dict(color=color, width=2.5), legendgroup=method, meta=["mean", str(method)],
                            hovertemplate=f"{_label(method)} mean<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
-    yaxis = dict(title=dict(text=METRIC_TITLES.get(y, y)), **({"tickformat": ".0%"} if is_accuracy(y) else {}))
+    yaxis = dict(title=dict(text=METRIC_TITLES.get(y, y)), **({"tickformat": percent_format(traces)} if is_accuracy(y) else {}))
     return themed_figure(traces, dict(_title(title), hovermode="closest", xaxis=dict(title=dict(text="round")),
                                       yaxis=yaxis), talk)
 
@@ -299,7 +299,7 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
     lows = [float(np.nanmin(t["y"] - t["customdata"][:, 0])) for t in traces if t.get("customdata") is not None]
     if lows and min(lows) > 0.25 * max(float(np.nanmax(t["y"])) for t in traces if t.get("customdata") is not None):
         ytitle += " (not from 0)"  # plotly zooms in on the data: the axis says so
-    yaxis = dict(title=dict(text=ytitle), **({"tickformat": ".0%"} if is_accuracy(metric) else {}))
+    yaxis = dict(title=dict(text=ytitle), **({"tickformat": percent_format(traces)} if is_accuracy(metric) else {}))
     fig = themed_figure(traces, dict(_title(title), hovermode="closest", shapes=shapes, yaxis=yaxis,
                                      xaxis=dict(title=dict(text=AXIS_TITLES.get(x_axis, x_axis)), **xaxis)), talk)
     set_current(fig, x_axis, values, current)

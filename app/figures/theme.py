@@ -8,6 +8,7 @@ fonts, thick lines and big markers.
 from __future__ import annotations
 
 import copy
+import math
 import zlib
 
 import numpy as np
@@ -52,6 +53,27 @@ def _lean_template(name: str) -> go.layout.Template:
 
 _TEMPLATES = {False: _lean_template("plotly_white"), True: _lean_template("simple_white")}
 _TEMPLATE_JSON = {k: t.to_plotly_json() for k, t in _TEMPLATES.items()}
+
+
+def percent_format(traces=(), fixed: tuple[float, float] | None = None) -> str:
+    """The tick format of an accuracy axis (fractions shown as %): enough decimals that neighbouring
+    ticks read differently. ``fixed``: the axis's set range; else the span of the traces' y values
+    (bands included). Plotly puts about 5-8 ticks on an axis: over a span of 3 points they are half
+    a point apart, and ".0%" would print "97%, 97%, 98%, 98%"."""
+    if fixed is not None:
+        lo, hi = float(min(fixed)), float(max(fixed))
+    else:
+        ys = [np.asarray(t.get("y"), dtype=float).ravel() for t in traces
+              if t.get("y") is not None and np.asarray(t.get("y")).dtype.kind in "fiu"]
+        ys = np.concatenate(ys) if ys else np.array([])
+        ys = ys[np.isfinite(ys)]
+        if ys.size == 0:
+            return ".0%"
+        lo, hi = float(ys.min()), float(ys.max())
+    step = (hi - lo) * 100 / 8  # points between ticks, at the densest plotly draws
+    if step >= 1:
+        return ".0%"
+    return f".{min(2, max(1, math.ceil(-math.log10(step)))) if step > 0 else 1}%"
 
 
 def method_color(name: str, talk: bool = False) -> str:

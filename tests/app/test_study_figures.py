@@ -121,5 +121,22 @@ def test_every_accuracy_axis_reads_in_percent():
              "local_acc_all": 0.2 + r / 100, "ratio": 0.4} for s in (0, 1) for r in (1, 2, 3)]
     metrics = pd.DataFrame(rows)
     for y in ("test_accuracy", "local_acc_all"):
-        assert sf.band_curves_figure(metrics, y).layout.yaxis.tickformat == ".0%", y
+        assert sf.band_curves_figure(metrics, y).layout.yaxis.tickformat == ".1%", y  # 51-53 %: one decimal
     assert sf.band_curves_figure(metrics, "ratio").layout.yaxis.tickformat is None
+
+
+def test_an_accuracy_axis_over_a_few_points_gets_decimals():
+    """Over 60-94 % whole percents are enough; over 2.5 points ".0%" would print one percent twice
+    ("97%, 97%, 98%, 98%"), so the ticks get a decimal (the browser check: layout_checks)."""
+    from app.figures.theme import percent_format
+
+    wide = sf.response_figure(sf.aggregate(points(), ["method", "alpha"], ["final_acc"]), "alpha", "final_acc",
+                              all_values=[0.1, 1.0, None])
+    assert wide.layout.yaxis.tickformat == ".0%"
+    narrow = points().assign(final_acc=lambda d: 0.966 + (d["final_acc"].fillna(0.5) - 0.5) / 10)
+    fig = sf.response_figure(sf.aggregate(narrow, ["method", "alpha"], ["final_acc"]), "alpha", "final_acc",
+                             all_values=[0.1, 1.0, None])
+    assert fig.layout.yaxis.tickformat == ".1%"
+    assert percent_format([{"y": [0.949, 0.951]}]) == ".2%"  # two tenths of a point
+    assert percent_format([{"y": [0.95, 0.95]}]) == ".1%" and percent_format([]) == ".0%"
+    assert percent_format(fixed=(0.0, 1.0)) == ".0%"

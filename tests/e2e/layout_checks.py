@@ -8,7 +8,9 @@ A figure (one ``.js-plotly-plot``) fails when
   running into the legend is the commonest defect), or an axis title with a tick label;
 - two legend entries overlap, or the legend scrolls (its entries do not fit its box: names are
   cut, entries hidden);
-- two tick labels of one axis overlap (colour-bar ticks included);
+- two tick labels of one axis overlap (colour-bar ticks included), or two neighbouring ones read
+  the same (a ".0%" axis over a range of 2 points: "97%, 97%, 98%, 98%"; a log axis's repeated
+  "2", "5" per decade are not neighbours);
 - a plot area (one subplot's drag box) is under ``MIN_PLOT`` px wide or high;
 - traces of one legend group (what one legend entry stands for: mean line, band, seed lines) are
   drawn in different hues (the band or the seed lines would then not match their legend entry).
@@ -142,6 +144,9 @@ def figure_problems(m: dict, where: str) -> list[str]:
             if _overlap(a["box"], b["box"]):
                 out.append(f"{name}: tick labels {a['text']!r} and {b['text']!r} overlap ({axis})")
                 break
+        same = next((a["text"] for a, b in zip(ticks, ticks[1:]) if a["text"].strip() and a["text"] == b["text"]), None)
+        if same is not None:
+            out.append(f"{name}: two neighbouring tick labels both read {same!r} ({axis}): too few decimals")
     tick_boxes = [t for ticks in m["ticks"].values() for t in ticks]
     for t in m["axisTitles"]:
         hit = next((k for k in tick_boxes if _overlap(t["box"], k["box"])), None)

@@ -31,6 +31,11 @@ CASES = {
     "ticks collide": ([{"type": "scatter", "x": [0, 0.25, 0.5, 1, 2], "y": [1, 2, 3, 4, 5]}],
                       {"xaxis": {"tickvals": [0, 0.02, 0.04], "ticktext": ["0.00000", "0.02000", "0.04000"],
                                  "tickfont": {"size": 22}}, "width": 320}, "overlap"),
+    "tick labels repeat": ([{"type": "scatter", "x": [1, 2, 3], "y": [0.966, 0.975, 0.988]}],
+                           {"yaxis": {"tickformat": ".0%"}}, "both read"),
+    "log axis, not repeats": ([{"type": "scatter", "x": [1, 2, 3], "y": [0.01, 0.3, 1]}],
+                              {"yaxis": {"type": "log"}, "title": {"text": "Spectrum", "yref": "container", "y": 0.98,
+                                                                  "yanchor": "top"}, "margin": {"t": 80}}, None),
     "plot squashed": (LINES, {"height": 200, "margin": {"t": 100, "b": 60}}, "a plot area of"),
     "panel titles into the legend": (
         [{**LINES[0], "xaxis": "x", "yaxis": "y"}, {**LINES[1], "xaxis": "x2", "yaxis": "y2"}],
