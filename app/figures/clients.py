@@ -26,13 +26,16 @@ def _label(method: str) -> str:
     return {"fedavg": "FedAvg", "fedquad": "FedQuad"}.get(method, method)
 
 
-def value_range(values) -> list[float] | None:
+def value_range(values, top: float | None = None) -> list[float] | None:
+    """The y range shared by the population figures: the values padded by 8 % of their span, but
+    never past ``top`` (accuracy: 1.0, so the axis does not read "102%"; the figure draws its
+    markers unclipped, so a client at 100 % still shows whole)."""
     v = np.asarray(pd.to_numeric(pd.Series(list(values)), errors="coerce").dropna(), dtype=float)
     if not v.size:
         return None
     lo, hi = float(v.min()), float(v.max())
     pad = max((hi - lo) * 0.08, 0.02 * max(abs(hi), 1e-9))
-    return [lo - pad, hi + pad]
+    return [lo - pad, hi + pad if top is None else max(min(hi + pad, top), lo)]
 
 
 def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, n_classes: int = 10,
@@ -48,6 +51,7 @@ def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, 
         traces.append(dict(type="scatter", mode="markers", name=TITLES[metric], x=rows["classes"].to_numpy(dtype=float) + jitter,
                            y=rows[metric].to_numpy(dtype=float),
                            customdata=np.stack([rows["client"].to_numpy(), rows["samples"].to_numpy()], axis=1),
+                           cliponaxis=False,  # a client at the range's edge (100 %) drawn whole
                            marker=dict(size=11, symbol=SYMBOLS.get(metric, "circle"), opacity=opacity,
                                        color=method_color(method, talk), line=dict(width=1.5)),
                            hovertemplate="client %{customdata[0]} (%{customdata[1]} samples)<br>"

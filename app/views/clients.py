@@ -47,7 +47,7 @@ pop = data.population(runs, rnd)
 counts, names = data.class_counts(next(iter(runs.values())))
 
 st.header("The population")
-yr = cf.value_range(pd.concat([pop[m] for m in cf.VIEWS[view]]))
+yr = cf.value_range(pd.concat([pop[m] for m in cf.VIEWS[view]]), top=1.0 if view == "accuracy" else None)
 cols = st.columns(min(len(runs), 3))
 for i, method in enumerate(runs):
     with cols[i % len(cols)]:

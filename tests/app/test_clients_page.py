@@ -223,3 +223,19 @@ def test_the_clients_figures_are_valid_plotly(talk):
     spec = lambda f: json.loads(pio.to_json(f.to_dict(), validate=False))  # noqa: E731 (as test_theme_layout)
     for fig in figs:
         assert spec(go.Figure(fig.to_plotly_json())) == spec(fig)
+
+
+def test_an_accuracy_range_stops_at_100_percent():
+    """Clients at 100 % own-class accuracy: the shared y range is padded below but ends at 1.0 (the
+    axis read "102%"), and the markers are drawn unclipped so the ones at 100 % show whole."""
+    import pandas as pd
+
+    from app.figures import clients as cf
+
+    assert cf.value_range([0.9, 1.0], top=1.0) == pytest.approx([0.88, 1.0])  # pad: 2 % of the top
+    assert cf.value_range([0.9, 1.0]) == pytest.approx([0.88, 1.02])  # other metrics: padded both ways
+    assert cf.value_range([1.0, 1.0], top=1.0) == pytest.approx([0.98, 1.0])
+    pop = pd.DataFrame([{"method": "fedavg", "client": c, "classes": 2, "samples": 30, "local_acc_all": 0.9,
+                         "local_acc_own": 1.0} for c in range(3)])
+    fig = cf.population_figure(pop, "fedavg", "accuracy", yrange=cf.value_range([0.9, 1.0], top=1.0))
+    assert fig.layout.yaxis.range[1] == 1.0 and all(t.cliponaxis is False for t in fig.data)
