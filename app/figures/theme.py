@@ -63,9 +63,8 @@ def percent_format(traces=(), fixed: tuple[float, float] | None = None) -> str:
     if fixed is not None:
         lo, hi = float(min(fixed)), float(max(fixed))
     else:
-        ys = [np.asarray(t.get("y"), dtype=float).ravel() for t in traces
-              if t.get("y") is not None and np.asarray(t.get("y")).dtype.kind in "fiu"]
-        ys = np.concatenate(ys) if ys else np.array([])
+        arrays = (np.asarray(t["y"]) for t in traces if t.get("y") is not None)
+        ys = np.concatenate([a.ravel().astype(float) for a in arrays if a.dtype.kind in "fiu"] or [np.empty(0)])
         ys = ys[np.isfinite(ys)]
         if ys.size == 0:
             return ".0%"
@@ -73,7 +72,7 @@ def percent_format(traces=(), fixed: tuple[float, float] | None = None) -> str:
     step = (hi - lo) * 100 / 8  # points between ticks, at the densest plotly draws
     if step >= 1:
         return ".0%"
-    return f".{min(2, max(1, math.ceil(-math.log10(step)))) if step > 0 else 1}%"
+    return f".{min(2, math.ceil(-math.log10(step))) if step > 0 else 1}%"  # step < 1: one decimal or more
 
 
 def method_color(name: str, talk: bool = False) -> str:
