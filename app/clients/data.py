@@ -20,7 +20,7 @@ from app.figures.study import PAIR, value_label
 from app.projection.maths import procrustes_align
 from app.studies import catalog
 
-LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka", "update_norm")
+LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio", "local_cka", "update_norm")
 # the pairs the page opens on, first present wins: fmnist-skew at alpha 0.1, where a client's local
 # model visibly differs from the global one (local rank about half of IID's), then digits-local
 DEFAULTS = (("fmnist-skew", {"alpha": 0.1, "seed": 0}), ("digits-local", {"local_epochs": 10, "alpha": 0.1, "seed": 0}))

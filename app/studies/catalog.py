@@ -21,7 +21,7 @@ from app.engine import (RunNotFound, RunStore, StoreError, StudyStore, atomic_wr
                         spawn_detached, study_frame)
 
 SERIES, REPLICATE = "method", "seed"
-LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka",
+LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio", "local_cka",
                  "update_cosine", "update_norm")  # the mean over a run's measured clients (engine's study table)
 METRICS = ("final_acc", "best_acc", "final_ratio", "final_ratio_l2", "effective_rank", *LOCAL_METRICS)
 

@@ -153,7 +153,7 @@ def cmd_list(args, store: RunStore) -> int:
     return 0
 
 
-LOCAL_COLUMNS = {"local_acc_all": "local acc", "local_acc_own": "own acc", "local_effective_rank": "local rank",
+LOCAL_COLUMNS = {"local_acc_all": "local acc", "local_acc_own": "own acc", "local_acc_own_any": "own acc (any)", "local_effective_rank": "local rank",
                  "local_cka": "local CKA", "update_cosine": "upd cos"}
 
 

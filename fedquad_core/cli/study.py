@@ -18,7 +18,7 @@ from .tables import print_table
 
 METRIC_LABELS = {"final_acc": "final acc %", "best_acc": "best acc %", "final_ratio": "ratio",
                  "final_ratio_l2": "ratio (L2)", "effective_rank": "eff. rank",
-                 "local_acc_all": "local acc %", "local_acc_own": "own acc %", "local_effective_rank": "local rank",
+                 "local_acc_all": "local acc %", "local_acc_own": "own acc %", "local_acc_own_any": "own acc (any) %", "local_effective_rank": "local rank",
                  "local_ratio": "local ratio", "local_cka": "local CKA", "update_cosine": "upd. cos",
                  "update_norm": "upd. norm"}
 DEFAULT_METRICS = ("final_acc", "best_acc", "final_ratio", "effective_rank")

@@ -124,14 +124,17 @@ def read_metrics(folder: Path) -> list[dict[str, Any]]:
 
 def _local_clients_ok(value: Any) -> bool:
     """A snapshot row's ``local``: one object per measured client, with an integer ``client`` and
-    ``samples``, ``classes`` a list of integers, every other field a number or null."""
+    ``samples``, ``classes`` (and, in runs from the holding rule on, ``classes_any``) a list of
+    integers, every other field a number or null."""
     if not isinstance(value, list):
         return False
+    lists = ("classes", "classes_any")
     for c in value:
         if (not isinstance(c, dict) or not _integer(c.get("client")) or not _integer(c.get("samples"))
-                or not isinstance(c.get("classes"), list) or not all(_integer(k) for k in c["classes"])):
+                or not isinstance(c.get("classes"), list)
+                or not all(isinstance(c.get(k, []), list) and all(_integer(i) for i in c.get(k, [])) for k in lists)):
             return False
-        if not all(v is None or _number(v) for k, v in c.items() if k not in ("client", "samples", "classes")):
+        if not all(v is None or _number(v) for k, v in c.items() if k not in ("client", "samples", *lists)):
             return False
     return True
 

@@ -17,7 +17,7 @@ from .stats import Difference, bands_separated, p_text, welch
 
 # the mean local-model metrics of the last snapshot row that has them (README, "Local models");
 # None for runs that did not measure their clients
-LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka",
+LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio", "local_cka",
                  "update_cosine", "update_norm")
 METRICS = ("final_acc", "best_acc", "final_ratio", "final_ratio_l2", "effective_rank", *LOCAL_METRICS)
 REPLICATE, SERIES = "seed", "method"

@@ -9,7 +9,9 @@ round loop holds on every execution path (sequential, parallel workers, vmap), s
 the same numbers.
 
 Per client: ``local_acc_all`` (accuracy on the whole subset), ``local_acc_own`` (on the subset's
-points of the classes the client holds), ``local_effective_rank`` and ``local_ratio`` (intra/inter,
+points of the classes the client holds: a class is held from ``HOLD_SHARE``, 2 % of the client's
+training samples, so a class it has a stray sample of is not counted as its own),
+``local_acc_own_any`` (the same with every class it has one sample of or more), ``local_effective_rank`` and ``local_ratio`` (intra/inter,
 as in ``geometry``) of its embeddings, ``local_cka`` (linear CKA between its embeddings and the
 round's starting global model's of the same points) and ``update_norm`` (L2 norm of its weight
 update, trainable parameters flattened). Over the measured clients: the mean of each, and
@@ -26,7 +28,9 @@ import torch
 
 from ..numerics.geometry import effective_rank
 
-CLIENT_METRICS = ("local_acc_all", "local_acc_own", "local_effective_rank", "local_ratio", "local_cka", "update_norm")
+CLIENT_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio",
+                  "local_cka", "update_norm")
+HOLD_SHARE = 0.02  # a class is one of the client's own from this share of its training samples
 ROW_METRICS = CLIENT_METRICS + ("update_cosine",)
 _STREAM = 0x10CA1  # this module's own random stream, next to the run seed and round
 
@@ -129,6 +133,19 @@ def cosine_matrix(gram: np.ndarray) -> np.ndarray:
     return out
 
 
+def held_classes(counts: np.ndarray) -> np.ndarray:
+    """``[K, C]`` bool: which classes each row of training ``counts`` holds, from ``HOLD_SHARE`` of
+    its samples (and at least one)."""
+    counts = np.asarray(counts)
+    return (counts > 0) & (counts >= HOLD_SHARE * counts.sum(axis=-1, keepdims=True))
+
+
+def _accuracy_on(pred: np.ndarray, labels: np.ndarray, classes: np.ndarray) -> float | None:
+    """Accuracy on the points of ``classes``; None when there are none."""
+    own = np.isin(labels, classes)
+    return float((pred[own] == labels[own]).mean()) if own.any() else None
+
+
 def _mean(values: Sequence[float | None]) -> float | None:
     finite = [v for v in values if v is not None and math.isfinite(v)]
     return float(np.mean(finite)) if finite else None
@@ -162,13 +179,15 @@ class LocalProbe:
         preds, embeddings = zip(*(_forward(model, by_id[int(c)].weights, inputs) for c in ids))
         embeddings = np.stack(embeddings)
         ranks, ratios, ckas = ref.geometry(embeddings)
+        holds = held_classes(self.counts[ids])
         clients = []
         for i, c in enumerate(ids):
-            pred, held = preds[i], np.flatnonzero(self.counts[c] > 0)
-            own = np.isin(labels, held)
-            clients.append({"client": int(c), "classes": [int(k) for k in held], "samples": int(self.counts[c].sum()),
+            pred, held, held_any = preds[i], np.flatnonzero(holds[i]), np.flatnonzero(self.counts[c] > 0)
+            clients.append({"client": int(c), "classes": [int(k) for k in held],
+                            "classes_any": [int(k) for k in held_any], "samples": int(self.counts[c].sum()),
                             "local_acc_all": float((pred == labels).mean()),
-                            "local_acc_own": float((pred[own] == labels[own]).mean()) if own.any() else None,
+                            "local_acc_own": _accuracy_on(pred, labels, held),
+                            "local_acc_own_any": _accuracy_on(pred, labels, held_any),
                             "local_effective_rank": _finite(float(ranks[i])), "local_ratio": _finite(float(ratios[i])),
                             "local_cka": _finite(float(ckas[i])), "update_norm": _finite(float(norms[i]))})
         row: dict[str, Any] = {key: _mean([c[key] for c in clients]) for key in CLIENT_METRICS}
@@ -177,6 +196,6 @@ class LocalProbe:
         row["local_measured"] = len(ids)
         row["local"] = clients
         arrays = {"clients": ids.astype(np.int64), "samples": self.counts[ids].sum(1).astype(np.int64),
-                  "holds": self.counts[ids] > 0, "embeddings": embeddings.astype(np.float16),
+                  "holds": holds, "embeddings": embeddings.astype(np.float16),
                   "start_embeddings": z_start.astype(np.float16), "update_cosine": cos.astype(np.float32)}
         return row, arrays

@@ -11,7 +11,8 @@ import torch
 from engine_helpers import tiny_config
 from fedquad_core.cli import main
 from fedquad_core.train.client import ClientResult
-from fedquad_core.train.local_metrics import CLIENT_METRICS, ROW_METRICS, LocalProbe, measured_clients
+from fedquad_core.train.local_metrics import (CLIENT_METRICS, HOLD_SHARE, ROW_METRICS, LocalProbe, held_classes,
+                                              measured_clients)
 from fedquad_core.train.runner import execute
 from fedquad_core.runs.store import DamagedRun
 
@@ -61,6 +62,30 @@ def test_values_by_hand_on_a_model_with_known_outputs():
     np.testing.assert_allclose(arrays["update_cosine"], np.eye(2), atol=1e-7)
     assert arrays["embeddings"].shape == (2, 8, 2) and arrays["embeddings"].dtype == np.float16
     assert arrays["holds"].tolist()[0] == [False, False, False, True, False]
+
+
+def test_a_stray_sample_does_not_make_a_class_the_clients_own():
+    """The holding rule: a class is the client's own from 2 % of its training samples; a class it
+    has one stray sample of counts only in ``local_acc_own_any``."""
+    assert HOLD_SHARE == 0.02
+    counts = np.zeros((2, 5), dtype=int)
+    counts[0, [1, 3]] = [1, 99]  # class 1 is 1 % of client 0's data: not held
+    counts[1, [1, 3]] = [2, 98]  # 2 %: held (the share is inclusive)
+    np.testing.assert_array_equal(held_classes(counts), [[False, False, False, True, False],
+                                                         [False, True, False, True, False]])
+    assert not held_classes(np.zeros((1, 5), dtype=int)).any()  # no samples: no class held
+    y = torch.tensor([0, 1, 2, 3, 3, 4, 3, 1])  # model predicts 3 everywhere
+    x = torch.randn(len(y), 4, generator=torch.Generator().manual_seed(0))
+    row, arrays = LocalProbe(k=2, seed=0, counts=counts).measure(
+        _Fixed(), [_result(0, [1.0, 0.0]), _result(1, [0.0, 2.0])], {"w": torch.zeros(2)}, x, y, lambda t: t, round_=1)
+    by = {c["client"]: c for c in row["local"]}
+    assert by[0]["classes"] == [3] and by[0]["classes_any"] == [1, 3] and by[1]["classes"] == [1, 3]
+    assert by[0]["local_acc_own"] == 1.0  # class 3's three points, all right
+    assert by[0]["local_acc_own_any"] == pytest.approx(3 / 5)  # class 1's two points, both wrong, count too
+    assert by[1]["local_acc_own"] == by[1]["local_acc_own_any"] == pytest.approx(3 / 5)
+    assert row["local_acc_own"] == pytest.approx((1.0 + 3 / 5) / 2)
+    assert row["local_acc_own_any"] == pytest.approx(3 / 5)
+    assert arrays["holds"].tolist() == held_classes(counts).tolist()
 
 
 def test_measured_clients_depend_on_seed_round_and_the_participants_only():
