@@ -102,19 +102,14 @@ def test_the_studies_backing_the_claims_have_their_seeds(studies, name):
     assert len(studies[name]["axes"]["seed"]) == SEEDS[name]
 
 
-# fmnist-methods (7 methods x 4 alphas x 3 seeds, 20 rounds) is the one claim-backing study short of
-# its plateau: 84 runs to 80 rounds are hours of 2 cores; its rows say "not robust: still climbing".
-CLIMBING = {"fmnist-methods"}
-
-
 @pytest.mark.parametrize("name", sorted(SEEDS))
 def test_the_studies_backing_the_claims_are_trained_to_a_plateau(studies, name):
     """FedAvg at the study's strongest skew gains under 1 point over its last 10 rounds (the claims
-    table's rule, ``paper_claims.study_plateau``); the one known exception is named in CLIMBING."""
+    table's rule, ``paper_claims.study_plateau``)."""
     from fedquad_core.study.paper_claims import _Runs, study_plateau
 
     reached, why = study_plateau(_Runs(RunStore(RECORDED), studies[name]))
-    assert reached is (name not in CLIMBING), why
+    assert reached, why
 
 
 def test_the_readme_claims_table_is_the_one_these_runs_give():
