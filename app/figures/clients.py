@@ -9,10 +9,11 @@ import pandas as pd
 import plotly.colors as pc
 import plotly.graph_objects as go
 
+from app.engine import hold_share
 from app.figures.geometry import embedding_scatter, tick_angle
 from app.figures.theme import method_color, percent_format, themed_figure
 
-TITLES = {"local_acc_all": "local accuracy, all classes", "local_acc_own": "local accuracy, own classes (≥ 2 % of its data)",
+TITLES = {"local_acc_all": "local accuracy, all classes", "local_acc_own": "local accuracy, own classes",
           "local_acc_own_any": "local accuracy, every class it has a sample of",
           "local_effective_rank": "local eff. rank (σ²)", "local_ratio": "local intra / inter ratio",
           "local_cka": "CKA to the global model", "update_norm": "update norm"}
@@ -60,7 +61,7 @@ def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, 
     y_title = "local accuracy" if view == "accuracy" else TITLES[VIEWS[view][0]]
     when = f", round {round_}" if round_ is not None else ""
     layout = dict(title=dict(text=f"{_label(method)}{when}: clients"),
-                  xaxis=dict(title=dict(text="classes held (≥ 2 % of its data)"), range=[0.5, n_classes + 0.5], dtick=1),
+                  xaxis=dict(title=dict(text=f"classes held (each ≥ {100 * hold_share(n_classes):.3g} % of its data)"), range=[0.5, n_classes + 0.5], dtick=1),
                   yaxis=dict(title=dict(text=y_title), **({"range": yrange} if yrange else {}),
                              **({"tickformat": percent_format(traces, yrange)} if view == "accuracy" else {})),
                   showlegend=view == "accuracy")

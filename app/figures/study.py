@@ -30,7 +30,7 @@ METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # 
                  "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
                  "effective_rank": "eff. rank (σ²)",
                  "test_accuracy": "test accuracy", "ratio": "intra / inter ratio",
-                 "local_acc_all": "local acc. (all classes)", "local_acc_own": "local acc. (own classes, ≥ 2 %)",
+                 "local_acc_all": "local acc. (all classes)", "local_acc_own": "local acc. (own classes)",
                  "local_acc_own_any": "local acc. (any class it has)",
                  "local_effective_rank": "local eff. rank (σ²)", "local_ratio": "local intra / inter",
                  "local_cka": "local CKA to global", "update_cosine": "update cosine", "update_norm": "update norm"}

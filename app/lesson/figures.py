@@ -12,7 +12,7 @@ from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
 from app.lesson.data import LessonData, Missing, alpha_label
 from app.projection.maths import pca_2d, procrustes_align
-from app.engine import StoreError, matched_accuracy, study_frame
+from app.engine import StoreError, hold_share, matched_accuracy, study_frame
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
 PAIR = ("fedavg", "fedquad")
@@ -240,7 +240,8 @@ def local_client_item(data: LessonData, run_id: str, talk: bool) -> SlideFigure 
     for trace, c in zip(fig.data, classes):
         trace.marker.opacity = 0.85 if c in held else 0.15
     caption = (f"Client {int(local['clients'][k])} holds {len(held)} class{'es' if len(held) != 1 else ''} "
-               f"({', '.join(label(int(c)) for c in held)}; each at least 2 % of its {int(local['samples'][k])} samples): its own classes "
+               f"({', '.join(label(int(c)) for c in held)}; each at least {100 * hold_share(local['holds'].shape[1]):.3g} % of its "
+               f"{int(local['samples'][k])} samples): its own classes "
                f"solid, the others faded. Test embeddings of its local model at round {rounds[-1]}, before averaging "
                "(PCA, aligned to the round's global model).")
     df = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": labels, "held": np.isin(labels, held)})

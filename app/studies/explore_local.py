@@ -11,7 +11,7 @@ from app.figures import captions
 from app.figures import study as sf
 from app.studies import catalog as studies
 
-LABELS = {"local_acc_all": "Local accuracy, all classes", "local_acc_own": "Local accuracy, own classes (≥ 2 % of its data)",
+LABELS = {"local_acc_all": "Local accuracy, all classes", "local_acc_own": "Local accuracy, own classes (each ≥ ⅕ of an even share: 2 % of 10)",
           "local_acc_own_any": "Local accuracy, every class it has a sample of",
           "local_effective_rank": "Local effective rank (σ² entropy)", "local_ratio": "Local intra / inter ratio",
           "local_cka": "Local CKA to the global model", "update_cosine": "Update cosine between clients",

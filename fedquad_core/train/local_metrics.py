@@ -9,8 +9,9 @@ round loop holds on every execution path (sequential, parallel workers, vmap), s
 the same numbers.
 
 Per client: ``local_acc_all`` (accuracy on the whole subset), ``local_acc_own`` (on the subset's
-points of the classes the client holds: a class is held from ``HOLD_SHARE``, 2 % of the client's
-training samples, so a class it has a stray sample of is not counted as its own),
+points of the classes the client holds: a class is held from a fifth of an even share of the
+client's training samples, ``count * classes * HOLD_OF_EVEN >= samples``: 2 % with 10 classes,
+0.2 % with 100, so a class it has a stray sample of is not counted as its own),
 ``local_acc_own_any`` (the same with every class it has one sample of or more), ``local_effective_rank`` and ``local_ratio`` (intra/inter,
 as in ``geometry``) of its embeddings, ``local_cka`` (linear CKA between its embeddings and the
 round's starting global model's of the same points) and ``update_norm`` (L2 norm of its weight
@@ -30,7 +31,7 @@ from ..numerics.geometry import effective_rank
 
 CLIENT_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio",
                   "local_cka", "update_norm")
-HOLD_SHARE = 0.02  # a class is one of the client's own from this share of its training samples
+HOLD_OF_EVEN = 5  # a class is the client's own from 1/5 of an even share of its samples (2 % of 10 classes)
 ROW_METRICS = CLIENT_METRICS + ("update_cosine",)
 _STREAM = 0x10CA1  # this module's own random stream, next to the run seed and round
 
@@ -133,11 +134,16 @@ def cosine_matrix(gram: np.ndarray) -> np.ndarray:
     return out
 
 
+def hold_share(n_classes: int) -> float:
+    """The share of a client's samples from which a class is its own: 0.02 with 10 classes."""
+    return 1.0 / (HOLD_OF_EVEN * n_classes)
+
+
 def held_classes(counts: np.ndarray) -> np.ndarray:
-    """``[K, C]`` bool: which classes each row of training ``counts`` holds, from ``HOLD_SHARE`` of
-    its samples (and at least one)."""
-    counts = np.asarray(counts)
-    return (counts > 0) & (counts >= HOLD_SHARE * counts.sum(axis=-1, keepdims=True))
+    """``[K, C]`` bool: which classes each row of training ``counts`` holds: at least one sample and
+    a fifth of an even share (``HOLD_OF_EVEN``), in integers so the bound is exact."""
+    counts = np.asarray(counts, dtype=np.int64)
+    return (counts > 0) & (counts * counts.shape[-1] * HOLD_OF_EVEN >= counts.sum(axis=-1, keepdims=True))
 
 
 def _accuracy_on(pred: np.ndarray, labels: np.ndarray, classes: np.ndarray) -> float | None:

@@ -11,7 +11,7 @@ import torch
 from engine_helpers import tiny_config
 from fedquad_core.cli import main
 from fedquad_core.train.client import ClientResult
-from fedquad_core.train.local_metrics import (CLIENT_METRICS, HOLD_SHARE, ROW_METRICS, LocalProbe, held_classes,
+from fedquad_core.train.local_metrics import (CLIENT_METRICS, HOLD_OF_EVEN, ROW_METRICS, LocalProbe, held_classes,
                                               measured_clients)
 from fedquad_core.train.runner import execute
 from fedquad_core.runs.store import DamagedRun
@@ -65,12 +65,19 @@ def test_values_by_hand_on_a_model_with_known_outputs():
 
 
 def test_a_stray_sample_does_not_make_a_class_the_clients_own():
-    """The holding rule: a class is the client's own from 2 % of its training samples; a class it
-    has one stray sample of counts only in ``local_acc_own_any``."""
-    assert HOLD_SHARE == 0.02
+    """The holding rule: a class is the client's own from a fifth of an even share of its training
+    samples (2 % with 10 classes, 4 % with 5); a class it has one stray sample of counts only in
+    ``local_acc_own_any``."""
+    assert HOLD_OF_EVEN == 5
+    ten = np.zeros((3, 10), dtype=int)
+    ten[:, 0] = 1000
+    ten[:, 1] = [20, 21, 19]  # of 1,020 / 1,021 / 1,019 samples: 1.96 %, 2.06 %, 1.86 %
+    np.testing.assert_array_equal(held_classes(ten)[:, 1], [False, True, False])
+    hundred = np.full((1, 100), 10)
+    assert held_classes(hundred).all()  # IID over 100 classes: 1 % each, every class held
     counts = np.zeros((2, 5), dtype=int)
     counts[0, [1, 3]] = [1, 99]  # class 1 is 1 % of client 0's data: not held
-    counts[1, [1, 3]] = [2, 98]  # 2 %: held (the share is inclusive)
+    counts[1, [1, 3]] = [4, 96]  # 4 %, a fifth of 5 classes' even 20 %: held (inclusive)
     np.testing.assert_array_equal(held_classes(counts), [[False, False, False, True, False],
                                                          [False, True, False, True, False]])
     assert not held_classes(np.zeros((1, 5), dtype=int)).any()  # no samples: no class held
