@@ -19,7 +19,7 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from app.engine import accuracy_profile, check_claims, compare, matched_comparison
+from app.engine import accuracy_profile, check_claims, compare, hold_share, matched_comparison
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.lesson.data import ROLES, LessonData, Missing, StoreError, alpha_label, strongest_local
 from app.lesson.figures import (LABELS, PAIR, claims_figure, first_seed, local_client_item, matched,
@@ -94,8 +94,13 @@ def step_forget(data: LessonData, talk: bool) -> Slide:
     fa = dict(method="fedavg", **at)
     own_vs_all = compare(values(d, "local_acc_own", alpha=skew, **fa), values(d, "local_acc_all", alpha=skew, **fa))
     all_skew = compare(values(d, "local_acc_all", alpha=skew, **fa), values(d, "local_acc_all", alpha=iid, **fa))
+    try:
+        classes = (d.partition(rid) or {}).get("num_classes") if rid else None
+    except StoreError:  # a damaged partition file: the sentence leaves the share out
+        classes = None
+    hold = hold_share(classes) if isinstance(classes, int) and classes > 0 else None
     return Slide("2 · Each client's model after local training",
-                 text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs), items, _footer(d, "FedAvg's numbers"))
+                 text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs, hold), items, _footer(d, "FedAvg's numbers"))
 
 
 def step_drift(data: LessonData, talk: bool) -> Slide:

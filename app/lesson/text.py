@@ -70,20 +70,23 @@ def skew_sentences(counts_iid, counts_skew, alpha, alpha_iid=None) -> list[str]:
 
 # ---- step 2: each client's model after local training ------------------------------------------
 def _ex_forget(make):
-    return dict(own_vs_all=make(0.8, 0.02), all_skew_vs_iid=make(0.5, 0.02), alpha=0.1, alpha_iid=None, epochs=10)
+    return dict(own_vs_all=make(0.8, 0.02), all_skew_vs_iid=make(0.5, 0.02), alpha=0.1, alpha_iid=None, epochs=10,
+                hold=0.02)
 
 
 @sentences(_ex_forget)
-def forget_sentences(own_vs_all, all_skew_vs_iid, alpha, alpha_iid, epochs) -> list[str]:
+def forget_sentences(own_vs_all, all_skew_vs_iid, alpha, alpha_iid, epochs, hold=None) -> list[str]:
     """Step 2: the local models' accuracy on the classes their client holds vs on all classes (at
-    skew), and on all classes at skew vs IID."""
+    skew), and on all classes at skew vs IID; ``hold``: the share of a client's data from which a
+    class is its own (the engine's holding rule), said when known."""
     own, every = _pair(own_vs_all, pct=True)
     skew, iid = _pair(all_skew_vs_iid, pct=True)
     forgets = own_vs_all.direction > 0 and all_skew_vs_iid.direction < 0
     return [
         f"Each client trains {epochs:g} local epoch{'s' if epochs != 1 else ''} from the global model; its local "
         "model is then tested before averaging (mean over the measured clients, then mean ± std over seeds).",
-        f"At {alpha_label(alpha)} a local model scores {own} on the test points of its own classes and {every} on "
+        f"At {alpha_label(alpha)} a local model scores {own} on the test points of its own classes"
+        + (f" (each at least {100 * hold:.3g} % of its data)" if hold else "") + f" and {every} on "
         f"all classes: {effect(own_vs_all, 'higher on its own classes', 'lower on its own classes')}.",
         f"On all classes: {skew} at {alpha_label(alpha)} against {iid} at {alpha_label(alpha_iid)}: "
         f"{effect(all_skew_vs_iid, 'higher under skew', 'lower under skew')}"

@@ -70,6 +70,13 @@ def test_direction_words_follow_the_sign():
     assert "forgets" not in " ".join(text.forget_sentences(up, maker("noise")(0.5, 0.01), 0.1, None, 10))
 
 
+def test_the_own_classes_sentence_states_the_holding_rule_when_known():
+    up, down = maker("up")(0.5, 0.01), maker("down")(0.5, 0.01)
+    assert "its own classes (each at least 2 % of its data) and" in text.forget_sentences(up, down, 0.1, None, 10, 0.02)[1]
+    assert "its own classes (each at least 0.2 % of its data)" in text.forget_sentences(up, down, 0.1, None, 10, 0.002)[1]
+    assert "its own classes and" in text.forget_sentences(up, down, 0.1, None, 10)[1]
+
+
 def test_global_sentences_keep_less_trained_apart_from_collapsed():
     down, noise = maker("down")(6.0, 0.1), maker("noise")(6.0, 0.3)
     s = text.global_sentences(down, [(0.6, noise), (0.7, noise)], 0.1, None)
