@@ -229,8 +229,9 @@ def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int,
     metrics themselves are in metrics.jsonl for every run."""
     rounds = sorted(int(p.stem.split("_")[1]) for p in (src / "embeddings").glob("round_*.npz"))
     kept = set(rounds if all_rounds else rounds[-1:])
-    if _same_run(src, dst):
+    if _same_run(src, dst):  # a run two studies share is stored for both: what either keeps
         kept |= {int(p.stem.split("_")[1]) for p in (dst / "embeddings").glob("round_*.npz")} & set(rounds)
+        client_rows, local, max_points = _union_with_earlier(dst, client_rows, local, max_points)
     shutil.rmtree(dst, ignore_errors=True)
     (dst / "embeddings").mkdir(parents=True)
     for name in KEPT_FILES:
@@ -252,6 +253,22 @@ def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int,
                           else "not kept"}
     (dst / "status.json").write_text(json.dumps(status, indent=2, sort_keys=True))
     return out
+
+
+def _union_with_earlier(dst: Path, client_rows: bool, local: bool, max_points: int) -> tuple[bool, bool, int]:
+    """(client_rows, local, max_points) covering an earlier copy of the same run: its per-client
+    rows, its local snapshot and its smaller point count are kept (fmnist-methods reuses
+    fmnist-skew's runs, whose Clients-page rows and pictures must survive its recording)."""
+    try:
+        rows = [json.loads(line) for line in (dst / "metrics.jsonl").read_text().splitlines() if line.strip()]
+        client_rows = client_rows or any("local" in row for row in rows)
+        earlier = json.loads((dst / "status.json").read_text()).get("recorded") or {}
+    except (OSError, ValueError):
+        return client_rows, local, max_points
+    local = local or earlier.get("local_embeddings") == "final round"
+    if isinstance(earlier.get("max_points"), int):
+        max_points = min(max_points, earlier["max_points"])
+    return client_rows, local, max_points
 
 
 def _same_run(src: Path, dst: Path) -> bool:

@@ -232,6 +232,24 @@ class _Runs:
                 out.append(p)
         return out
 
+    def left_out(self, coords: dict) -> list[str]:
+        """The points matching ``coords`` whose run did not finish, named with the reason
+        ("seed 1 diverged in round 50"): a verdict names the runs it could not use."""
+        out = []
+        for p in self.study.get("points", []):
+            if not all(_same(p["coords"].get(k), v) for k, v in coords.items()) or self.rows(p["run_id"] or ""):
+                continue
+            who = _label({k: v for k, v in p["coords"].items() if k not in coords or k == "method"})
+            try:
+                status = self.runs.read_status(p["run_id"]) if p.get("run_id") else {}
+            except (RunNotFound, StoreError):
+                status = {}
+            if status.get("diverged_round") is not None:
+                out.append(f"{who} diverged in round {status['diverged_round']}")
+            else:
+                out.append(f"{who} {status.get('state') or 'not run'}")
+        return out
+
     def rows(self, run_id: str) -> list[dict]:
         if run_id not in self._rows:
             try:
@@ -323,6 +341,13 @@ def _numbers(v: Verdict, metric: str, a: str, b: str) -> str:
     return f"{a}: {ta}{unit} ({_seeds(v.n_a)}) vs {b}: {tb}{unit} ({_seeds(v.n_b)})"
 
 
+def _left_out(r: _Runs, groups: list[dict]) -> str:
+    """"; left out, not finished: MOON, seed 1 diverged in round 50", or "" when every run of
+    ``groups`` finished."""
+    gone = [x for g in groups for x in r.left_out(g)]
+    return "; left out, not finished: " + ", ".join(gone) if gone else ""
+
+
 def _how(metric: str) -> str:
     return (f"mean of the last {LAST_ROUNDS} rounds" if metric == "final_acc"
             else f"mean of the last {LAST_SNAPSHOTS} snapshots")
@@ -373,7 +398,7 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
             low = min(usable, key=lambda m: usable[m].mean_b)
             p, who = (max(t.p for t in tests) if len(tests) == len(usable) else None), "lowest other"
         numbers = _numbers(usable[low], claim.metric, NAMES.get(a["method"], a["method"]),
-                           f"{who}, {NAMES.get(low, low)}")
+                           f"{who}, {NAMES.get(low, low)}") + _left_out(r, [a] + [{**a, "method": m} for m in others])
         return ClaimResult(claim.text, name, f"{what} ({_how(claim.metric)}), {where}, against {len(usable)} other "
                            f"method{'s' if len(usable) != 1 else ''}", numbers, verdict,
                            _difference(usable[low], claim.metric), p, None, usable[low].test.g if usable[low].test else None,
@@ -399,7 +424,7 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
         measure = (f"{what}, at matched accuracy ({levels}: each run's snapshot curve interpolated; "
                    f"numbers at {matched.levels[len(matched.levels) // 2]:.1%}, p the largest of the levels')")
         bands = {band_verdict(x, claim.expect) for x in matched.verdicts}
-        return ClaimResult(claim.text, name, measure, _numbers(v, claim.metric, _label(a), _label(b)), verdict,
+        return ClaimResult(claim.text, name, measure, _numbers(v, claim.metric, _label(a), _label(b)) + _left_out(r, [a, b]), verdict,
                            _difference(v, claim.metric), p, None, v.test.g if v.test else None, "-",
                            matched.text(_judge(claim.expect)), plateau, claim.expect,
                            sign=(signs.pop() if len(signs) == 1 and verdict in (SUPPORTED, NOT_SUPPORTED) else 0),
@@ -408,8 +433,8 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
     v = compare(point_values(r.runs, study, a, claim.metric, "last-k", r),
                 point_values(r.runs, study, b, claim.metric, "last-k", r))
     verdict = claim_verdict(v, claim.expect)
-    return ClaimResult(claim.text, name, f"{what} ({_how(claim.metric)})", _numbers(v, claim.metric, _label(a), _label(b)),
-                       verdict, _difference(v, claim.metric), v.test.p if v.test else None, None,
+    return ClaimResult(claim.text, name, f"{what} ({_how(claim.metric)})",
+                       _numbers(v, claim.metric, _label(a), _label(b)) + _left_out(r, [a, b]), verdict, _difference(v, claim.metric), v.test.p if v.test else None, None,
                        v.test.g if v.test else None, "-",
                        matched.text(_judge(claim.expect)) if matched is not None else "-", plateau, claim.expect,
                        sign=v.direction, checks=(("± 2 std bands", band_verdict(v, claim.expect)),

@@ -302,6 +302,23 @@ def _methods_root(root: Path, intra: dict[str, tuple[float, float, float]]) -> P
     return root
 
 
+def test_runs_that_did_not_finish_are_named_not_dropped(tmp_path):
+    """A MOON seed that diverged (its loss NaN in round 9) is left out of the numbers, and rows 10
+    and 15 name it with its round; a study whose runs all finished names none."""
+    root = _methods_root(tmp_path / "a", {"fedavg": (0.30, 0.33, 0.36), "moon": (0.40, 0.41, 0.42),
+                                          "fedquad": (0.20, 0.21, 0.22)})
+    status = root / "moon1" / "status.json"
+    status.write_text(json.dumps({"state": "diverged", "diverged_round": 9, "key": "moon1", "engine": "test"}))
+    rows = {r.text: r for r in cl.check_claims(root)}
+    lowest, moon = rows["FedQuad has the lowest intra-class variance of all methods"], rows["FedQuad is ahead of MOON under skew"]
+    assert lowest.numbers.endswith("; left out, not finished: MOON, seed=1 diverged in round 9")
+    assert "(2 seeds); left out, not finished: MOON, seed=1 diverged in round 9" in moon.numbers
+    status.write_text(json.dumps({"state": "cancelled", "key": "moon1", "engine": "test"}))
+    assert "MOON, seed=1 cancelled" in {r.text: r for r in cl.check_claims(root)}[moon.text].numbers
+    clean = _methods_root(tmp_path / "b", {"fedavg": (0.30, 0.33, 0.36), "fedquad": (0.20, 0.21, 0.22)})
+    assert not any("left out" in r.numbers for r in cl.check_claims(clean))
+
+
 def test_lowest_of_all_refuted_by_one_method_below_it(tmp_path):
     """'FedQuad has the lowest intra-class variance': SupConFL clearly below it (0.24 against 0.32)
     refutes it, with SupConFL's test as the row's p (not the p of a comparison that is within noise,

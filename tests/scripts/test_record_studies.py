@@ -68,3 +68,46 @@ def test_a_bad_seed_list_is_one_line_before_any_work(tmp_path):
                           "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=REPO)
     assert out.returncode == 2 and "'0,x' is not a comma list of integers" in out.stderr
     assert "Traceback" not in out.stderr and not (tmp_path / "out").exists()
+
+
+def _fake_run(src: Path, points: int = 40) -> None:
+    """A scratch run folder: two rounds, per-client local rows, a local snapshot of the last one."""
+    (src / "embeddings").mkdir(parents=True)
+    (src / "status.json").write_text(json.dumps({"state": "finished", "key": "k1"}))
+    (src / "config.json").write_text("{}")
+    rows = [{"round": r, "test_accuracy": 0.5, "local_acc_all": 0.4, "local": [{"client": 0, "local_acc_all": 0.4}]}
+            for r in (1, 2)]
+    (src / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = np.arange(points) % 10
+    for r in (1, 2):
+        np.savez(src / "embeddings" / f"round_{r:04d}.npz", embeddings=np.random.rand(points, 8), labels=labels,
+                 indices=np.arange(points))
+    np.savez(src / "embeddings" / "local_round_0002.npz", embeddings=np.random.rand(3, points, 8),
+             start_embeddings=np.random.rand(points, 8))
+
+
+def test_a_run_two_studies_share_keeps_what_either_stores(tmp_path):
+    """fmnist-methods reuses fmnist-skew's runs: recording it after fmnist-skew must not strip the
+    per-client rows, the local snapshot or the smaller point count that fmnist-skew stored (the
+    Clients page reads them); recording fmnist-skew alone keeps them as before."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import record_studies as rs
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    src, dst = tmp_path / "src", tmp_path / "out" / "run"
+    _fake_run(src)
+    rs.compact_run(src, dst, all_rounds=False, max_points=20, local=True, client_rows=True)  # fmnist-skew
+    rs.compact_run(src, dst, all_rounds=False, max_points=30, local=False, client_rows=False)  # fmnist-methods
+    rows = [json.loads(line) for line in (dst / "metrics.jsonl").read_text().splitlines()]
+    assert all("local" in row for row in rows)
+    assert (dst / "embeddings" / "local_round_0002.npz").exists()
+    status = json.loads((dst / "status.json").read_text())["recorded"]
+    assert status["max_points"] == 20 and status["local_embeddings"] == "final round"
+    with np.load(dst / "embeddings" / "round_0002.npz") as snap, np.load(dst / "embeddings" / "local_round_0002.npz") as local:
+        assert len(snap["labels"]) == 20 and local["embeddings"].shape[1] == 20
+    # a run only the lighter study holds stays light
+    alone = tmp_path / "out" / "alone"
+    rs.compact_run(src, alone, all_rounds=False, max_points=30, local=False, client_rows=False)
+    assert not any("local" in json.loads(line) for line in (alone / "metrics.jsonl").read_text().splitlines())
+    assert not (alone / "embeddings" / "local_round_0002.npz").exists()
