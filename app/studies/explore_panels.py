@@ -87,14 +87,25 @@ def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
         + ([f"one seed at {name} = {one}: no test possible there"] if one else [])) + "."
 
 
+def diverged_points(rows: pd.DataFrame, axes: dict) -> str:
+    """'moon, seed 1; fedprox, seed 2': the swept coordinates of each diverged point."""
+    return "; ".join(", ".join(f"{row[k]}" if k == "method" else f"{k} {row[k]}" for k in axes
+                               if k in row and len(axes[k]) > 1) for _, row in rows.iterrows())
+
+
 def compute_controls(view: View, points: pd.DataFrame) -> None:
     done, total = studies.progress(points)
     active = studies.running(view.ref) or points["state"].isin(service.ACTIVE).any()
+    diverged = points[points["state"] == "diverged"]
     a, b = st.columns([3, 2])
-    a.markdown(f"**{done} / {total}** grid points computed" + (" — computing…" if active else ""))
+    a.markdown(f"**{done} / {total}** grid points computed" + (f", {len(diverged)} diverged" if len(diverged) else "")
+               + (" — computing…" if active else ""))
     if active:
         a.progress(done / max(total, 1))
-    missing = total - done - int(points["state"].isin(service.ACTIVE).sum())
+    if len(diverged) and not active:
+        b.caption("Diverged (the loss became NaN/inf), kept as recorded and left out of the bands and "
+                  f"tests: {diverged_points(diverged, view.study['axes'])}.")
+    missing = total - done - len(diverged) - int(points["state"].isin(service.ACTIVE).sum())
     if missing <= 0 or active or state.presenter():
         return
     if view.ref.source == "recorded":

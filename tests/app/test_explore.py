@@ -186,6 +186,26 @@ def test_compute_missing_points_of_a_user_study(recorded_root, monkeypatch, tmp_
     assert started == [("toy-alpha", None)]  # the stored study resumes with its own grid
 
 
+def test_a_diverged_point_is_named_not_counted_missing(recorded_root, monkeypatch, tmp_path):
+    """A recorded run that diverged (fmnist-methods' MOON seed 1) is counted as diverged and named,
+    not offered as a point 'not recorded'; in the user's own store it is not recomputed either."""
+    root, _ = recorded_root
+    copy = tmp_path / "rec3"
+    shutil.copytree(root, copy)
+    study = json.loads((copy / "studies" / "toy-alpha.json").read_text())
+    run_id = next(p["run_id"] for p in study["points"] if p["coords"] == {"alpha": 0.1, "method": "fedquad", "seed": 0})
+    status = copy / run_id / "status.json"
+    status.write_text(json.dumps({**json.loads(status.read_text()), "state": "diverged", "diverged_round": 4}))
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(copy))
+    at = open_explore()
+    assert not at.exception
+    assert any(m.value.startswith("**10 / 12** grid points computed, 1 diverged") for m in at.markdown)
+    captions = [c.value for c in at.caption]
+    assert any("Diverged (the loss became NaN/inf), kept as recorded" in c and c.endswith("alpha 0.1, fedquad, seed 0.")
+               for c in captions)
+    assert any(c.startswith("1 point(s) of this recorded study were not recorded") for c in captions)  # the missing one
+
+
 def test_grid_args_for_the_study_command_line():
     from app.studies.catalog import grid_args
 
