@@ -23,7 +23,7 @@ from fedquad_core.runs.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, 
 from fedquad_core.runs.files import Damaged, layout_damage, read_layout
 from fedquad_core.runs import follow as follow_store
 from fedquad_core.version import engine_fingerprint
-from fedquad_core.train.local_metrics import hold_share
+from fedquad_core.config.holding import hold_share
 from fedquad_core.study.store import DamagedStudy, StudyStore
 from fedquad_core.study.paper_claims import check_claims, claims_markdown
 from fedquad_core.study.matched import accuracy_profile, matched_accuracy, matched_comparison

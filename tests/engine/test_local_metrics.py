@@ -10,6 +10,7 @@ import torch
 
 from engine_helpers import tiny_config
 from fedquad_core.cli import main
+from fedquad_core.config import holding
 from fedquad_core.train.client import ClientResult
 from fedquad_core.train.local_metrics import (CLIENT_METRICS, HOLD_OF_EVEN, ROW_METRICS, LocalProbe, held_classes,
                                               measured_clients)
@@ -69,6 +70,14 @@ def test_a_stray_sample_does_not_make_a_class_the_clients_own():
     samples (2 % with 10 classes, 4 % with 5); a class it has one stray sample of counts only in
     ``local_acc_own_any``."""
     assert HOLD_OF_EVEN == 5
+    # the dashboard's torch-free copy prints the share the runs apply: the boundary count of each
+    # check below sits exactly at hold_share * samples
+    assert holding.HOLD_OF_EVEN == HOLD_OF_EVEN
+    for classes, samples in ((10, 1000), (100, 1000), (5, 100)):
+        bound = holding.hold_share(classes) * samples
+        row = np.zeros((1, classes), dtype=int)
+        row[0, 0], row[0, 1] = samples - round(bound), round(bound)
+        assert bound == round(bound) and held_classes(row)[0, 1] and not held_classes(row - [[-1, 1] + [0] * (classes - 2)])[0, 1]
     ten = np.zeros((3, 10), dtype=int)
     ten[:, 0] = 1000
     ten[:, 1] = [20, 21, 19]  # of 1,020 / 1,021 / 1,019 samples: 1.96 %, 2.06 %, 1.86 %
