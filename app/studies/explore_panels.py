@@ -183,8 +183,11 @@ def _position(view: View, points: pd.DataFrame) -> switcher.Position:
     value = {a: sf.value_label(a, v) for a, v in view.pos.items()}
     at = sf.select(points, view.pos)
     done = at[at["state"] == "finished"]
-    notice = (f"At {where(view.pos)}: {len(at) - len(done)} of {len(at)} runs are missing (not computed yet); "
-              "the figures show what is there.") if len(done) < len(at) else ""
+    diverged = int((at["state"] == "diverged").sum())
+    missing = len(at) - len(done) - diverged
+    parts = ([f"{missing} of {len(at)} runs are missing (not computed yet)"] if missing else []) + (
+        [f"{diverged} of {len(at)} runs diverged (left out)"] if diverged else [])
+    notice = f"At {where(view.pos)}: {'; '.join(parts)}; the figures show what is there." if parts else ""
     out = switcher.Position(value, notice=notice)
     if done.empty:
         return out

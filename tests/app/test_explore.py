@@ -204,6 +204,8 @@ def test_a_diverged_point_is_named_not_counted_missing(recorded_root, monkeypatc
     assert any("Diverged (the loss became NaN/inf), kept as recorded" in c and c.endswith("alpha 0.1, fedquad, seed 0.")
                for c in captions)
     assert any(c.startswith("1 point(s) of this recorded study were not recorded") for c in captions)  # the missing one
+    notice = switcher(at)["positions"]["alpha=0.1"]["notice"]
+    assert "1 of 4 runs diverged (left out)" in notice and "missing" not in notice, notice
 
 
 def test_grid_args_for_the_study_command_line():
