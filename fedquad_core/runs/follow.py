@@ -16,9 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .store import atomic_write_json
+from .store import FOLLOW_FOLDER as FOLDER, atomic_write_json
 
-FOLDER = "follow"
 CODE = re.compile(r"[a-z0-9]{6,16}")
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read off a projector
 MAX_BYTES = 64_000  # a position is a few hundred bytes; anything larger is not ours

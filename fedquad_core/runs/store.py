@@ -36,6 +36,11 @@ from . import files as run_files
 STATES = ("queued", "running", "finished", "failed", "cancelled", "diverged")
 ACTIVE = ("queued", "running")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# Folders the store keeps for itself beside the runs (studies, the follow positions). A run id
+# may never name one: a run called "studies" would hold every study, and deleting it would
+# delete them all. Dot-folders (.slots, .claims, .studies) are already outside the run-id pattern.
+STUDIES_FOLDER, FOLLOW_FOLDER = "studies", "follow"
+RESERVED = frozenset({STUDIES_FOLDER, FOLLOW_FOLDER})
 
 
 class RunNotFound(LookupError):
@@ -89,6 +94,9 @@ def _jsonable(value: Any) -> Any:
 def check_run_id(run_id: str) -> str:
     if not isinstance(run_id, str) or not _RUN_ID.match(run_id) or ".." in run_id:
         raise StoreError(f"invalid run id {run_id!r}: use letters, digits, '.', '_' and '-' (no path separators)")
+    if run_id.lower() in RESERVED:
+        raise StoreError(f"run id {run_id!r} is reserved: the run store keeps its own "
+                         f"{', '.join(sorted(RESERVED))} folders under these names; choose another id")
     return run_id
 
 
@@ -216,7 +224,7 @@ class RunStore:
         if not self.root.is_dir():
             return []
         return sorted(p.name for p in self.root.iterdir()
-                      if _RUN_ID.match(p.name) and ".." not in p.name and (p.is_symlink() or _is_run_folder(p)))
+                      if _RUN_ID.match(p.name) and ".." not in p.name and p.name.lower() not in RESERVED and (p.is_symlink() or _is_run_folder(p)))
 
     def list_runs(self) -> list[RunInfo]:
         return [self.info(r) for r in self.run_ids()]

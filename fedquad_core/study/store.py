@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import alpha_label
-from ..runs.store import RunStore, StoreError, _read_json, atomic_write_json
+from ..runs.store import STUDIES_FOLDER, RunStore, StoreError, _read_json, atomic_write_json
 from ..version import BOOKKEEPING, engine_fingerprint
 from ..errors import UserError
 
@@ -52,7 +52,7 @@ class StudyStore:
 
     @property
     def folder(self) -> Path:
-        return self.root / "studies"
+        return self.root / STUDIES_FOLDER
 
     def path(self, name: str) -> Path:
         return self.folder / f"{check_name(name)}.json"
