@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
-from app.engine import atomic_write, pid_alive, process_locks
+from app.engine import Damaged, atomic_write, pid_alive, process_locks, read_snapshot_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
@@ -129,8 +129,7 @@ def compute_and_cache(run_dir, round_: int) -> Path:
     """Fit that snapshot's layout and write the cache (atomic); drops this process's marker."""
     npz, cache, marker, _ = snapshot_files(run_dir, round_)
     try:
-        with np.load(npz, allow_pickle=False) as data:
-            z = data["embeddings"]
+        z = read_snapshot_file(Path(npz))["embeddings"]  # checked: regular file, bounded, never unpickled
         xy = compute_umap(z)
         atomic_write(cache, lambda f: np.save(f, xy))
         return cache
@@ -170,7 +169,10 @@ def compute_remaining(run_dir: str, near: int) -> list[int]:
         if not todo:
             return done
         for r in todo:
-            compute_and_cache(run_dir, r)
+            try:
+                compute_and_cache(run_dir, r)
+            except Damaged as e:  # named on the log's one line; the other rounds go on
+                print(f"skipped round {r}: {e}", flush=True)
             done.append(r)
 
 
@@ -187,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.run_dir is None or args.round is None:
         parser.error("give RUN_DIR and ROUND, or --warm")
     t0 = time.perf_counter()
-    path = compute_and_cache(args.run_dir, args.round)
+    try:
+        path = compute_and_cache(args.run_dir, args.round)
+    except Damaged as e:
+        print(f"python -m app.projection: error: {e}", file=sys.stderr, flush=True)
+        return 2
     print(f"wrote {path} in {time.perf_counter() - t0:.1f} s", flush=True)
     more = compute_remaining(args.run_dir, args.round)
     print(f"also cached rounds {more} in {time.perf_counter() - t0:.1f} s in all", flush=True)

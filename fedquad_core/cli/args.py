@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 from typing import Any
 
 from ..config import CLIENT_EXECS, DATASET_DEFAULTS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
 from ..config.devices import usable_cores
+from .. import safe_io
 from ..errors import UserError
 from ..methods import METHODS
 from ..methods.params import method_param_fields, owners
@@ -115,21 +115,16 @@ MAX_JSON_FILE = 1 << 20  # a config or study file is a few hundred bytes; 1 MiB 
 
 def read_json_file(path: str, flag: str) -> Any:
     """The JSON in ``path`` (a ``--config``/``--file``), or a one-line UserError. Only a regular file
-    of at most 1 MiB is read: ``/dev/zero``, a fifo or ``/dev/stdin`` would otherwise block or eat memory."""
-    import os
-    import stat
-
+    of at most 1 MiB is read (``safe_io``): ``/dev/zero``, a fifo or ``/dev/stdin`` would otherwise
+    block or eat memory; duplicate keys and deep nesting are refused."""
     try:
-        with open(path, "rb") as fh:
-            info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise UserError(f"cannot read {flag} {path}: not a regular file; give the path of a JSON file")
-            if info.st_size > MAX_JSON_FILE:
-                raise UserError(f"cannot read {flag} {path}: {info.st_size:,} bytes is too big for a settings file "
-                                f"(at most {MAX_JSON_FILE:,})")
-            return json.loads(fh.read(MAX_JSON_FILE + 1).decode("utf-8"))
-    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise UserError(f"cannot read {flag} {path}: {exc}") from None
+        return safe_io.read_json(path, MAX_JSON_FILE)
+    except FileNotFoundError:
+        raise UserError(f"cannot read {flag} {path}: no such file") from None
+    except safe_io.TooLarge:
+        raise UserError(f"cannot read {flag} {path}: too big for a settings file (at most {MAX_JSON_FILE:,} bytes)") from None
+    except safe_io.DamagedFile as exc:
+        raise UserError(f"cannot read {flag} {path}: {exc.reason}") from None
 
 
 def config_from_args(args: argparse.Namespace, *, defaults: dict[str, Any] | None = None, **fixed: Any) -> RunConfig:

@@ -16,7 +16,7 @@ from ..config.preflight import check_config
 from ..train.runner import auto_workers, execute, prepare
 from ..runs.stop_signals import sigint_ignored
 from ..runs.store import RunStore, process_identity
-from .args import config_from_args
+from .args import config_from_args, read_json_file
 from .tables import fmt, print_table, summarize
 
 
@@ -129,8 +129,8 @@ def check_runs_dir(text: str, store: RunStore) -> None:
 def _config_file_keys(args: argparse.Namespace) -> set[str]:
     if not getattr(args, "config", None):
         return set()
-    with open(args.config) as fh:
-        return set(json.load(fh))
+    data = read_json_file(args.config, "--config")
+    return set(data) if isinstance(data, dict) else set()
 
 
 def cmd_list(args, store: RunStore) -> int:

@@ -7,12 +7,14 @@ Only the fields that readers use are checked; unknown extra fields are allowed.
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
+from .. import safe_io
+
 _MISSING = object()
+MAX_ROUND = 1_000_000  # config.limits allows far fewer rounds and clients; more is damage, not a result
 
 
 class Damaged(ValueError):
@@ -32,16 +34,20 @@ def _integer(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+# The most a run file may hold: a config or status is a few kB, a partition of 10,000 clients x
+# 200 classes a few MB, a metrics log of per-client rows some tens of MB.
+LIMITS = {"metrics.jsonl": 512 << 20, "partition.json": 64 << 20}
+DEFAULT_LIMIT = 4 << 20
+
+
 def _text(path: Path) -> str | None:
+    """The file's text through ``safe_io`` (regular files only, bounded), None when missing."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        return safe_io.read_text(path, LIMITS.get(path.name, DEFAULT_LIMIT))
     except FileNotFoundError:
         return None
-    except UnicodeDecodeError:
-        raise Damaged(f"{path.name} is not UTF-8 text") from None
-    except OSError as e:
-        raise Damaged(f"cannot read {path.name}: {e.strerror or e}") from None
+    except safe_io.DamagedFile as e:
+        raise Damaged(e.reason) from None
 
 
 def load_json(path: Path, default: Any = _MISSING) -> Any:
@@ -50,10 +56,10 @@ def load_json(path: Path, default: Any = _MISSING) -> Any:
         if default is _MISSING:
             raise Damaged(f"{path.name} is missing")
         return default
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:  # files are written atomically: never half-written
-        raise Damaged(f"{path.name} is not valid JSON ({e.msg}, line {e.lineno})") from None
+    try:  # files are written atomically: never half-written
+        return safe_io.parse_json(text, path.name)
+    except safe_io.DamagedFile as e:
+        raise Damaged(e.reason) from None
 
 
 def _check_fields(name: str, data: Any, fields: dict[str, tuple], required: tuple[str, ...] = ()) -> dict:
@@ -64,7 +70,7 @@ def _check_fields(name: str, data: Any, fields: dict[str, tuple], required: tupl
             raise Damaged(f"{name} has no {key!r}")
     for key, (ok, what) in fields.items():
         if key in data and not ok(data[key]):
-            raise Damaged(f"{name}: {key!r} is {data[key]!r}, not {what}")
+            raise Damaged(safe_io.one_line(f"{name}: {key!r} is {safe_io.shown(data[key])}, not {what}"))
     return data
 
 
@@ -72,11 +78,13 @@ _OPT_STR = (lambda v: v is None or isinstance(v, str), "a string")
 _INT = (_integer, "an integer")
 _OPT_INT = (lambda v: v is None or _integer(v), "an integer")
 _OPT_NUM = (lambda v: v is None or _number(v), "a number")
+_COUNT = (lambda v: _integer(v) and 1 <= v <= MAX_ROUND, f"an integer from 1 to {MAX_ROUND:,}")
+_OPT_TIME = (lambda v: v is None or (_number(v) and 0 <= v < 1e11), "a time in seconds since 1970")
 
 CONFIG_FIELDS = {"method": (lambda v: isinstance(v, str), "a string"), "dataset": (lambda v: isinstance(v, str), "a string"),
-                 "num_clients": _INT, "rounds": _INT, "alpha": _OPT_NUM, "name": _OPT_STR}
+                 "num_clients": _COUNT, "rounds": _COUNT, "alpha": _OPT_NUM, "name": _OPT_STR}
 STATUS_FIELDS = {"round": _OPT_INT, "total_rounds": _OPT_INT, "error": _OPT_STR, "pid": _OPT_INT,
-                 "created": _OPT_NUM, "group": _OPT_STR, "device": _OPT_STR}
+                 "created": _OPT_TIME, "updated": _OPT_TIME, "started": _OPT_TIME, "ended": _OPT_TIME, "group": _OPT_STR, "device": _OPT_STR}
 
 
 def read_config(folder: Path) -> dict[str, Any]:
@@ -86,7 +94,7 @@ def read_config(folder: Path) -> dict[str, Any]:
 def read_status(folder: Path, states: tuple[str, ...]) -> dict[str, Any]:
     status = _check_fields("status.json", load_json(folder / "status.json"), STATUS_FIELDS, ("state",))
     if status["state"] not in states:
-        raise Damaged(f"status.json: unknown state {status['state']!r}")
+        raise Damaged(f"status.json: unknown state {safe_io.shown(status['state'])}")
     return status
 
 
@@ -102,24 +110,39 @@ def read_metrics(folder: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            raise Damaged(f"metrics.jsonl line {n} is not valid JSON") from None
+            row = safe_io.parse_json(line, f"metrics.jsonl line {n}")
+        except safe_io.DamagedFile as e:
+            raise Damaged(e.reason) from None
         if not isinstance(row, dict):
             raise Damaged(f"metrics.jsonl line {n} holds {_kind(row)}, not an object")
         for key in ("round", "test_accuracy"):
             if key not in row:
                 raise Damaged(f"metrics.jsonl line {n} has no {key!r}")
         if not _integer(row["round"]):
-            raise Damaged(f"metrics.jsonl line {n}: 'round' is {row['round']!r}, not an integer")
+            raise Damaged(safe_io.one_line(f"metrics.jsonl line {n}: 'round' is {safe_io.shown(row['round'])}, not an integer"))
         bad = next((k for k, v in row.items() if k != "local" and not (v is None or _number(v))), None)
         if bad is not None:
-            raise Damaged(f"metrics.jsonl line {n}: {bad!r} is {row[bad]!r}, not a number")
+            raise Damaged(safe_io.one_line(f"metrics.jsonl line {n}: {bad!r} is {safe_io.shown(row[bad])}, not a number"))
+        if not 0 <= row["round"] <= MAX_ROUND:
+            raise Damaged(safe_io.one_line(f"metrics.jsonl line {n}: round {safe_io.shown(row['round'])} is impossible "
+                                           f"(0 to {MAX_ROUND:,})"))
+        if rows and row["round"] <= rows[-1]["round"]:
+            raise Damaged(f"metrics.jsonl line {n}: round {row['round']} after round {rows[-1]['round']} "
+                          "(rows out of order or repeated)")
+        wrong = next((k for k, v in row.items() if _is_accuracy(k) and _number(v) and not 0 <= v <= 1), None)
+        if wrong is not None:
+            raise Damaged(safe_io.one_line(f"metrics.jsonl line {n}: {wrong!r} is {safe_io.shown(row[wrong])}, "
+                                           "not an accuracy between 0 and 1"))
         if "local" in row and not _local_clients_ok(row["local"]):
             raise Damaged(f"metrics.jsonl line {n}: 'local' is not a list of measured clients "
                           "(client, classes, samples and numbers)")
         rows.append(row)
     return rows
+
+
+def _is_accuracy(key: str) -> bool:
+    """Fields that are shares of correct predictions (0..1; NaN allowed for a diverged round)."""
+    return key == "test_accuracy" or key.startswith("local_acc")
 
 
 def _local_clients_ok(value: Any) -> bool:
@@ -139,6 +162,20 @@ def _local_clients_ok(value: Any) -> bool:
     return True
 
 
+MAX_ARRAY_FILE = 256 << 20  # a snapshot of 10,000 points x 512 dimensions is 20 MB
+
+
+def _array_file(path: Path):
+    """A snapshot or layout file's bytes as a file object, read through ``safe_io`` (a regular
+    file, bounded), so ``np.load`` never opens a pipe or a device itself."""
+    import io
+
+    try:
+        return io.BytesIO(safe_io.read_bytes(path, MAX_ARRAY_FILE))
+    except safe_io.DamagedFile as e:
+        raise Damaged(e.reason) from None
+
+
 LOCAL_ARRAYS = ("clients", "samples", "holds", "embeddings", "start_embeddings", "update_cosine")
 
 
@@ -153,7 +190,7 @@ def read_local_snapshot(folder: Path, round_: int) -> dict[str, Any]:
 
     name = f"local_round_{int(round_):04d}.npz"
     try:
-        with np.load(folder / "embeddings" / name, allow_pickle=False) as data:
+        with np.load(_array_file(folder / "embeddings" / name), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
     except FileNotFoundError:
         raise Damaged(f"{name} is missing") from None
@@ -226,7 +263,7 @@ def read_snapshot(path: Path) -> dict[str, Any]:
 
     where = f"embeddings/{path.name}"
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with np.load(_array_file(path), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
     except FileNotFoundError:
         raise Damaged(f"{where} is missing") from None
@@ -291,7 +328,7 @@ def read_layout(path: Path, n: int | None = None):
 
     where = f"embeddings/{path.name}"
     try:
-        xy = np.load(path, allow_pickle=False)
+        xy = np.load(_array_file(path), allow_pickle=False)
     except FileNotFoundError:
         raise Damaged(f"{where} is missing") from None
     except (OSError, ValueError, EOFError) as e:

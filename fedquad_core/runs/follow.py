@@ -9,13 +9,13 @@ damaged or foreign file reads as None, never raises. Not part of the numerics (n
 """
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import time
 from pathlib import Path
 from typing import Any
 
+from .. import safe_io
 from .store import FOLLOW_FOLDER as FOLDER, atomic_write_json
 
 CODE = re.compile(r"[a-z0-9]{6,16}")
@@ -51,11 +51,9 @@ def read_position(root: Path | str, code: str) -> dict | None:
     if not is_code(code):
         return None
     path = Path(root) / FOLDER / f"{code}.json"
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            return None
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    try:  # a regular file of at most MAX_BYTES: a pipe or /dev/zero here never hangs or fills memory
+        data = safe_io.read_json(path, MAX_BYTES)
+    except (OSError, safe_io.DamagedFile):
         return None
     if not isinstance(data, dict):
         return None

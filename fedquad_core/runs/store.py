@@ -31,6 +31,7 @@ from typing import IO, Any, Callable
 
 import numpy as np
 
+from .. import safe_io
 from . import files as run_files
 
 STATES = ("queued", "running", "finished", "failed", "cancelled", "diverged")
@@ -397,10 +398,9 @@ def _is_run_folder(path: Path) -> bool:
 
 
 def _read_json(path: Path, default: Any) -> Any:
+    """The JSON in ``path`` (through ``safe_io``: a regular file of at most 4 MiB), or ``default``
+    when it is missing or damaged."""
     try:
-        with open(path) as f:
-            return json.load(f)
-    except FileNotFoundError:
-        return default
-    except json.JSONDecodeError:
+        return safe_io.read_json(path, 4 << 20)
+    except (FileNotFoundError, safe_io.DamagedFile):
         return default
