@@ -19,9 +19,9 @@ CLI = [
     (["--download=yes"], "ignored explicit argument"),
     (["--train-subset", "5"], "train subset"),
     (["--train-subset", "100000000"], "at most 1400"),
-    (["--train-subset", "abc"], "invalid int value"),
+    (["--train-subset", "abc"], "is not an integer"),
     (["--clients", "0"], "--clients"),
-    (["--clients", "ten"], "invalid int value"),
+    (["--clients", "ten"], "is not an integer"),
     (["--clients", "5000"], "lower --clients"),
     (["--alpha", "0"], "alpha"),
     (["--alpha", "-1"], "alpha"),
@@ -30,7 +30,7 @@ CLI = [
     (["--iid=1"], "ignored explicit argument"),
     (["--method", "nope"], "invalid choice: 'nope' (choose from 'fedavg'"),
     (["--seed", "-1"], "seed must be an integer in 0.."),
-    (["--seed", "1.5"], "invalid int value"),
+    (["--seed", "1.5"], "is not an integer"),
     (["--seed", str(2**64)], "seed must be an integer in 0.."),
     (["--min-size", "-1"], "--min-size"),
     (["--min-size", "10000"], "--min-size"),
@@ -39,7 +39,7 @@ CLI = [
     (["--model", "cnn"], "--model cnn needs images, but digits"),
     (["--model", "resnet18"], "--model resnet18 needs images"),
     (["--rounds", "0"], "--rounds"),
-    (["--rounds", "1.5"], "invalid int value"),
+    (["--rounds", "1.5"], "is not an integer"),
     (["--participation", "nan"], "participation must be a finite number"),
     (["--participation", "nan", "--workers", "2"], "participation must be a finite number"),
     (["--participation", "0"], "--participation"),
@@ -52,6 +52,13 @@ CLI = [
     (["--lr", "-0.1"], "--lr"),
     (["--lr", "nan"], "lr must be a finite number"),
     (["--momentum", "-1"], "--momentum"),
+    (["--momentum", "2"], "momentum must be at least 0 and below 1"),  # trained to 10 % with an overflow warning
+    (["--momentum", "1"], "momentum must be at least 0 and below 1"),
+    (["--iid", "--alpha", "0.1"], "--iid and --alpha contradict each other"),  # trained IID, dropped alpha
+    (["--lr", "1e-320"], "below float32's smallest normal number"),  # 0 in float32
+    (["--alpha", "1e-320"], "below float32's smallest normal number"),
+    (["--rounds", "1_0"], "is not an integer (digits only, no '_')"),  # was read as 10
+    (["--lr", "0.0_1"], "is not a number (like 0.1 or 1e-3, no '_')"),
     (["--momentum", "inf"], "momentum must be a finite number"),
     (["--weight-decay", "-1"], "--weight-decay"),
     (["--augment=1"], "ignored explicit argument"),
@@ -67,7 +74,7 @@ CLI = [
     (["--eval-points", "5"], "--eval-points"),
     (["--local-clients", "-1"], "local clients must be an integer in 0..100"),
     (["--local-clients", "101"], "--local-clients"),
-    (["--local-clients", "two"], "invalid int value"),
+    (["--local-clients", "two"], "is not an integer"),
     (["--method", "fedprox", "--mu", "-1"], "--mu"),
     (["--method", "moon", "--tau", "0"], "--tau"),
     (["--method", "moon", "--proj-dim", "0"], "--proj-dim"),
@@ -75,7 +82,7 @@ CLI = [
     (["--method", "fedquad", "--beta", "-0.5"], "--beta"),
     (["--method", "triplet", "--margin", "-1"], "--margin"),
     (["--method", "fedquad", "--tuples-per-batch", "0"], "--tuples-per-batch"),
-    (["--method", "fedquad", "--tuples-per-batch", "1.5"], "invalid int value"),
+    (["--method", "fedquad", "--tuples-per-batch", "1.5"], "is not an integer"),
     (["--method", "fedquad", "--m1", "-1"], "--m1"),
     (["--method", "fedquad", "--m1", "nan"], "must be a number"),
     (["--method", "fedquad", "--m2", "-1"], "--m2"),
@@ -119,6 +126,8 @@ STUDY = [
     (["--grid", "lr=1e400"], "lr must be a finite number"),
     (["--grid", f"seed={_WIDE}", "--grid", f"min_size={_WIDE}"], "10,000 points, more than 1,000"),
     (["--grid", "seed=0", "--title", "two\x00"], "the title must be text"),
+    (["--grid", "workers=0,1"], "'workers' cannot be a grid axis"),  # made 2 points of one run
+    (["--grid", "device=cpu,auto"], "'device' cannot be a grid axis"),
 ]
 
 # (--file content: a dict, or raw JSON text; fragment): checked like `run --config`
@@ -129,6 +138,9 @@ STUDY_FILE = [
     ({"title": 5, "axes": {"seed": [0]}}, "the title must be text"),
     ({"description": ["x"], "axes": {"seed": [0]}}, "the description must be text"),
     ({"axes": {"seed": [0]}, "method_params": {"m1": 1}}, "unknown key(s) method_params"),
+    ({"axes": {"alpha": "0.1"}}, "grid axis 'alpha' must be a list of values"),  # a string for a list
+    ({"axes": {"seed": [0]}, "points": []}, "unknown key(s) points"),  # not a whole stored study file
+    ('{"axes": {"seed": [0]}, "axes": {"seed": [1]}}', "appears twice"),  # duplicate keys
     ('{"axes": {"seed": [1e400]}}', "of seed is not an integer"),
     ('{"axes": {"clients": [Infinity]}}', "of num_clients is not an integer"),
     ('{"axes": {"rounds": [-Infinity]}}', "of rounds is not an integer"),

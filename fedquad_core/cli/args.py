@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 from typing import Any
 
 from ..config import CLIENT_EXECS, DATASET_DEFAULTS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
@@ -34,6 +35,23 @@ def dataset_default_help(key: str) -> str:
     return "default per data set: " + "; ".join(f"{', '.join(names)} {value}" for value, names in groups.items())
 
 
+def strict_int(text: str) -> int:
+    """argparse type: a plain integer (digits, an optional sign): ``1_0`` is refused, not read as 10."""
+    if not re.fullmatch(r"\s*[+-]?\d+\s*", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer (digits only, no '_')")
+    return int(text)
+
+
+def strict_float(text: str) -> float:
+    """argparse type: a number as written in the README (``0.1``, ``1e-3``); ``_`` is refused."""
+    try:
+        if "_" in text:
+            raise ValueError
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (like 0.1 or 1e-3, no '_')") from None
+
+
 def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
     d = RunConfig()
     g = p.add_argument_group("data and partition")
@@ -41,24 +59,24 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
     g.add_argument("--dataset", choices=DATASET_NAMES, help=f"data set (default {d.dataset}: bundled, no download)")
     g.add_argument("--data-dir", help="folder with downloaded data (CIFAR, Tiny-ImageNet, Fashion-MNIST); must exist unless --download")
     g.add_argument("--download", action="store_true", default=None, help="download missing data (needs internet)")
-    g.add_argument("--train-subset", type=int, help="use a class-stratified subset of this many training samples")
+    g.add_argument("--train-subset", type=strict_int, help="use a class-stratified subset of this many training samples")
     if not sweep:
-        g.add_argument("--clients", dest="num_clients", type=int, help=f"number of clients (default {d.num_clients})")
-        g.add_argument("--alpha", type=float, help=f"Dirichlet concentration; small = strong label skew (default {d.alpha})")
+        g.add_argument("--clients", dest="num_clients", type=strict_int, help=f"number of clients (default {d.num_clients})")
+        g.add_argument("--alpha", type=strict_float, help=f"Dirichlet concentration; small = strong label skew (default {d.alpha})")
         g.add_argument("--iid", action="store_true", default=None, help="IID split instead of Dirichlet")
         g.add_argument("--method", choices=list(METHODS), help=f"FL method (default {d.method})")
-        g.add_argument("--seed", type=int, help=f"seed of partition, sampling and init (default {d.seed})")
-    g.add_argument("--min-size", type=int, help=f"minimum samples per client (default {d.min_size})")
+        g.add_argument("--seed", type=strict_int, help=f"seed of partition, sampling and init (default {d.seed})")
+    g.add_argument("--min-size", type=strict_int, help=f"minimum samples per client (default {d.min_size})")
     g = p.add_argument_group("training")
     g.add_argument("--model", choices=MODEL_NAMES, help="model (default auto: mlp for digits, cnn for Fashion-MNIST/CIFAR-10, resnet18 otherwise)")
-    g.add_argument("--rounds", type=int, help=f"communication rounds (default {d.rounds})")
-    g.add_argument("--participation", type=float, help=f"fraction p of clients per round, in (0, 1]: "
+    g.add_argument("--rounds", type=strict_int, help=f"communication rounds (default {d.rounds})")
+    g.add_argument("--participation", type=strict_float, help=f"fraction p of clients per round, in (0, 1]: "
                    f"max(1, floor(p * clients)) a round, FedAvg's rule (default {d.participation})")
-    g.add_argument("--local-epochs", type=int, help=f"local epochs per round (default {d.local_epochs})")
-    g.add_argument("--batch-size", type=int, help=f"local batch size ({dataset_default_help('batch_size')})")
-    g.add_argument("--lr", type=float, help=f"SGD learning rate ({dataset_default_help('lr')})")
-    g.add_argument("--momentum", type=float, help=f"SGD momentum ({dataset_default_help('momentum')})")
-    g.add_argument("--weight-decay", type=float, help=f"SGD weight decay ({dataset_default_help('weight_decay')})")
+    g.add_argument("--local-epochs", type=strict_int, help=f"local epochs per round (default {d.local_epochs})")
+    g.add_argument("--batch-size", type=strict_int, help=f"local batch size ({dataset_default_help('batch_size')})")
+    g.add_argument("--lr", type=strict_float, help=f"SGD learning rate ({dataset_default_help('lr')})")
+    g.add_argument("--momentum", type=strict_float, help=f"SGD momentum ({dataset_default_help('momentum')})")
+    g.add_argument("--weight-decay", type=strict_float, help=f"SGD weight decay ({dataset_default_help('weight_decay')})")
     g.add_argument("--augment", action=argparse.BooleanOptionalAction, default=None, help="random crop + flip (default: on for 32x32/64x64 sets)")
     g.add_argument("--normalize-embeddings", action=argparse.BooleanOptionalAction, default=None,
                    help=f"L2-normalise embeddings before tuple losses (default {d.normalize_embeddings})")
@@ -68,14 +86,14 @@ def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
                                                    "dashboard runs, which already run side by side)")
     g.add_argument("--client-exec", choices=CLIENT_EXECS, help="how a round's clients train: auto (default) = vmap on "
                    "CUDA, parallel workers when --workers > 0, else sequential")
-    g.add_argument("--snapshot-every", type=int, help=f"embedding snapshot every k rounds (default {d.snapshot_every})")
-    g.add_argument("--snapshot-points", type=int, help=f"test points in each snapshot (default {d.snapshot_points})")
-    g.add_argument("--local-clients", type=int, help="clients whose local model is measured (after local training, "
+    g.add_argument("--snapshot-every", type=strict_int, help=f"embedding snapshot every k rounds (default {d.snapshot_every})")
+    g.add_argument("--snapshot-points", type=strict_int, help=f"test points in each snapshot (default {d.snapshot_points})")
+    g.add_argument("--local-clients", type=strict_int, help="clients whose local model is measured (after local training, "
                    f"before aggregation) at each snapshot round; 0 = off (default {d.local_clients})")
-    g.add_argument("--eval-points", type=int, help="evaluate on a stratified subset of the test set (default: all)")
+    g.add_argument("--eval-points", type=strict_int, help="evaluate on a stratified subset of the test set (default: all)")
     g = p.add_argument_group("method parameters (each applies to the methods named)")
     for name, f in method_param_fields().items():
-        kind = int if f.metadata.get("integer") else float
+        kind = strict_int if f.metadata.get("integer") else strict_float
         g.add_argument(f"--{name.replace('_', '-')}", dest=f"mp_{name}", type=kind,
                        help=method_param_help(name))
 
@@ -140,6 +158,9 @@ def config_from_args(args: argparse.Namespace, *, defaults: dict[str, Any] | Non
         if key in names and value is not None:
             base[key] = value
     if getattr(args, "iid", None):
+        if getattr(args, "alpha", None) is not None:
+            raise UserError("--iid and --alpha contradict each other: --iid means no label skew; "
+                            "give one of them")
         base["alpha"] = None
     base.update(fixed)
     method_params = base.get("method_params")

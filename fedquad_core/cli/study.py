@@ -13,6 +13,7 @@ from ..study.matched import matched_accuracy
 from ..study.store import DamagedStudy
 from ..study.table import mean_std_text, response_table, slider_axes, study_frame
 from ..version import engine_fingerprint
+from ..safe_io import one_line
 from .args import add_run_options, config_from_args, int_in, read_json_file
 from .tables import print_table
 
@@ -104,10 +105,12 @@ def _read_file(path: str | None) -> dict[str, Any]:
     data = read_json_file(path, "--file")
     if not isinstance(data, dict) or not isinstance(data.get("axes", {}), dict) or not isinstance(data.get("base", {}), dict):
         raise UserError(f"--file {path} must hold a JSON object with 'axes' (key: [values]) and optional 'base'")
-    unknown = sorted(set(data) - FILE_KEYS - STORED_KEYS)
+    stored = STORED_KEYS <= set(data)  # a whole stored study file: its bookkeeping is ignored
+    unknown = sorted(set(data) - FILE_KEYS - (STORED_KEYS if stored else set()))
     if unknown:
         raise UserError(f"--file {path} has unknown key(s) {', '.join(map(str, unknown))}: use {', '.join(sorted(FILE_KEYS))} "
-                        "(method parameters go in base.method_params)")
+                        "(method parameters go in base.method_params; 'points' and 'engine' only in a whole "
+                        "stored study file)")
     return data
 
 
@@ -168,7 +171,7 @@ def _list(args, store: RunStore) -> int:
         done = sum(r["state"] == "finished" for r in frame)
         engine = "current" if study.get("engine") == engine_fingerprint() else f"other ({study.get('engine')})"
         rows.append([name, f"{done}/{len(frame)}", " x ".join(f"{k}({len(v)})" for k, v in study["axes"].items()),
-                     engine, study.get("title") or ""])
+                     engine, one_line(study.get("title") or "", 80)])
     if not rows:
         print(f"no studies in {store.root}")
         return 0
@@ -245,7 +248,7 @@ def print_response(store: RunStore, study: dict[str, Any], args) -> None:
     rows = [[*(_value(k, e[k]) for k in group_keys), *(_cell(e, m) for m in args.metric), f"{e['n']}/{e['total']}"]
             for e in table]
     done = sum(r["state"] == "finished" for r in frame)
-    print(f"study {study['name']}" + (f": {study['title']}" if study.get("title") else "")
+    print(f"study {study['name']}" + (f": {one_line(study['title'], 200)}" if study.get("title") else "")
           + f" ({done}/{len(frame)} points finished; mean ± std over seeds)")
     print_table(headers, rows)
     missing = [r for r in frame if r["state"] != "finished"]

@@ -17,6 +17,7 @@ ROUNDS_MAX = 10_000        # about a day of digits rounds, weeks of CIFAR ones
 CLIENTS_MAX = 10_000       # and never more than the training samples (validate)
 SNAPSHOT_EVERY_MAX = ROUNDS_MAX
 FLOAT_MAX = 3.4028234663852886e38  # float32's largest: |lr|, momentum, weight decay, a float method parameter
+FLOAT_TINY = 1.1754943508222875e-38  # float32's smallest normal: a smaller non-zero value is 0 or denormal in training
 SNAPSHOT_POINTS_FLOOR = 2_000  # the default: on a smaller test set it means all the test points evaluated
 GRID_POINTS_MAX = 1_000    # points of one study grid; --yes-large-grid lifts it
 
@@ -43,7 +44,16 @@ def check_bounds(cfg, *, train_size: int | None = None, test_size: int | None = 
         if _number(value) and not (math.isfinite(value) and abs(value) <= FLOAT_MAX):
             raise ConfigError(f"{name.replace('_', ' ')} must be a finite number float32 can hold "
                               f"(at most {FLOAT_MAX:.3g}; got {value!r}): change {flag}")
+        if _number(value) and 0 < abs(value) < FLOAT_TINY:
+            raise ConfigError(f"{name.replace('_', ' ')} {value!r} is below float32's smallest normal number "
+                              f"({FLOAT_TINY:.3g}): training would use 0; change {flag}")
+    momentum = getattr(cfg, "momentum", None)
+    if _number(momentum) and not 0 <= momentum < 1:
+        raise ConfigError(f"momentum must be at least 0 and below 1 (got {momentum!r}): change --momentum")
     for key, value in (getattr(cfg, "method_params", None) or {}).items():
+        if _number(value) and 0 < abs(value) < FLOAT_TINY:
+            raise ConfigError(f"{cfg.method} {key} {value!r} is below float32's smallest normal number "
+                              f"({FLOAT_TINY:.3g}): change --{key.replace('_', '-')}")
         if _number(value) and not (math.isfinite(value) and abs(value) <= FLOAT_MAX):
             raise ConfigError(f"{cfg.method} {key} must be a finite number float32 can hold "
                               f"(at most {FLOAT_MAX:.3g}; got {value!r}): change --{key.replace('_', '-')}")

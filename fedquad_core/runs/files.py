@@ -40,18 +40,18 @@ LIMITS = {"metrics.jsonl": 512 << 20, "partition.json": 64 << 20}
 DEFAULT_LIMIT = 4 << 20
 
 
-def _text(path: Path) -> str | None:
+def _text(path: Path, limit: int | None = None) -> str | None:
     """The file's text through ``safe_io`` (regular files only, bounded), None when missing."""
     try:
-        return safe_io.read_text(path, LIMITS.get(path.name, DEFAULT_LIMIT))
+        return safe_io.read_text(path, limit or LIMITS.get(path.name, DEFAULT_LIMIT))
     except FileNotFoundError:
         return None
     except safe_io.DamagedFile as e:
         raise Damaged(e.reason) from None
 
 
-def load_json(path: Path, default: Any = _MISSING) -> Any:
-    text = _text(path)
+def load_json(path: Path, default: Any = _MISSING, *, limit: int | None = None) -> Any:
+    text = _text(path, limit)
     if text is None:
         if default is _MISSING:
             raise Damaged(f"{path.name} is missing")

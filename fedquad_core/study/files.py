@@ -8,13 +8,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import json
+
 from ..runs.files import Damaged, _kind, load_json
+from ..safe_io import shown
+
+STUDY_FILE_MAX = 64 << 20  # about 300,000 points; a default grid (at most 1,000 points) is under 1 MB
+# the longest text a study is written with (config.limits.check_text at `study run`); a name and
+# an engine fingerprint are short
+TEXT_MAX = {"title": 2_000, "description": 2_000, "name": 200, "engine": 64}
 
 
 def read_study(path: Path) -> dict[str, Any]:
     if path.is_dir():
         raise Damaged(f"{path.name} is a folder, not a file")
-    study = load_json(path)
+    study = load_json(path, limit=STUDY_FILE_MAX)
     name = path.name
     if not isinstance(study, dict):
         raise Damaged(f"{name} holds {_kind(study)}, not an object")
@@ -26,12 +34,16 @@ def read_study(path: Path) -> dict[str, Any]:
         raise Damaged(f"{name}: 'axes' is {_kind(axes)}, not an object of axis: [values]")
     for key in ("title", "description", "name", "engine"):
         if study.get(key) is not None and not isinstance(study[key], str):
-            raise Damaged(f"{name}: {key!r} is {study[key]!r}, not a string")
+            raise Damaged(f"{name}: {key!r} is {shown(study[key])}, not a string")
+        if len(study.get(key) or "") > TEXT_MAX[key]:
+            raise Damaged(f"{name}: {key!r} is {len(study[key]):,} characters long, more than the "
+                          f"{TEXT_MAX[key]:,} a study is written with")
     if study.get("base") is not None and not isinstance(study["base"], dict):
         raise Damaged(f"{name}: 'base' is {_kind(study['base'])}, not an object")
     points = study["points"]
     if not isinstance(points, list):
         raise Damaged(f"{name}: 'points' is {_kind(points)}, not an array")
+    seen: set[str] = set()
     for n, point in enumerate(points, 1):
         if not isinstance(point, dict):
             raise Damaged(f"{name}: point {n} is {_kind(point)}, not an object")
@@ -44,4 +56,8 @@ def read_study(path: Path) -> dict[str, Any]:
         missing = set(axes) - set(point["coords"])
         if missing:
             raise Damaged(f"{name}: point {n} has no value for axis {sorted(missing)[0]!r}")
+        coords = json.dumps(point["coords"], sort_keys=True, default=str)
+        if coords in seen:  # the same grid point twice: written by no version of the study driver
+            raise Damaged(f"{name}: point {n} repeats an earlier point's coordinates ({shown(point['coords'], 60)})")
+        seen.add(coords)
     return study

@@ -19,7 +19,8 @@ from ..config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfi
 from ..errors import UserError
 from ..methods import METHODS
 from ..methods.params import method_param_fields
-from ..version import run_key
+from .. import safe_io
+from ..version import BOOKKEEPING, run_key
 from .store import check_name
 
 NOT_AXES = ("name", "method_params")
@@ -35,6 +36,9 @@ def _config_fields() -> dict[str, str]:
 def axis_name(key: str) -> str:
     key = key.strip().replace("-", "_")
     key = ALIASES.get(key, key)
+    if key in BOOKKEEPING:
+        raise UserError(f"{key!r} cannot be a grid axis: it does not change a run's numbers, so every value "
+                        f"would be the same run; set it with --{key.replace('_', '-')} instead")
     if key not in _config_fields() and key not in method_param_fields():
         valid = sorted({*_config_fields(), *method_param_fields(), *ALIASES})
         raise UserError(f"unknown grid key {key!r}: use a run setting or method parameter ({', '.join(valid)})")
@@ -83,7 +87,9 @@ def parse_axes(axes: dict[str, Any]) -> dict[str, list]:
         name = axis_name(key)
         if name in out:
             raise UserError(f"grid key {name!r} given twice: give each axis once")
-        values = values if isinstance(values, list) else [values]
+        if not isinstance(values, list):
+            raise UserError(f"grid axis {name!r} must be a list of values (got {safe_io.shown(values)}): "
+                            f'write "{name}": [v1, v2]')
         if not values:
             raise UserError(f"grid axis {name!r} has no values: give at least one (--grid {name}=v1,v2)")
         parsed = [parse_value(name, v) for v in values]

@@ -170,3 +170,28 @@ def test_snapshot_that_is_not_a_plain_array_file_is_damage(special, tmp_path):
     from fedquad_core.runs.files import Damaged, read_snapshot
     with pytest.raises(Damaged):
         read_snapshot(path)
+
+
+def _study_file(tmp_path, **fields) -> "os.PathLike":
+    folder = tmp_path / "runs" / "studies"
+    folder.mkdir(parents=True)
+    study = {"name": "s", "created": 1.0, "engine": "x", "base": {}, "axes": {"seed": [0]},
+             "points": [{"coords": {"seed": 0}, "key": "k", "run_id": None}], **fields}
+    (folder / "s.json").write_text(json.dumps(study))
+    return tmp_path / "runs"
+
+
+def test_a_study_of_50000_repeated_points_is_named_at_once(tmp_path):
+    points = [{"coords": {"seed": 0}, "key": "k", "run_id": None}] * 50_000
+    runs = _study_file(tmp_path, points=points)
+    t0 = time.monotonic()
+    proc = _cli("study", "list", "--runs-dir", str(runs))
+    assert "repeats an earlier point" in proc.stdout + proc.stderr
+    assert time.monotonic() - t0 < TIMEOUT
+
+
+def test_a_huge_stored_title_is_damage_not_printed(tmp_path):
+    runs = _study_file(tmp_path, title="t" * 5_000_000)
+    proc = _cli("study", "list", "--runs-dir", str(runs))
+    assert len(proc.stdout) + len(proc.stderr) < 5_000
+    assert "characters long" in proc.stdout + proc.stderr
