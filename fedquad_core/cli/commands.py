@@ -106,6 +106,9 @@ def _finished(store: RunStore, cfg) -> str | None:
         return None
 
 
+SIGNAL_EXIT = {"SIGINT": 130, "SIGTERM": 143}  # 128 + the signal's number; `fedquad cancel` (SIGUSR1) ends 0
+
+
 def _report(store: RunStore, run_id: str, slot) -> int:
     status = store.read_status(run_id)
     rows = store.read_metrics(run_id)
@@ -116,8 +119,8 @@ def _report(store: RunStore, run_id: str, slot) -> int:
         print(status["error"].splitlines()[0], file=sys.stderr)
     if slot is not None:
         slot.close()
-    if status["state"] == "cancelled" and status.get("stopped_by") == "SIGINT":
-        return 130  # the shell's code for a Ctrl-C
+    if status["state"] == "cancelled" and status.get("stopped_by") in SIGNAL_EXIT:
+        return SIGNAL_EXIT[status["stopped_by"]]  # the shell's code for that signal, as if it had killed us
     return 0 if status["state"] in ("finished", "cancelled") else 1
 
 

@@ -84,6 +84,20 @@ def test_ctrl_c_ends_cancelled_with_rounds_and_weights_kept_and_exit_130(store):
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
+def test_sigterm_ends_cancelled_with_rounds_kept_and_exit_143(store):
+    """As a shell reports a process that SIGTERM ended (128 + 15), not 0: a script that runs
+    `fedquad run` and is stopped sees it did not finish."""
+    proc = _start(store, "sigterm")
+    _wait_for_rows(store, "sigterm", proc)
+    proc.send_signal(signal.SIGTERM)
+    rc, out, err = _finish(proc)
+    status, rows = store.read_status("sigterm"), store.read_metrics("sigterm")
+    assert rc == 143, (rc, out, err)
+    assert status["state"] == "cancelled" and status.get("stopped_by") == "SIGTERM", status
+    assert 1 <= len(rows) < 400 and status["round"] == len(rows)
+    assert "Traceback" not in err, err
+
+
 def test_ctrl_c_twice_stops_at_once_keeping_the_last_completed_round(store):
     proc = _start(store, "ctrl-c-2")
     _wait_for_rows(store, "ctrl-c-2", proc)
