@@ -79,7 +79,20 @@ def ref_from_id(ref_id: str, refs: list[StudyRef]) -> StudyRef | None:
 
 
 def read_study(ref: StudyRef) -> dict:
-    return StudyStore(service.source_root(ref.source)).read(ref.name)
+    """The stored study, with the series (method) and replicate (seed) axes always present: a
+    study run without them (``--grid alpha=0.1,iid``, or a seed-only grid) gets each as a
+    one-value axis taken from its base settings, so every page can group by them."""
+    return with_series_and_replicate(StudyStore(service.source_root(ref.source)).read(ref.name))
+
+
+def with_series_and_replicate(study: dict) -> dict:
+    base = study.get("base") or {}
+    fill = {axis: base.get(axis, default) for axis, default in ((SERIES, "fedavg"), (REPLICATE, 0))
+            if axis not in study["axes"]}
+    if not fill:
+        return study
+    return {**study, "axes": {**study["axes"], **{a: [v] for a, v in fill.items()}},
+            "points": [{**p, "coords": {**p["coords"], **fill}} for p in study["points"]]}
 
 
 def slider_axes(study: dict) -> list[str]:
