@@ -279,6 +279,8 @@ def read_snapshot(path: Path) -> dict[str, Any]:
     bad = next((k for k, v in arrays.items() if v.dtype.kind not in "biuf"), None)
     if bad is not None:
         raise Damaged(f"{where}: {bad!r} holds {arrays[bad].dtype} values, not numbers")
+    if z.dtype.kind == "f" and not np.isfinite(z).all():  # a diverged run's last snapshot: nothing to draw
+        raise Damaged(f"{where}: the embeddings hold NaN or infinite values (the run diverged), no picture")
     return arrays
 
 

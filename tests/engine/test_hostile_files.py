@@ -195,3 +195,11 @@ def test_a_huge_stored_title_is_damage_not_printed(tmp_path):
     proc = _cli("study", "list", "--runs-dir", str(runs))
     assert len(proc.stdout) + len(proc.stderr) < 5_000
     assert "characters long" in proc.stdout + proc.stderr
+
+
+def test_a_snapshot_of_nan_embeddings_is_named_not_projected(tmp_path):
+    from fedquad_core.runs.files import Damaged, read_snapshot
+    path = tmp_path / "round_0001.npz"
+    np.savez(path, embeddings=np.full((4, 3), np.nan, dtype=np.float32), labels=np.arange(4))
+    with pytest.raises(Damaged, match="NaN or infinite"):
+        read_snapshot(path)
