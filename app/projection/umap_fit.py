@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 import time
 import warnings
 from pathlib import Path
@@ -41,9 +42,28 @@ def _cached_by_default(decorator):
     return wrapped
 
 
-def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> None:
-    """Point numba at an on-disk cache and make ``cache=True`` its default (idempotent)."""
-    os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir or NUMBA_CACHE))
+def private_dir(path: str | os.PathLike) -> Path | None:
+    """``path`` as a folder only this user can write (created with mode 0700), or None when it is
+    a symbolic link, not a folder, owned by someone else, or writable by the group or others:
+    numba unpickles its cache index files, so a cache others can write could run their code."""
+    path = Path(path)
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return None
+    return path
+
+
+def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> bool:
+    """Point numba at an on-disk cache in a private folder and make ``cache=True`` its default
+    (idempotent). Returns False, and leaves caching off, when the folder is not private."""
+    folder = private_dir(cache_dir or os.environ.get("NUMBA_CACHE_DIR") or NUMBA_CACHE)
+    if folder is None:
+        return False
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
     import numba
     from numba.core.errors import NumbaWarning
 
@@ -52,6 +72,7 @@ def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> None:
     for name in ("njit", "jit"):
         if not getattr(getattr(numba, name), "fedquad_cached", False):
             setattr(numba, name, _cached_by_default(getattr(numba, name)))
+    return True
 
 
 def compute_umap(z) -> np.ndarray:
