@@ -124,9 +124,46 @@ def _report(store: RunStore, run_id: str, slot) -> int:
     return 0 if status["state"] in ("finished", "cancelled") else 1
 
 
-def check_runs_dir(text: str, store: RunStore) -> None:
-    if not str(text).strip() or "\0" in str(text) or store.root.exists() and not store.root.is_dir():
-        raise UserError(f"--runs-dir {str(text)!r} is not a folder: pass a folder for the run store")
+PATH_MAX = 4000  # Linux refuses paths over 4,096 bytes; a run folder and its files add to it
+
+
+def check_runs_dir(text: str, store: RunStore, *, write: bool = False) -> None:
+    """``--runs-dir`` usable before any work: a folder (or a name for one), not too long, no loop
+    of links; for commands that write, on a disk and in a folder this user can write."""
+    raw = str(text)
+    if not raw.strip() or "\0" in raw:
+        raise UserError(f"--runs-dir {raw!r} is not a folder: pass a folder for the run store")
+    if len(os.fsencode(raw)) > PATH_MAX or any(len(os.fsencode(part)) > 255 for part in store.root.parts):
+        raise UserError(f"--runs-dir is too long ({len(raw):,} characters; at most {PATH_MAX:,}, 255 a name): "
+                        "pass a shorter path")
+    try:
+        info = os.stat(store.root)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:  # a loop of links, a component that is a file, no permission
+        raise UserError(f"--runs-dir {raw!r} cannot be used: {exc.strerror}") from None
+    if info is not None and not os.path.isdir(store.root):
+        raise UserError(f"--runs-dir {raw!r} is not a folder: pass a folder for the run store")
+    if write:
+        _check_writable(raw, store.root)
+
+
+def _check_writable(raw: str, root) -> None:
+    """The folder (or, when it does not exist yet, its nearest existing parent) can take files:
+    not a read-only mount, not a kernel file system, writable by this user."""
+    import os.path
+
+    here = os.path.abspath(root)
+    while not os.path.exists(here):
+        here = os.path.dirname(here)
+    try:
+        read_only = bool(os.statvfs(here).f_flag & os.ST_RDONLY)
+    except OSError as exc:
+        raise UserError(f"--runs-dir {raw!r} cannot be used: {exc.strerror}") from None
+    kernel = os.path.realpath(here).split(os.sep)[1:2] in (["proc"], ["sys"], ["dev"])
+    if read_only or kernel or not os.access(here, os.W_OK | os.X_OK):
+        why = "on a read-only disk" if read_only else "a system folder" if kernel else "not writable by you"
+        raise UserError(f"--runs-dir {raw!r} cannot be used: {here} is {why}; pass a folder you can write")
 
 
 def _config_file_keys(args: argparse.Namespace) -> set[str]:

@@ -14,7 +14,7 @@ import sys
 import threading
 from typing import Sequence
 
-from ..errors import USER_ERRORS
+from ..errors import USER_ERRORS, os_error_line
 from ..runs.store import RunStore
 from . import commands
 from .args import OneLineParser, add_run_options, int_in
@@ -55,8 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def dispatch(args: argparse.Namespace) -> int:
     store = RunStore(args.runs_dir)
-    if args.command in ("run", "sweep"):  # they write into it
-        commands.check_runs_dir(args.runs_dir, store)
+    commands.check_runs_dir(args.runs_dir, store,
+                            write=args.command in ("run", "sweep", "cancel", "delete")
+                            or (args.command == "study" and getattr(args, "study_command", None) in ("run", "cancel")))
     return {"run": commands.cmd_run, "list": commands.cmd_list, "show": commands.cmd_show,
             "compare": commands.cmd_compare, "cancel": commands.cmd_cancel, "delete": commands.cmd_delete,
             "sweep": cmd_sweep, "study": cmd_study}[args.command](args, store)
@@ -83,6 +84,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("fedquad: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # the disk or the store's folder failed us: one line, nothing half-said
+        print(f"fedquad: error: {os_error_line(exc)}", file=sys.stderr)
+        return 2
     except Exception as exc:
         from ..study.run import StudyStopped
 

@@ -75,13 +75,36 @@ class StoreCallback(Callback):
         self.writer.save_local_snapshot(round_, arrays)
 
     def on_end(self, state, info):
-        if info.get("weights") is not None:
-            self.writer.save_weights(info["weights"])
         fields = {k: v for k, v in info.items() if k in ("error", "diverged_round", "round", "stopped_by")}
-        self.writer.set_status(state, ended=time.time(), **fields)
+        if fields.get("error"):  # one line for pages and `list`; a traceback stays in error_detail
+            full = str(fields["error"])
+            fields["error"] = _error_line(full)
+            if "\n" in full.strip():
+                fields["error_detail"] = full[-8_000:]
+        try:
+            if info.get("weights") is not None:
+                self.writer.save_weights(info["weights"])
+            if state == "failed":  # the last round whose metrics row was written (the status moves with it)
+                last = fields.get("round", self.writer.status().get("round"))
+                if isinstance(last, int):
+                    self.writer.drop_snapshots_after(last)
+            self.writer.set_status(state, ended=time.time(), **fields)
+        except OSError:  # the disk is full or gone: what is on it stays as it was
+            if state != "failed":
+                raise
 
     def stop_requested(self) -> bool:
         return self.writer.cancel_requested()
+
+
+def _error_line(text: str) -> str:
+    """A run's error as one line of bounded length: "no space left ..." for a full disk."""
+    from ..safe_io import one_line
+
+    first = text.strip().splitlines()[0] if text.strip() else "failed"
+    if "[Errno 28]" in first or "No space left on device" in first:
+        return "no space left on the run store's disk: free some space, or use another --runs-dir"
+    return one_line(first, 300)
 
 
 class SignalStop(Callback):
