@@ -19,7 +19,8 @@ SNAPSHOT_EVERY_MAX = ROUNDS_MAX
 FLOAT_MAX = 3.4028234663852886e38  # float32's largest: |lr|, momentum, weight decay, a float method parameter
 FLOAT_TINY = 1.1754943508222875e-38  # float32's smallest normal: a smaller non-zero value is 0 or denormal in training
 SNAPSHOT_POINTS_FLOOR = 2_000  # the default: on a smaller test set it means all the test points evaluated
-GRID_POINTS_MAX = 1_000    # points of one study grid; --yes-large-grid lifts it
+GRID_POINTS_MAX = 1_000    # points of one study grid; --yes-large-grid lifts it ...
+GRID_POINTS_HARD_MAX = 100_000  # ... up to this: a study file of about 15 MB, prepared in seconds
 
 _INTS = (("rounds", "--rounds", ROUNDS_MAX), ("num_clients", "--clients", CLIENTS_MAX),
          ("snapshot_every", "--snapshot-every", SNAPSHOT_EVERY_MAX))
@@ -110,6 +111,9 @@ def grid_points(axes: dict[str, list]) -> int:
 def check_grid_size(axes: dict[str, list], *, allow_large: bool = False) -> None:
     """A grid of more than ``GRID_POINTS_MAX`` points is refused before it is expanded."""
     total = grid_points(axes)
+    if total > GRID_POINTS_HARD_MAX:
+        raise UserError(f"the grid has {total:,} points, more than {GRID_POINTS_HARD_MAX:,}, the most one study "
+                        "holds even with --yes-large-grid: split it into several studies")
     if total > GRID_POINTS_MAX and not allow_large:
         raise UserError(f"the grid has {total:,} points, more than {GRID_POINTS_MAX:,}: shorten an axis, "
                         "or add --yes-large-grid if you mean it")

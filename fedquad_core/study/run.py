@@ -23,6 +23,9 @@ from .grid import expand, keyed, parse_axes
 from .ray import check_reachable, run_on_ray
 from .store import StudyStore, finished_runs, grid_difference
 
+SAVE_EVERY = 5.0  # seconds between writes of a large study's file while it trains
+SMALL_STUDY = 200  # up to this many runs to train, the file is written after every point
+
 Done = Callable[[str, str, "str | None"], None]  # (key, run_id, error or None)
 
 
@@ -95,11 +98,23 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
     say(f"study {spec.name}: {len(study['points'])} points, {len(keys)} distinct runs, {len(keys) - len(todo)} "
         f"done already, {len(todo)} to train into {studies.root}")
 
+    at_key: dict[str, list[dict]] = {}
+    for p in study["points"]:
+        at_key.setdefault(p["key"], []).append(p)
+    saved = {"at": time.monotonic(), "dirty": False}
+
+    def save(force: bool = False) -> None:
+        """The study file, written at most every few seconds (a large grid's file is megabytes),
+        and once more at the end or on a stop."""
+        if saved["dirty"] and (force or time.monotonic() - saved["at"] >= SAVE_EVERY):
+            studies.write(study)
+            saved.update(at=time.monotonic(), dirty=False)
+
     def done(key: str, run_id: str, error: str | None) -> None:
-        for p in study["points"]:
-            if p["key"] == key:
-                p["run_id"] = run_id
-        studies.write(study)
+        for p in at_key.get(key, ()):
+            p["run_id"] = run_id
+        saved["dirty"] = True
+        save(force=len(todo) <= SMALL_STUDY)
         if error:
             say(f"study {spec.name}: run {run_id} ({todo[key].name}) failed: {error.splitlines()[0]}")
 
@@ -112,8 +127,11 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
         running = _hold_running_lock(studies.root, spec.name)
         cancel.unlink(missing_ok=True)  # a request left from before this driver began
         try:
-            run_in_pool(todo, studies.runs, jobs=jobs or usable_cores(), threads=threads, on_done=done, progress=not quiet,
-                        cancel_file=cancel)
+            try:
+                run_in_pool(todo, studies.runs, jobs=jobs or usable_cores(), threads=threads, on_done=done,
+                            progress=not quiet, cancel_file=cancel)
+            finally:
+                save(force=True)
         except StudyStopped as exc:
             done_n = sum(1 for p in study["points"] if p.get("run_id") and _finished(studies.runs, p["run_id"]))
             stopped = StudyStopped(spec.name, exc.signal, study)
@@ -260,7 +278,6 @@ def run_in_pool(todo: dict[str, RunConfig], runs: RunStore, *, jobs: int, thread
 
     from tqdm import tqdm
 
-    ids = {key: new_run_id(cfg.method) for key, cfg in todo.items()}
     stop = runs.root / f".study-stop-{os.urandom(4).hex()}"
     flag: dict[str, Any] = {"signal": None}
 
@@ -270,45 +287,60 @@ def run_in_pool(todo: dict[str, RunConfig], runs: RunStore, *, jobs: int, thread
     old = {}
     if threading.current_thread() is threading.main_thread():
         old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, len(todo))), mp_context=get_context("spawn"),
+    workers = max(1, min(jobs, len(todo)))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                                initializer=_init_worker, initargs=(os.getpid(),))
-    futures = {pool.submit(_run_one, (cfg.to_dict(), str(runs.root), ids[key], threads, str(stop), key)): key
-               for key, cfg in todo.items()}
-    reported: set[str] = set()
-    bar = tqdm(total=len(futures), desc="study", unit="run", disable=not progress)
+    # points are handed to the pool a few at a time (never a million futures at once): a stop
+    # then only has the few in flight to cancel, and memory stays bounded at any grid size
+    queue = iter(todo.items())
+    futures: dict[Any, tuple[str, str]] = {}  # in flight: future -> (key, run id)
+    bar = tqdm(total=len(todo), desc="study", unit="run", disable=not progress)
+
+    def submit_more() -> None:
+        while len(futures) < 2 * workers and not flag["signal"]:
+            item = next(queue, None)
+            if item is None:
+                return
+            key, cfg = item
+            run_id = new_run_id(cfg.method)
+            futures[pool.submit(_run_one, (cfg.to_dict(), str(runs.root), run_id, threads, str(stop), key))] = (key, run_id)
 
     def report(fut) -> None:
-        key = futures[fut]
-        if key in reported or fut.cancelled():
+        key, planned = futures.pop(fut)
+        if fut.cancelled():
             return
         exc = fut.exception()
-        run_id = ids[key] if exc else fut.result()
+        run_id = planned if exc else fut.result()
         if run_id is None or not runs.exists(run_id):
             return  # stopped before it started (or failed before its folder existed: nothing to record)
-        reported.add(key)
         bar.update(1)
         on_done(key, run_id, f"{type(exc).__name__}: {exc}" if exc else None)  # the folder holds the error
 
     try:
-        pending, asked = set(futures), set()
-        while pending:
-            done, pending = wait(pending, timeout=0.3, return_when=FIRST_COMPLETED)
-            for fut in done:
+        asked: set[str] = set()
+        submit_more()
+        while futures:
+            finished, _ = wait(list(futures), timeout=0.3, return_when=FIRST_COMPLETED)
+            for fut in finished:
                 report(fut)
             if not flag["signal"] and cancel_file is not None and os.path.exists(cancel_file):
                 flag["signal"] = "fedquad study cancel"
             if flag["signal"]:
                 if not stop.exists():
                     stop.touch()
-                    for fut in pending:
+                    for fut in list(futures):
                         fut.cancel()
-                for run_id in set(ids.values()) - asked:  # stop after its current round, state 'cancelled'
+                for _, run_id in list(futures.values()):  # stop after its current round, state 'cancelled'
+                    if run_id in asked:
+                        continue
                     try:
                         if runs.exists(run_id) and runs.read_status(run_id).get("state") in ACTIVE:
                             runs.request_cancel(run_id)
                             asked.add(run_id)
                     except (OSError, ValueError):
                         pass  # it ended meanwhile
+            else:
+                submit_more()
         if flag["signal"]:
             raise StudyStopped("", flag["signal"])
     finally:
