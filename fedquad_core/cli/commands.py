@@ -199,6 +199,7 @@ LOCAL_COLUMNS = {"local_acc_all": "local acc", "local_acc_own": "own acc", "loca
 
 def cmd_show(args, store: RunStore) -> int:
     cfg, status, rows = store.read_config(args.run), store.read_status(args.run), store.read_metrics(args.run)
+    store.read_partition(args.run)  # a damaged partition.json is damage too: named, exit 2, as `list` says
     print(json.dumps({"config": cfg, "status": status}, indent=2, sort_keys=True))
     local = any("local_acc_all" in r for r in rows)  # mean over the measured clients' local models
     table = [[str(r["round"]), fmt(r["test_accuracy"]), fmt(r.get("train_loss")), fmt(r.get("ratio")),

@@ -203,3 +203,12 @@ def test_a_snapshot_of_nan_embeddings_is_named_not_projected(tmp_path):
     np.savez(path, embeddings=np.full((4, 3), np.nan, dtype=np.float32), labels=np.arange(4))
     with pytest.raises(Damaged, match="NaN or infinite"):
         read_snapshot(path)
+
+
+def test_show_of_a_run_with_a_damaged_partition_exits_2_as_list_names_it(tmp_path):
+    store = RunStore(tmp_path / "runs")
+    _good_run(store, "bad")
+    (store.root / "bad" / "partition.json").write_text('{"counts": "x", "num_classes": 2}')
+    assert "partition.json" in (store.info("bad").damaged or "")
+    shown = _cli("show", "bad", "--runs-dir", str(store.root))
+    assert shown.returncode == 2 and "partition.json" in shown.stderr and "Traceback" not in shown.stderr
