@@ -21,7 +21,6 @@ The app starts it (``ensure_worker``, from ``app/main.py``); by hand:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -31,7 +30,7 @@ import traceback
 from pathlib import Path
 
 from app.projection import cache as proj
-from app.engine import ACTIVE, atomic_write_text, pid_alive, process_locks
+from app.engine import ACTIVE, atomic_write_text, pid_alive, process_locks, read_json_file
 
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5
@@ -92,8 +91,8 @@ _started: dict[Path, subprocess.Popen] = {}
 
 def _active(run: Path) -> bool:
     try:
-        return json.loads((run / "status.json").read_text()).get("state") in ACTIVE
-    except (OSError, ValueError):
+        return read_json_file(run / "status.json", 1 << 20).get("state") in ACTIVE  # a regular file only
+    except (OSError, ValueError, AttributeError):
         return True  # no status yet (or being replaced): treat as training
 
 

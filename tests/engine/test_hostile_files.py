@@ -122,7 +122,7 @@ METRICS_DAMAGE = {
 
 
 @pytest.mark.parametrize("kind", sorted(METRICS_DAMAGE))
-def test_damaged_metrics_are_named_not_shown_and_the_store_still_lists(kind, tmp_path):
+def test_damaged_metrics_are_named_not_shown_and_the_store_still_lists(kind, tmp_path, capsys):
     content, words = METRICS_DAMAGE[kind]
     store = RunStore(tmp_path / "runs")
     _good_run(store, "good")
@@ -131,12 +131,13 @@ def test_damaged_metrics_are_named_not_shown_and_the_store_still_lists(kind, tmp
     info = store.info("bad")
     assert info.damaged and words in info.damaged
     assert "\n" not in info.damaged and len(info.damaged) <= 400
-    listing = _cli("list", "--runs-dir", str(store.root))
-    assert listing.returncode == 0 and "good" in listing.stdout
-    assert len(listing.stdout) < 20_000  # a 2 MB value is never echoed
+    from fedquad_core.cli import main  # in process: none of these can hang (the file is a regular one)
+
+    assert main(["list", "--runs-dir", str(store.root)]) == 0
+    out = capsys.readouterr().out
+    assert "good" in out and len(out) < 20_000  # a 2 MB value is never echoed
     for argv in (["study", "list"], ["study", "claims"]):
-        proc = _cli(*argv, "--runs-dir", str(store.root))
-        assert "Traceback" not in proc.stderr, (argv, proc.stderr[-400:])
+        assert main([*argv, "--runs-dir", str(store.root)]) == 0, argv
 
 
 @pytest.mark.parametrize("value", ["NaN", "1e300", "-1"])
