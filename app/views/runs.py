@@ -84,12 +84,22 @@ if active and not recorded and row.button("Cancel", key="r_cancel", icon=":mater
         st.toast(str(e))
 if not recorded and row.button("Delete", key="r_delete", icon=":material/delete:", disabled=active,
                               help="Cancel an active run first." if active else None):
-    try:
-        service.delete(run_id)
-        st.session_state.pop("r_run", None)
+    st.session_state.r_confirm = run_id  # asked first: a deleted run cannot be brought back
+if st.session_state.get("r_confirm") == run_id and not recorded and not active:
+    ask = st.container(border=True)
+    ask.warning(f"Delete run {run_id}? Its folder (config, metrics, snapshots, weights) is removed for good.")
+    yes, no = ask.columns(2)
+    if yes.button("Yes, delete it", key="r_delete_yes", type="primary", icon=":material/delete_forever:"):
+        try:
+            service.delete(run_id)
+            st.session_state.pop("r_run", None)
+            st.session_state.pop("r_confirm", None)
+            st.rerun()
+        except (service.StoreError, service.RunNotFound) as e:
+            st.error(str(e))
+    if no.button("Keep it", key="r_delete_no"):
+        st.session_state.pop("r_confirm", None)
         st.rerun()
-    except (service.StoreError, service.RunNotFound) as e:
-        st.error(str(e))
 if row.button("Prepare download bundle", key="r_bundle", icon=":material/folder_zip:",
               help="config, status, metrics and partition as CSV/JSON, and the curves, in one zip"):
     try:

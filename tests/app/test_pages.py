@@ -128,6 +128,13 @@ def test_runs_page_bundle_and_delete(run_store, tmp_path, monkeypatch):
     run_id = at.selectbox(key="r_run").value
     at.button(key="r_delete").click().run()
     assert not at.exception
+    assert run_id in RunStore(copy).run_ids()  # asked first, nothing deleted yet
+    assert any(run_id in w.value and "removed for good" in w.value for w in at.warning)
+    at.button(key="r_delete_no").click().run()
+    assert run_id in RunStore(copy).run_ids() and "r_delete_yes" not in [b.key for b in at.button]
+    at.button(key="r_delete").click().run()
+    at.button(key="r_delete_yes").click().run()
+    assert not at.exception
     assert run_id not in RunStore(copy).run_ids() and len(RunStore(copy).run_ids()) == 1
 
 
