@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from app.service import roles
 from app.engine import follow_store
 from app.roots import runs_dir
 
@@ -56,6 +57,10 @@ def _plain(v: Any) -> bool:
 
 # ---- presenter -----------------------------------------------------------------------------------
 def sharing() -> str | None:
+    """The code this session shares: in a class the presenter always shares the class's code (a
+    student never shares); otherwise the code of "Share my position with the class"."""
+    if roles.class_mode():
+        return roles.class_code() if roles.is_presenter() else None
     code = st.session_state.get(SHARE_KEY)
     return code if follow_store.is_code(code) else None
 
@@ -116,8 +121,9 @@ def _stop_sharing() -> None:
 
 
 def presenter_controls(talk: bool) -> None:
-    """In the sidebar: start sharing, then the student link, its QR code and Stop."""
-    if following():
+    """In the sidebar: start sharing, then the student link, its QR code and Stop (in a class the
+    presenter shares from the start and cannot stop; a student has none of it)."""
+    if following() or roles.is_student():
         return
     code = sharing()
     if code is None:
@@ -133,13 +139,20 @@ def presenter_controls(talk: bool) -> None:
         if "localhost" in link or "127.0.0.1" in link:
             st.caption("This is a local address: open the app by its network address so students can reach it.")
         st.image(qr_png(link), caption=f"code {code}", width="stretch")
+        if roles.class_mode():
+            return
         st.button("Stop sharing", key="follow_stop", on_click=_stop_sharing, icon=":material/stop_circle:")
 
 
 # ---- student -------------------------------------------------------------------------------------
 def followed() -> str | None:
-    """The code this session follows: the link's (``?follow=``), else the one kept for it."""
+    """The code this session follows: the link's (``?follow=``), else the one kept for it; in a
+    class, a student's session follows the class's code even when opened on the plain address."""
     raw = st.query_params.get(PARAM)
+    if roles.class_mode():
+        if roles.is_presenter():
+            return None
+        raw = roles.class_code()
     if follow_store.is_code(raw) and raw != st.session_state.get(CODE_KEY):
         st.session_state[CODE_KEY] = raw
         st.session_state[ON_KEY] = True

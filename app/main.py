@@ -14,6 +14,7 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 
 from app import follow, service, sidebar  # noqa: E402
+from app.service import roles  # noqa: E402
 from app.studies import catalog  # noqa: E402
 
 PAGES = [
@@ -27,6 +28,8 @@ PAGES = [
     ("views/runs.py", "Runs", ":material/folder_open:"),
     ("views/lesson.py", "Lesson", ":material/school:"),
 ]
+
+PRESENTER_PAGES = {"views/launch.py"}  # not offered to a student's session in a class
 
 
 def default_page() -> str:
@@ -52,16 +55,18 @@ def _freeze_startup_heap() -> bool:
 
 
 def main() -> None:
+    roles.enter_session()  # a presenter's link (?token=...) is taken out of the URL first
     presenter = sidebar.presenter_requested()
     st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide",
                        initial_sidebar_state="collapsed" if sidebar.sidebar_collapsed() else "auto")
     service.keep_projection_worker()
     start = default_page()
-    pages = [st.Page(path, title=title, icon=icon, default=(path == start)) for path, title, icon in PAGES]
+    shown = [p for p in PAGES if roles.is_presenter() or p[0] not in PRESENTER_PAGES]
+    pages = [st.Page(path, title=title, icon=icon, default=(path == start)) for path, title, icon in shown]
     nav = st.navigation(pages, position="hidden" if presenter else "sidebar")
-    current = next((path for (path, _, _), page in zip(PAGES, pages) if page.url_path == nav.url_path), start)
+    current = next((path for (path, _, _), page in zip(shown, pages) if page.url_path == nav.url_path), start)
     st.session_state[follow.PAGE_KEY] = current
-    follow.take_over([path for path, _, _ in PAGES], current)  # a student: the lecturer's page and settings
+    follow.take_over([path for path, _, _ in shown], current)  # a student: the lecturer's page and settings
     sidebar.global_controls()
     follow.banner()
     try:

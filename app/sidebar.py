@@ -99,8 +99,10 @@ def global_controls() -> None:
         if key not in st.session_state:
             st.session_state[key] = _mode(key)
     with st.sidebar:
-        if not state.presenter():
+        if not state.presenter() and service.is_presenter():  # a student starts nothing on the lecturer's CPU
             quick_start()
+        elif service.is_student():
+            st.caption("You are following a class: explore, follow the lecturer and download figures.")
         st.toggle("Talk mode", key="talk", help="White background, large fonts, colour-blind-safe palette.")
         st.toggle("Presenter mode", key="presenter",
                   help="Content and the Lesson's Back / Next only: no page list, controls or download buttons.")

@@ -1,8 +1,33 @@
 #!/usr/bin/env bash
-# Set up (idempotent) and start the FedQuad Lab dashboard on http://127.0.0.1:${PORT:-8501}.
+# Set up (idempotent) and start the FedQuad Lab dashboard.
+#   bash scripts/start.sh                  one user, on http://127.0.0.1:${PORT:-8501} (this machine only)
+#   bash scripts/start.sh --class          a lecture room: served on all addresses; prints the presenter's
+#                                          link (a fresh secret) and the students' link and QR code first
+#   bash scripts/start.sh --class --host ADDR   serve on ADDR only (the links name it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+CLASS=0
+HOST=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --class) CLASS=1 ;;
+    --host) [ $# -ge 2 ] || { echo "start.sh: --host needs an address" >&2; exit 2; }; HOST="$2"; shift ;;
+    --host=*) HOST="${1#--host=}" ;;
+    -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "start.sh: unknown option $1 (use --class, --host ADDR; PORT=... for the port)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -n "$HOST" ] && [ "$CLASS" = 0 ]; then
+  echo "start.sh: --host serves other machines: add --class (students get no write controls)" >&2; exit 2
+fi
 bash scripts/setup.sh
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
-exec .venv/bin/streamlit run app/main.py --server.address 127.0.0.1 --server.port "${PORT:-8501}" \
+ADDRESS=127.0.0.1
+if [ "$CLASS" = 1 ]; then
+  read -r SECRET_FILE CODE _SHOWN < <(.venv/bin/python scripts/class_links.py --host "$HOST" --port "${PORT:-8501}")
+  export FEDQUAD_CLASS_SECRET_FILE="$SECRET_FILE" FEDQUAD_CLASS_CODE="$CODE"
+  ADDRESS=${HOST:-0.0.0.0}
+fi
+exec .venv/bin/streamlit run app/main.py --server.address "$ADDRESS" --server.port "${PORT:-8501}" \
   --server.fileWatcherType none --server.headless true

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import state
+from app.service import roles
 from app.export import deck, slides
 from app.export.files import IMAGE_FORMATS, MIME, csv_bytes, export_available, figure_bytes
 from app.figures import captions
@@ -81,6 +82,9 @@ def slides_block(key: str, build_slides, stem: str) -> None:
     ok, why = export_available()
     if not ok:
         st.caption(f"Slides need figure export: {why}.")
+        return
+    if roles.is_student():  # a deck renders every figure: the lecturer's CPU is the class's
+        st.caption("In a class the presenter builds the slides; each figure's own download works here.")
         return
     formats = st.pills("Files", list(SLIDE_FORMATS), format_func=SLIDE_FORMATS.get, selection_mode="multi",
                        default=list(SLIDE_FORMATS), key=f"{key}_formats",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from app import engine
 from app.engine import (ACTIVE, DATASET_NAMES, DEVICES, ConfigError, DamagedRun, PartitionError, RunConfig, RunNotFound,
                         StoreError)
+from app.service.roles import NotPresenter, class_mode, is_presenter, is_student
 from app.roots import REPO_ROOT, recorded_dir, runs_dir
 from app.service.catalog import (ParamSpec, data_problem, dataset_info, dataset_labels, log_options, lt3_mask,
                                  method_citation, method_names, param_specs, partition_counts)
@@ -23,7 +24,7 @@ from app.service.runs import (DATASET_LABELS, PAIR_METHODS, PAIR_NOTE, PAIR_STUD
 from app.service.workers import keep_projection_worker, keep_warm_server
 
 __all__ = ["ACTIVE", "DATASET_NAMES", "DEVICES", "ConfigError", "DamagedRun", "DataError", "PartitionError",
-           "RunConfig", "RunNotFound", "StoreError", "REPO_ROOT", "recorded_dir", "runs_dir",
+           "RunConfig", "RunNotFound", "StoreError", "NotPresenter", "class_mode", "is_presenter", "is_student", "REPO_ROOT", "recorded_dir", "runs_dir",
            "ParamSpec", "data_problem", "dataset_info", "dataset_labels", "log_options", "lt3_mask",
            "method_citation", "method_names", "param_specs", "partition_counts",
            "check_configs", "config_defaults", "dataset_defaults", "launch_group", "launch_preset", "make_configs",

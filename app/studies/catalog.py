@@ -16,6 +16,7 @@ import pandas as pd
 
 from app import engine, service  # engine: its torch names (the grid and its checks) on first use
 from app.projection import cache as projection
+from app.service import roles
 from app.projection import maths
 from app.engine import (RunNotFound, RunStore, StoreError, StudyStore, atomic_write_json, pid_alive, singular_values,
                         spawn_detached, study_frame)
@@ -243,6 +244,7 @@ def launch(name: str, spec: dict | None = None, *, jobs: int | None = None) -> i
     the dashboard, like a run); return its pid. ``spec`` ({"title", "base", "axes"}) starts a new
     study; without it the stored study resumes: its missing points are trained, finished ones
     reused (the engine never trains a run twice)."""
+    roles.require_presenter("start a study")
     root = service.runs_dir()
     spec_file, pid_file, log_file = _files(root, name)
     spec_file.parent.mkdir(parents=True, exist_ok=True)

@@ -106,7 +106,7 @@ def compute_controls(view: View, points: pd.DataFrame) -> None:
         b.caption("Diverged (the loss became NaN/inf), kept as recorded and left out of the bands and "
                   f"tests: {diverged_points(diverged, view.study['axes'])}.")
     missing = total - done - len(diverged) - int(points["state"].isin(service.ACTIVE).sum())
-    if missing <= 0 or active or state.presenter():
+    if missing <= 0 or active or state.presenter() or service.is_student():
         return
     if view.ref.source == "recorded":
         b.caption(f"{missing} point(s) of this recorded study were not recorded; recorded studies are read-only. "

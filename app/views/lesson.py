@@ -30,7 +30,7 @@ def demo_panel() -> None:
                 f"(about {offer.seconds:.0f} s). Turn 'Use my runs' off and on again to look.",
                 icon=":material/hourglass_empty:")
         return
-    if offer.missing and st.button(f"Compute the missing {offer.missing} runs (about {offer.seconds:.0f} s)",
+    if offer.missing and service.is_presenter() and st.button(f"Compute the missing {offer.missing} runs (about {offer.seconds:.0f} s)",
                                    key="l_demo_compute", type="primary", icon=":material/play_arrow:",
                                    help="Trains the demo's setting at α = 0.1, 1 and IID (your demo runs are "
                                         "reused), in the background; the lesson uses them when they are done."):

@@ -76,16 +76,17 @@ with st.expander("Status"):
 
 row = st.container(horizontal=True, horizontal_alignment="left", vertical_alignment="center")
 active = status.get("state") in service.ACTIVE
-if active and not recorded and row.button("Cancel", key="r_cancel", icon=":material/stop_circle:"):
+writable = not recorded and service.is_presenter()  # a student in a class reads, never cancels or deletes
+if active and writable and row.button("Cancel", key="r_cancel", icon=":material/stop_circle:"):
     try:
         service.cancel(run_id)
         st.toast("Cancel requested: the run stops after its current round.")
     except service.StoreError as e:  # it ended meanwhile
         st.toast(str(e))
-if not recorded and row.button("Delete", key="r_delete", icon=":material/delete:", disabled=active,
+if writable and row.button("Delete", key="r_delete", icon=":material/delete:", disabled=active,
                               help="Cancel an active run first." if active else None):
     st.session_state.r_confirm = run_id  # asked first: a deleted run cannot be brought back
-if st.session_state.get("r_confirm") == run_id and not recorded and not active:
+if st.session_state.get("r_confirm") == run_id and writable and not active:
     ask = st.container(border=True)
     ask.warning(f"Delete run {run_id}? Its folder (config, metrics, snapshots, weights) is removed for good.")
     yes, no = ask.columns(2)

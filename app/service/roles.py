@@ -1,0 +1,84 @@
+"""Who may change things, when the dashboard serves a class (``bash scripts/start.sh --class``).
+
+Outside class mode there is one user with every control. In class mode the server is started
+with a presenter secret (a random token, new at every start, in a file only the server's user
+can read; its path in ``$FEDQUAD_CLASS_SECRET_FILE``) and the class's follow code
+(``$FEDQUAD_CLASS_CODE``). A browser session becomes the presenter's only by opening the
+presenter's link, ``?token=<secret>``: the token is compared in constant time, removed from the
+URL at once and remembered in that session alone. Every other session is a student's: it
+explores, follows the presenter and downloads figures, and ``require_presenter`` refuses, in one
+line, every action that starts, cancels, deletes or writes (it is called inside those actions,
+not only where their buttons are drawn).
+
+The secret is never written into a page, a link, the follow file, a log or an export.
+"""
+from __future__ import annotations
+
+import hmac
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from app.engine import follow_store
+
+SECRET_FILE_ENV = "FEDQUAD_CLASS_SECRET_FILE"
+CODE_ENV = "FEDQUAD_CLASS_CODE"
+TOKEN_PARAM = "token"
+_KEY = "_role_presenter"
+MIN_SECRET = 22  # characters of token_urlsafe(16): 128 bits
+
+
+class NotPresenter(PermissionError):
+    """A student's session asked for a presenter's action."""
+
+
+def class_mode() -> bool:
+    return bool(os.environ.get(SECRET_FILE_ENV))
+
+
+def class_code() -> str | None:
+    """The follow code every student follows in class mode (None outside it)."""
+    code = os.environ.get(CODE_ENV)
+    return code if class_mode() and follow_store.is_code(code) else None
+
+
+def _secret() -> str | None:
+    """The presenter's secret, or None when the file is missing, unreadable or too short (then
+    nobody is the presenter: a class server never falls open)."""
+    try:
+        path = Path(os.environ[SECRET_FILE_ENV])
+        if path.stat().st_mode & 0o077:  # readable by others: not a secret
+            return None
+        secret = path.read_text(encoding="ascii").strip()
+    except (KeyError, OSError, UnicodeDecodeError):
+        return None
+    return secret if len(secret) >= MIN_SECRET else None
+
+
+def enter_session() -> None:
+    """At the start of every page run: a ``?token=`` in the URL is taken out of it and, when it is
+    the presenter's secret, makes this session the presenter's."""
+    if TOKEN_PARAM not in st.query_params:
+        return
+    given = str(st.query_params.get(TOKEN_PARAM, ""))
+    del st.query_params[TOKEN_PARAM]  # never left in the address bar, a bookmark or a shared link
+    secret = _secret()
+    if class_mode() and secret is not None and hmac.compare_digest(given.encode(), secret.encode()):
+        st.session_state[_KEY] = True
+
+
+def is_presenter() -> bool:
+    """Outside class mode: always. In class mode: only the session that opened the presenter's link."""
+    return not class_mode() or st.session_state.get(_KEY) is True
+
+
+def is_student() -> bool:
+    return not is_presenter()
+
+
+def require_presenter(action: str) -> None:
+    """Raise ``NotPresenter`` (one line) unless this session may ``action`` ("start runs", ...)."""
+    if not is_presenter():
+        raise NotPresenter(f"Only the presenter can {action}: in a class, students explore, follow the "
+                           "lecturer and download figures.")

@@ -1,0 +1,75 @@
+"""Prepare a class server (``bash scripts/start.sh --class``): a fresh presenter secret (192 bits,
+``secrets.token_urlsafe``) in a file only this user can read (``<runs>/.class/presenter.secret``,
+mode 0600, replaced at every start: an old link stops working), the class's follow code, and the
+two links printed before the server starts, with the students' QR code.
+
+Prints the links and QR code on stderr (the terminal), and on stdout three shell-quoted words
+for start.sh: the secret file, the follow code and the address the links name. Never logs the
+secret anywhere else."""
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.roots import runs_dir  # noqa: E402  (pure: no streamlit)
+from fedquad_core.runs.follow import new_code  # noqa: E402
+
+
+def lan_address() -> str | None:
+    """This machine's first non-loopback IPv4 address (``hostname -I``: no packet is sent)."""
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=5).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return next((a for a in out if "." in a and not a.startswith("127.")), None)
+
+
+def write_secret(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    path = folder / "presenter.secret"
+    tmp = folder / f".presenter.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_urlsafe(24))
+    os.replace(tmp, path)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--host", default="", help="the address to serve on (default: all, links name the LAN address)")
+    p.add_argument("--port", type=int, default=8501)
+    args = p.parse_args(argv)
+    shown = args.host if args.host not in ("", "0.0.0.0", "::") else (lan_address() or "127.0.0.1")
+    secret_file = write_secret(runs_dir() / ".class")
+    code = new_code()
+    base = f"http://{shown}:{args.port}/"
+    presenter = f"{base}?token={secret_file.read_text().strip()}&talk=1"
+    students = f"{base}?follow={code}&talk=1"
+    err = sys.stderr
+    print("FedQuad Lab - class server", file=err)
+    print(f"  Presenter (keep it to yourself; new at every start): {presenter}", file=err)
+    print(f"  Students (project it, or the QR code below):          {students}", file=err)
+    if shown.startswith("127."):
+        print("  (no network address found: only this machine can open these links; pass --host ADDR)", file=err)
+    try:
+        import segno
+
+        segno.make(students, error="m").terminal(out=err, compact=True)
+    except ImportError:
+        pass
+    print(" ".join(shlex.quote(w) for w in (str(secret_file.resolve()), code, shown)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The class server as the README starts it (`PORT=... bash scripts/start.sh --class`): it listens
+on a non-loopback address, prints the presenter's and the students' links before anything else,
+writes a new secret at every start, and the secret is in no HTTP response a student gets. Plain
+`bash scripts/start.sh` listens on loopback only. Traffic goes to 127.0.0.1 and this machine's own
+address only."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAN = next((a for a in subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout.split()
+            if "." in a and not a.startswith("127.")), None)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(tmp_path, *args: str):
+    port = _free_port()
+    env = {**os.environ, "PORT": str(port), "FEDQUAD_RUNS_DIR": str(tmp_path / "runs"),
+           "FEDQUAD_PROJECTION_WORKER": "0", "FEDQUAD_WARM_SERVER": "0"}
+    log = open(tmp_path / f"server-{port}.log", "w+")
+    proc = subprocess.Popen(["bash", "scripts/start.sh", *args], cwd=ROOT, env=env, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("the server did not report healthy: " + (tmp_path / f"server-{port}.log").read_text()[-2000:])
+    log.flush()
+    return proc, port, (tmp_path / f"server-{port}.log")
+
+
+def _stop(proc) -> None:
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=3):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(LAN is None, reason="this machine has no non-loopback IPv4 address")
+def test_class_mode_serves_the_room_with_two_links_and_a_fresh_secret(tmp_path):
+    proc, port, log = _start(tmp_path, "--class")
+    try:
+        text = log.read_text()
+        presenter = re.search(r"Presenter.*?(http://\S+)", text).group(1)
+        students = re.search(r"Students.*?(http://\S+)", text).group(1)
+        assert text.index("Presenter") < text.index("Students")  # printed before the server's own lines
+        assert "You can now view" not in text or text.index("Students") < text.index("You can now view")
+        secret = re.search(r"token=([A-Za-z0-9_-]+)", presenter).group(1)
+        assert len(secret) >= 22 and students.startswith(f"http://{LAN}:{port}/?follow=")
+        assert _reachable(LAN, port) and _reachable("127.0.0.1", port)  # listens beyond loopback
+        for url in (students, f"http://{LAN}:{port}/", f"http://{LAN}:{port}/_stcore/health",
+                    f"http://{LAN}:{port}/?token=wrong"):
+            with urllib.request.urlopen(url, timeout=10) as r:
+                assert secret not in r.read().decode("utf-8", "replace")
+        secret_file = tmp_path / "runs" / ".class" / "presenter.secret"
+        assert secret_file.read_text().strip() == secret and (secret_file.stat().st_mode & 0o077) == 0
+    finally:
+        _stop(proc)
+    proc, port, log = _start(tmp_path, "--class")  # a new start: a new secret, the old link is dead
+    try:
+        again = re.search(r"token=([A-Za-z0-9_-]+)", log.read_text()).group(1)
+        assert again != secret
+    finally:
+        _stop(proc)
+
+
+@pytest.mark.skipif(LAN is None, reason="this machine has no non-loopback IPv4 address")
+def test_plain_start_listens_on_loopback_only(tmp_path):
+    proc, port, log = _start(tmp_path)
+    try:
+        assert _reachable("127.0.0.1", port) and not _reachable(LAN, port)
+        assert "token=" not in log.read_text()
+    finally:
+        _stop(proc)
+
+
+def test_start_refuses_unknown_options_and_host_without_class():
+    for args, words in ((["--classroom"], "unknown option"), (["--host", "127.0.0.1"], "add --class")):
+        proc = subprocess.run(["bash", "scripts/start.sh", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 2 and words in proc.stderr
