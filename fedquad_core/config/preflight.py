@@ -74,6 +74,7 @@ def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConf
     if cfg.name is not None and (len(cfg.name) > NAME_MAX or not cfg.name.isprintable()):
         raise ConfigError(f"name must be at most {NAME_MAX} printable characters, no line breaks (got {cfg.name[:40]!r}...): change --name")
     _check_data_dir(cfg)
+    _check_data_cache(cfg)
     _check_fits_data(cfg)
     _validate_method_params(cfg)
     if num_train_samples is not None:
@@ -115,6 +116,65 @@ def _check_data_dir(cfg: RunConfig) -> None:
     if not path.exists() and not cfg.download:
         raise ConfigError(f"--data-dir {cfg.data_dir} does not exist: pass the folder holding the data, "
                           "or add --download to fetch it there")
+
+
+def _check_data_cache(cfg: RunConfig) -> None:
+    """Tiny-ImageNet's decoded cache, checked by its array headers (nothing loaded) before any run
+    folder exists: a cache that cannot be read with no images beside it to rebuild it from, or
+    whose arrays have the wrong shapes, is named in one line; the loader would fail mid-run."""
+    if cfg.dataset != "tiny-imagenet":
+        return
+    from ..data import tiny_imagenet as tin
+
+    folder = tin._find_dir(cfg.data_dir)
+    cache = folder / tin.CACHE_NAME if folder is not None else None
+    if cache is None or not cache.exists():
+        return  # check_data names the remedy; a missing cache is built from the images
+    shapes = _npz_headers(cache)
+    images = (folder / "wnids.txt").is_file() and (folder / "train").is_dir()
+    if shapes is None:
+        if not images:
+            raise ConfigError(f"the Tiny-ImageNet cache {cache} cannot be read and there are no images beside it to "
+                              f"rebuild it from: delete it and unzip tiny-imagenet-200.zip into {folder}")
+        return  # rebuilt from the images
+    problem = _cache_shape_problem(shapes)
+    if problem:
+        raise ConfigError(f"the Tiny-ImageNet cache {cache} {problem}: delete it (it is rebuilt from the images)")
+
+
+def _npz_headers(path: Path) -> dict[str, tuple] | None:
+    """``{name: (shape, dtype)}`` of an ``.npz``'s arrays from their headers, or None when it is not
+    a regular, readable ``.npz``."""
+    import stat
+    import zipfile
+
+    import numpy as np
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        out = {}
+        with zipfile.ZipFile(path) as z:
+            for name in z.namelist():
+                with z.open(name) as f:
+                    version = np.lib.format.read_magic(f)
+                    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                    shape, _, dtype = read(f)
+                out[name.removesuffix(".npy")] = (shape, dtype)
+        return out
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+        return None
+
+
+def _cache_shape_problem(shapes: dict[str, tuple]) -> str | None:
+    missing = [k for k in ("x_train", "y_train", "x_test", "y_test", "wnids") if k not in shapes]
+    if missing:
+        return f"has no {', '.join(missing)}"
+    for x, y in (("x_train", "y_train"), ("x_test", "y_test")):
+        (xs, xd), (ys, yd) = shapes[x], shapes[y]
+        if len(xs) != 4 or tuple(xs[1:]) != (3, 64, 64) or xd.kind != "u" or len(ys) != 1 or ys[0] != xs[0] or yd.kind not in "iu":
+            return f"holds {x} {tuple(xs)} {xd} and {y} {tuple(ys)} {yd}, not N x 3 x 64 x 64 images with N labels"
+    return None
 
 
 def _check_fits_data(cfg: RunConfig) -> None:

@@ -75,3 +75,36 @@ def test_prepare_augments_64px_images(tiny_tree):
     g = torch.Generator().manual_seed(0)
     out = ds.prepare(ds.x_train, augment=True, generator=g)
     assert out.shape == (6, 3, 64, 64) and out.dtype == torch.float32
+
+
+def _run_cli(tree, capsys):
+    from fedquad_core.cli import main
+
+    runs = tree.root.parent / "runs"
+    code = main(["run", "--dataset", "tiny-imagenet", "--data-dir", str(tree.root), "--runs-dir", str(runs),
+                 "--rounds", "1", "--clients", "2", "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    return code, err, runs
+
+
+def test_an_unreadable_cache_with_no_images_is_one_line_before_any_run_folder(tiny_tree, capsys):
+    """Issue 34: a folder holding only an unreadable cache ended in a traceback."""
+    import shutil
+
+    load_dataset("tiny-imagenet", data_dir=str(tiny_tree.root))
+    for name in ("train", "val", "wnids.txt", "words.txt"):
+        path = tiny_tree.dir / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    (tiny_tree.dir / ".fedquad_cache.npz").write_bytes(b"not a zip file")
+    code, err, runs = _run_cli(tiny_tree, capsys)
+    assert code == 2 and "Traceback" not in err and "cannot be read and there are no images" in err
+    assert not any(runs.glob("*/config.json"))
+
+
+def test_a_cache_of_wrong_shapes_is_one_line_before_any_run_folder(tiny_tree, capsys):
+    np.savez(tiny_tree.dir / ".fedquad_cache.npz", x_train=np.zeros((6, 3, 32, 32), np.uint8),
+             y_train=np.zeros(6, np.int64), x_test=np.zeros((4, 3, 64, 64), np.uint8), y_test=np.zeros(4, np.int64),
+             wnids=np.asarray(tiny_tree.WNIDS))
+    code, err, runs = _run_cli(tiny_tree, capsys)
+    assert code == 2 and "Traceback" not in err and "not N x 3 x 64 x 64 images" in err
+    assert not any(runs.glob("*/config.json"))
