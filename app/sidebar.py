@@ -50,8 +50,9 @@ START_HINT = ("**Start here:** press **▶ {button}** in the sidebar to train Fe
 
 def start_hint() -> None:
     """One line on the start page saying what to do first (not in presenter mode: no sidebar
-    button there, and the audience needs no instructions)."""
-    if not state.presenter():
+    button there, and the audience needs no instructions; nor for a student of a class, who has
+    no such button and follows the lecturer)."""
+    if not state.presenter() and service.is_presenter():
         st.info(START_HINT.format(button=QUICK_PRESET), icon=":material/touch_app:")
 
 

@@ -57,6 +57,7 @@ def test_a_student_sees_no_write_control_on_any_page(classroom, how):
         assert not (_buttons(at) & WRITE_KEYS), (page, _buttons(at) & WRITE_KEYS)
         assert classroom not in _text(at)
         assert "token" not in at.query_params
+        assert "Collapse in one minute" not in _text(at)  # no pointer to a button a student lacks
 
 
 def test_the_launch_page_is_not_offered_to_a_student(classroom):
