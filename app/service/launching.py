@@ -7,7 +7,7 @@ import uuid
 from typing import Any
 
 from app import engine, presets
-from app.service import roles
+from app.service.roles import require_presenter
 from app.engine import RunConfig, launcher
 from app.roots import runs_dir
 from app.service.catalog import dataset_labels
@@ -53,7 +53,7 @@ def warm_launch() -> None:
 
 def launch_group(cfgs: list[RunConfig]) -> tuple[str, list[str]]:
     """Start every config as a background run sharing one comparison group id."""
-    roles.require_presenter("start runs")
+    require_presenter("start runs")
     group = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     root = runs_dir()
     ids = [launcher.launch(cfg, root, extra={"group": group}) for cfg in cfgs]
@@ -63,7 +63,7 @@ def launch_group(cfgs: list[RunConfig]) -> tuple[str, list[str]]:
 def launch_preset(name: str) -> str | None:
     """Start every method of a Launch preset (same partition and seed) as one comparison group;
     the first problem that would stop them as a one-line message (nothing started), or None."""
-    roles.require_presenter("start runs")
+    require_presenter("start runs")
     preset = presets.PRESETS[name]
     cfgs = make_configs(preset["methods"], preset["config"], {})
     problem = check_configs(cfgs)

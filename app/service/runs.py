@@ -10,7 +10,7 @@ import pandas as pd
 
 from app.roots import recorded_dir, runs_dir
 from app import engine
-from app.service import roles
+from app.service.roles import require_presenter
 from app.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
 from app.export import files as export
 
@@ -320,13 +320,13 @@ def read_partition(run_id: str) -> dict | None:
 
 
 def cancel(run_id: str) -> None:
-    roles.require_presenter("cancel runs")
+    require_presenter("cancel runs")
     _check_writable(run_id, "cancelled")
     store().request_cancel(run_id)
 
 
 def delete(run_id: str) -> None:
-    roles.require_presenter("delete runs")
+    require_presenter("delete runs")
     _check_writable(run_id, "deleted")
     store().delete(run_id)
 
