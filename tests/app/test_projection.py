@@ -91,3 +91,20 @@ def test_background_umap_job_writes_the_cache(fake_run):
         time.sleep(0.5)
     assert projection.umap_cached(fake_run, 4).shape == (200, 2), log
     assert projection.request_umap(fake_run, 4) is False
+
+
+def test_the_projection_process_names_a_pickled_snapshot_in_one_line(tmp_path):
+    """Issue 34: `python -m app.projection` on a snapshot holding a pickled object array gave a
+    ValueError traceback; it names the file in one line and exits 2."""
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    run = tmp_path / "run"
+    (run / "embeddings").mkdir(parents=True)
+    np.savez(run / "embeddings" / "round_0001.npz", embeddings=np.array([object()], dtype=object), labels=np.array([1]))
+    proc = subprocess.run([sys.executable, "-m", "app.projection", str(run), "1"], capture_output=True, text=True,
+                          timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-800:]
+    assert len(proc.stderr.strip().splitlines()) == 1 and "round_0001.npz" in proc.stderr
