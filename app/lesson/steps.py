@@ -228,7 +228,7 @@ def step_price(data: LessonData, talk: bool) -> Slide:
 
 _CHECKS = {"the test before Holm's correction": "before Holm", "± 2 std bands at every level": "± 2 std",
            "± 2 std bands": "± 2 std", "the final round alone": "final round",
-           "its study is still climbing": "not at a plateau"}
+           "its study is still climbing": "not at a plateau", "the comparison at matched accuracy": "matched accuracy"}
 
 
 def _short_robustness(text_: str) -> str:

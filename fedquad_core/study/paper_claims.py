@@ -433,13 +433,14 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
     v = compare(point_values(r.runs, study, a, claim.metric, "last-k", r),
                 point_values(r.runs, study, b, claim.metric, "last-k", r))
     verdict = claim_verdict(v, claim.expect)
+    checks = (("± 2 std bands", band_verdict(v, claim.expect)), ("the final round alone", claim_verdict(final, claim.expect)))
+    if matched is not None and matched.levels:  # a geometry row: less trained is not collapsed
+        checks += ((MATCHED_CHECK, _matched_check(matched, claim.expect, verdict)),)
     return ClaimResult(claim.text, name, f"{what} ({_how(claim.metric)})",
                        _numbers(v, claim.metric, _label(a), _label(b)) + _left_out(r, [a, b]), verdict, _difference(v, claim.metric), v.test.p if v.test else None, None,
                        v.test.g if v.test else None, "-",
                        matched.text(_judge(claim.expect)) if matched is not None else "-", plateau, claim.expect,
-                       sign=v.direction, checks=(("± 2 std bands", band_verdict(v, claim.expect)),
-                                                 ("the final round alone", claim_verdict(final, claim.expect))),
-                       climbing=climbing)
+                       sign=v.direction, checks=checks, climbing=climbing)
 
 
 def _climbing(plateau: str) -> str:
@@ -455,6 +456,26 @@ def _lowest_bands(verdicts: list[Verdict]) -> str:
     return SUPPORTED if states and all(x == SUPPORTED for x in states) else INCONCLUSIVE
 
 
+MATCHED_CHECK = "the comparison at matched accuracy"
+
+
+def _matched_check(matched, expect: str, verdict: str) -> str:
+    """The matched-accuracy levels' common verdict, and how many levels turn ``verdict`` round."""
+    states = matched.states(_judge(expect))
+    combined = matched.combined(_judge(expect))
+    opposite = {SUPPORTED: NOT_SUPPORTED, NOT_SUPPORTED: SUPPORTED}.get(verdict)
+    turned = sum(s == opposite for s in states)
+    return combined if not turned or combined == opposite else f"{combined}, {opposite} at {turned} of {len(states)} levels"
+
+
+def _confounded(name: str, check: str, verdict: str) -> str:
+    """The words for a matched-accuracy comparison that turns the verdict round (at every level or
+    at some): the difference at equal rounds is, at least partly, one of how far training got."""
+    opposite = {SUPPORTED: NOT_SUPPORTED, NOT_SUPPORTED: SUPPORTED}.get(verdict)
+    turned = opposite is not None and (check == opposite or f", {opposite} at " in check)
+    return " (confounded by training)" if name == MATCHED_CHECK and turned else ""
+
+
 def _finish(result: ClaimResult, p_holm: float | None) -> ClaimResult:
     """The verdict under Holm's correction (a row stays supported / not supported only when its
     adjusted p is below 0.05; else it becomes inconclusive), and its robustness: ``robust`` when
@@ -466,7 +487,8 @@ def _finish(result: ClaimResult, p_holm: float | None) -> ClaimResult:
     if verdict in (NOT_RUN, ONE) or not result.checks:
         return dataclasses.replace(result, verdict=verdict, p_holm=p_holm)
     checks = ((("the test before Holm's correction", result.verdict),) if p_holm is not None else ()) + result.checks
-    odd = [f"{name} give{'s' if name.startswith('the') else ''} {v}" for name, v in checks if v != verdict]
+    odd = [f"{name} give{'s' if name.startswith('the') else ''} {v}" + _confounded(name, v, verdict)
+           for name, v in checks if v != verdict]
     odd += [result.climbing] if result.climbing else []
     robustness = ROBUST if not odd else "not robust: " + "; ".join(odd)
     return dataclasses.replace(result, verdict=verdict, p_holm=p_holm, robustness=robustness,
@@ -537,7 +559,8 @@ def claims_markdown(results: list[ClaimResult]) -> str:
               f"{tested_rows(results)} tested rows (p raw, then adjusted); supported / not supported only "
               f"when the adjusted p is below {1 - LEVEL:.2f}, else inconclusive. Each run's value is the mean of "
               f"its last {LAST_ROUNDS} rounds (accuracy) or last {LAST_SNAPSHOTS} snapshots (geometry). "
-              f"Robust: the ± 2 std bands and the final round's values give the same verdict, and the study's "
+              f"Robust: the ± 2 std bands, the final round's values and, for a geometry row, the comparison at "
+              f"matched accuracy give the same verdict, and the study's "
               f"FedAvg at its strongest skew has reached a plateau (under {PLATEAU_GAIN * 100:g} point gained over "
               f"its last {PLATEAU_WINDOW} rounds)."]
     seen = []
@@ -551,7 +574,10 @@ def claims_markdown(results: list[ClaimResult]) -> str:
 def _p(p: float | None) -> str:
     if p is None:
         return "-"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+    # two significant digits, three near the 0.05 line: 0.0503 must not read as 0.05
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3g}" if 0.04 <= p < 0.06 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
 
 
 def _seeds(n: int) -> str:

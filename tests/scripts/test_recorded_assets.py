@@ -133,3 +133,27 @@ def test_the_readme_claims_table_is_the_one_these_runs_give():
     start = readme.index("| # | Claim (paper)")
     assert readme[start:start + len(table)] == table, (
         "README's claims table differs from `fedquad study claims --runs-dir assets/recorded`: paste it again")
+
+
+def test_a_geometry_row_is_robust_only_where_matched_accuracy_agrees():
+    """Issue 33: row 6 (global rank at equal rounds) read "supported, robust" while its own
+    matched-accuracy levels reversed at two of three; robust now includes that comparison, and a
+    reversal is named as confounded by training."""
+    from fedquad_core.study.paper_claims import MATCHED_CHECK
+
+    results = check_claims(RECORDED)
+    row6 = results[5]
+    assert row6.verdict == "supported" and row6.robustness.startswith("not robust")
+    assert "confounded by training" in row6.robustness
+    for r in results:
+        matched = dict(r.checks).get(MATCHED_CHECK)
+        if r.robustness == "robust" and matched is not None:
+            assert matched == r.verdict, (r.text, matched, r.verdict)
+
+
+def test_an_adjusted_p_near_the_line_keeps_its_third_digit():
+    """Issue 33: row 10's Holm-adjusted 0.0503 printed as "0.05"."""
+    from fedquad_core.study.paper_claims import _p
+
+    assert _p(0.0503) == "0.0503" and _p(0.0497) == "0.0497"
+    assert _p(0.006) == "0.006" and _p(0.23) == "0.23" and _p(0.0004) == "< 0.001"
