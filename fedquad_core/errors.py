@@ -3,6 +3,8 @@ prints the one line and exits 2, before any training starts; a run that fails on
 ``RUN_INPUT_ERRORS`` records the message alone (no traceback) and re-raises it."""
 from __future__ import annotations
 
+import errno
+
 from .config import ConfigError
 from .numerics.partition import PartitionError
 from .runs.store import RunNotFound, StoreError
@@ -24,8 +26,6 @@ RUN_INPUT_ERRORS = (ConfigError, DataError, ValueError)
 def os_error_line(exc: OSError) -> str:
     """An operating-system error as one line naming the file: what a disk-full, read-only or
     vanished run store says instead of a traceback."""
-    import errno
-
     where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
     if exc.errno == errno.ENOSPC:
         return f"no space left on the run store's disk{where} (free some space, or use --runs-dir on another disk)"

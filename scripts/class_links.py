@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.roots import runs_dir  # noqa: E402  (pure: no streamlit)
 from fedquad_core.runs.follow import new_code  # noqa: E402
+from fedquad_core.runs.store import atomic_write_text  # noqa: E402
 
 
 def lan_address() -> str | None:
@@ -32,16 +33,14 @@ def lan_address() -> str | None:
     return next((a for a in out if "." in a and not a.startswith("127.")), None)
 
 
-def write_secret(folder: Path) -> Path:
+def write_secret(folder: Path) -> tuple[Path, str]:
+    """A new secret in ``folder/presenter.secret`` (the folder 0700; the file written atomically by
+    the run store's writer, whose temp files are 0600), and the secret."""
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
-    path = folder / "presenter.secret"
-    tmp = folder / f".presenter.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(secrets.token_urlsafe(24))
-    os.replace(tmp, path)
-    return path
+    path, secret = folder / "presenter.secret", secrets.token_urlsafe(24)
+    atomic_write_text(path, secret)
+    return path, secret
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,10 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=8501)
     args = p.parse_args(argv)
     shown = args.host if args.host not in ("", "0.0.0.0", "::") else (lan_address() or "127.0.0.1")
-    secret_file = write_secret(runs_dir() / ".class")
+    secret_file, secret = write_secret(runs_dir() / ".class")
     code = new_code()
     base = f"http://{shown}:{args.port}/"
-    presenter = f"{base}?token={secret_file.read_text().strip()}&talk=1"
+    presenter = f"{base}?token={secret}&talk=1"
     students = f"{base}?follow={code}&talk=1"
     err = sys.stderr
     print("FedQuad Lab - class server", file=err)

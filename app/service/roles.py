@@ -20,7 +20,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app.engine import follow_store
+from app.engine import DamagedFile, follow_store, read_text_file
 
 SECRET_FILE_ENV = "FEDQUAD_CLASS_SECRET_FILE"
 CODE_ENV = "FEDQUAD_CLASS_CODE"
@@ -50,8 +50,8 @@ def _secret() -> str | None:
         path = Path(os.environ[SECRET_FILE_ENV])
         if path.stat().st_mode & 0o077:  # readable by others: not a secret
             return None
-        secret = path.read_text(encoding="ascii").strip()
-    except (KeyError, OSError, UnicodeDecodeError):
+        secret = read_text_file(path, 1_000).strip()  # a regular file only: a pipe here never hangs a page
+    except (KeyError, OSError, DamagedFile):
         return None
     return secret if len(secret) >= MIN_SECRET else None
 

@@ -151,8 +151,6 @@ def check_runs_dir(text: str, store: RunStore, *, write: bool = False) -> None:
 def _check_writable(raw: str, root) -> None:
     """The folder (or, when it does not exist yet, its nearest existing parent) can take files:
     not a read-only mount, not a kernel file system, writable by this user."""
-    import os.path
-
     here = os.path.abspath(root)
     while not os.path.exists(here):
         here = os.path.dirname(here)

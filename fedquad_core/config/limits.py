@@ -31,6 +31,18 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _float32_problem(value: Any) -> str | None:
+    """Why a float setting cannot train in float32 (not finite, too large, or so small that it is 0
+    there), or None; one rule for the run's floats and the methods' float parameters."""
+    if not _number(value):
+        return None
+    if not (math.isfinite(value) and abs(value) <= FLOAT_MAX):
+        return f"must be a finite number float32 can hold (at most {FLOAT_MAX:.3g}; got {value!r})"
+    if 0 < abs(value) < FLOAT_TINY:
+        return f"{value!r} is below float32's smallest normal number ({FLOAT_TINY:.3g}): training would use 0"
+    return None
+
+
 def check_bounds(cfg, *, train_size: int | None = None, test_size: int | None = None,
                  largest_client: int | None = None) -> None:
     """Raise ``ConfigError`` for a count or size above its bound. The data set's sizes come from its
@@ -41,23 +53,16 @@ def check_bounds(cfg, *, train_size: int | None = None, test_size: int | None = 
         if _number(value) and value > high:
             raise ConfigError(f"{name.replace('_', ' ')} cannot be above {high:,} (got {value:,}): lower {flag}")
     for name, flag in _FLOATS:
-        value = getattr(cfg, name, None)
-        if _number(value) and not (math.isfinite(value) and abs(value) <= FLOAT_MAX):
-            raise ConfigError(f"{name.replace('_', ' ')} must be a finite number float32 can hold "
-                              f"(at most {FLOAT_MAX:.3g}; got {value!r}): change {flag}")
-        if _number(value) and 0 < abs(value) < FLOAT_TINY:
-            raise ConfigError(f"{name.replace('_', ' ')} {value!r} is below float32's smallest normal number "
-                              f"({FLOAT_TINY:.3g}): training would use 0; change {flag}")
+        problem = _float32_problem(getattr(cfg, name, None))
+        if problem:
+            raise ConfigError(f"{name.replace('_', ' ')} {problem}: change {flag}")
     momentum = getattr(cfg, "momentum", None)
     if _number(momentum) and not 0 <= momentum < 1:
         raise ConfigError(f"momentum must be at least 0 and below 1 (got {momentum!r}): change --momentum")
     for key, value in (getattr(cfg, "method_params", None) or {}).items():
-        if _number(value) and 0 < abs(value) < FLOAT_TINY:
-            raise ConfigError(f"{cfg.method} {key} {value!r} is below float32's smallest normal number "
-                              f"({FLOAT_TINY:.3g}): change --{key.replace('_', '-')}")
-        if _number(value) and not (math.isfinite(value) and abs(value) <= FLOAT_MAX):
-            raise ConfigError(f"{cfg.method} {key} must be a finite number float32 can hold "
-                              f"(at most {FLOAT_MAX:.3g}; got {value!r}): change --{key.replace('_', '-')}")
+        problem = _float32_problem(value)
+        if problem:
+            raise ConfigError(f"{cfg.method} {key} {problem}: change --{key.replace('_', '-')}")
     if train_size is None or test_size is None:
         train_size, test_size = _sizes(cfg, train_size, test_size)
     if test_size:

@@ -11,7 +11,9 @@ from typing import Any, Callable
 
 from .run import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
 from .field_types import type_problem
-from ..data import check_data, data_summary, load_dataset
+from ..data import check_data, data_summary, get_source, load_dataset
+from ..data.tiny_imagenet import CACHE_NAME
+from ..data.tiny_imagenet_files import CACHE_KEYS
 from .devices import resolve_device
 from ..errors import UserError
 from ..methods import METHODS, get_method
@@ -124,10 +126,9 @@ def _check_data_cache(cfg: RunConfig) -> None:
     whose arrays have the wrong shapes, is named in one line; the loader would fail mid-run."""
     if cfg.dataset != "tiny-imagenet":
         return
-    from ..data import tiny_imagenet as tin
-
-    folder = tin._find_dir(cfg.data_dir)
-    cache = folder / tin.CACHE_NAME if folder is not None else None
+    found = get_source(cfg.dataset).found(cfg.data_dir)
+    folder = Path(found) if found is not None else None
+    cache = folder / CACHE_NAME if folder is not None else None
     if cache is None or not cache.exists():
         return  # check_data names the remedy; a missing cache is built from the images
     shapes = _npz_headers(cache)
@@ -167,7 +168,7 @@ def _npz_headers(path: Path) -> dict[str, tuple] | None:
 
 
 def _cache_shape_problem(shapes: dict[str, tuple]) -> str | None:
-    missing = [k for k in ("x_train", "y_train", "x_test", "y_test", "wnids") if k not in shapes]
+    missing = [k for k in CACHE_KEYS if k not in shapes]
     if missing:
         return f"has no {', '.join(missing)}"
     for x, y in (("x_train", "y_train"), ("x_test", "y_test")):

@@ -388,16 +388,13 @@ class RunWriter:
         """The status as written so far ({} when missing or damaged)."""
         return _read_json(self.path / "status.json", {})
 
-    def drop_snapshots_after(self, round_: int) -> list[str]:
+    def drop_snapshots_after(self, round_: int) -> None:
         """Remove the snapshots (global and local) of rounds after ``round_``: a run that failed
         between writing a round's snapshot and its metrics row keeps the rounds both hold."""
-        gone = []
-        for path in sorted((self.path / "embeddings").glob("*round_*.np[yz]")):
+        for path in (self.path / "embeddings").glob("*round_*.np[yz]"):
             match = re.search(r"round_(\d+)\.np[yz]$", path.name)
             if match and int(match.group(1)) > round_:
                 path.unlink(missing_ok=True)
-                gone.append(path.name)
-        return gone
 
     def save_weights(self, state_dict: dict[str, Any]) -> None:
         import torch

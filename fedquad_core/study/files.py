@@ -5,10 +5,9 @@ folder, or JSON of the wrong shape). ``StudyStore`` turns that into ``DamagedStu
 ``study list`` names it as damaged and goes on, and ``show``/``run`` refuse it in one line."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
-
-import json
 
 from ..runs.files import Damaged, _kind, load_json
 from ..safe_io import shown

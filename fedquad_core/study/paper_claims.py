@@ -457,13 +457,14 @@ def _lowest_bands(verdicts: list[Verdict]) -> str:
 
 
 MATCHED_CHECK = "the comparison at matched accuracy"
+_OPPOSITE = {SUPPORTED: NOT_SUPPORTED, NOT_SUPPORTED: SUPPORTED}
 
 
 def _matched_check(matched, expect: str, verdict: str) -> str:
     """The matched-accuracy levels' common verdict, and how many levels turn ``verdict`` round."""
     states = matched.states(_judge(expect))
     combined = matched.combined(_judge(expect))
-    opposite = {SUPPORTED: NOT_SUPPORTED, NOT_SUPPORTED: SUPPORTED}.get(verdict)
+    opposite = _OPPOSITE.get(verdict)
     turned = sum(s == opposite for s in states)
     return combined if not turned or combined == opposite else f"{combined}, {opposite} at {turned} of {len(states)} levels"
 
@@ -471,7 +472,7 @@ def _matched_check(matched, expect: str, verdict: str) -> str:
 def _confounded(name: str, check: str, verdict: str) -> str:
     """The words for a matched-accuracy comparison that turns the verdict round (at every level or
     at some): the difference at equal rounds is, at least partly, one of how far training got."""
-    opposite = {SUPPORTED: NOT_SUPPORTED, NOT_SUPPORTED: SUPPORTED}.get(verdict)
+    opposite = _OPPOSITE.get(verdict)
     turned = opposite is not None and (check == opposite or f", {opposite} at " in check)
     return " (confounded by training)" if name == MATCHED_CHECK and turned else ""
 
