@@ -268,12 +268,19 @@ def _empty(claim: Claim, study: str, numbers: str) -> ClaimResult:
 
 
 def _row(claim: Claim, name: str, measure: str, numbers: str, v: Verdict, verdict: str, p: float | None,
-         p_eq: float | None, **kw) -> ClaimResult:
-    """A tested row from its deciding comparison ``v``: the interval, g and test printed are ``v``'s."""
+         p_eq: float | None, a: dict, b: dict | None, **kw) -> ClaimResult:
+    """A tested row from its deciding comparison ``v``: the interval, g and test printed are ``v``'s;
+    its ``key`` names the study, the measure and the two groups' resolved coords."""
     return ClaimResult(claim.text, name, measure, numbers, verdict, _difference(v, claim.metric), p, None,
                        v.test.g if v.test else None, expect=claim.expect, test=_test(v, claim.expect),
                        delta=effect_text(claim.metric, v.delta), p_eq=p_eq, diff=v.test, delta_value=v.delta,
-                       key=(name, claim.metric, repr(claim.a), repr(claim.b)), matched_row=claim.matched, **kw)
+                       key=row_key(name, claim.metric, a, b), matched_row=claim.matched, **kw)
+
+
+def row_key(study: str, metric: str, a: dict, b: dict | None) -> tuple:
+    """What identifies a row's comparison: the study, the measure and the groups' coords (sorted)."""
+    return (study, metric, tuple(sorted((k, repr(v)) for k, v in a.items())),
+            tuple(sorted((k, repr(v)) for k, v in (b or {}).items())))
 
 
 def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
@@ -304,7 +311,7 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
         checks += ((MATCHED_CHECK, _matched_check(matched, claim.expect, verdict)),)
     return _row(claim, name, f"{what} ({_how(claim.metric)})",
                 _numbers(v, claim.metric, _label(a), _label(b)) + _left_out(r, [a, b]), v, verdict,
-                row_p(v, claim.expect), v.tost_p if claim.expect != "not below" else None,
+                row_p(v, claim.expect), v.tost_p if claim.expect != "not below" else None, a, b,
                 matched=matched.text(judge_) if matched is not None else "-", plateau=plateau,
                 sign=v.direction, checks=checks, changing=changing)
 
@@ -330,7 +337,7 @@ def _check_lowest(claim: Claim, name: str, r: StudyRuns, a: dict, what: str, pla
         x.mean_b for x in usable.values()) else "weakest comparison"
     numbers = _numbers(v, claim.metric, NAMES.get(a["method"], a["method"]), f"{who}, {NAMES.get(low, low)}") + left
     within = " (Holm within the row)" if v.test.diff > 0 and len(usable) > 1 else ""
-    return _row(claim, name, measure + within, numbers, v, verdict, p, p_eq, plateau=plateau, lowest=True,
+    return _row(claim, name, measure + within, numbers, v, verdict, p, p_eq, a, None, plateau=plateau, lowest=True,
                 sign={SUPPORTED: -1, NOT_SUPPORTED: 1}.get(verdict, 0),
                 checks=(("± 2 std bands", _lowest_bands(list(usable.values()))),), changing=changing)
 
@@ -355,7 +362,7 @@ def _check_matched(claim: Claim, name: str, r: StudyRuns, a: dict, b: dict, what
                f"interval and p are those of the level with the largest p, {matched.levels[i]:.1%})")
     bands = {band_verdict(x, claim.expect) for x in matched.verdicts}
     return _row(claim, name, measure, _numbers(v, claim.metric, _label(a), _label(b)) + _left_out(r, [a, b]), v,
-                verdict, tests[i].p, p_eq, matched=matched.text(_judge(claim.expect)), plateau=plateau,
+                verdict, tests[i].p, p_eq, a, b, matched=matched.text(_judge(claim.expect)), plateau=plateau,
                 sign=(next(iter(signs)) if len(signs) == 1 and verdict in (SUPPORTED, NOT_SUPPORTED) else 0),
                 checks=(("± 2 std bands at every level", next(iter(bands)) if len(bands) == 1 else "mixed"),),
                 changing=changing, agree=len(signs) == 1)
