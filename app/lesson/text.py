@@ -182,8 +182,8 @@ def global_sentences(final, levels, alpha, alpha_iid, table: dict | None = None)
         out.append("At the same accuracy the ranks are equal within the smallest effect of interest at every "
                    "level: the gap at equal rounds is one of training, not of collapse" + matched + ".")
     else:
-        out.append("At no level is a difference shown beyond seed noise, nor shown absent: whether the gap at "
-                   "equal rounds is slower training or collapse stays open" + matched + ".")
+        out.append("No level shows a difference, and not every level shows the ranks equal within the smallest "
+                   "effect of interest: what the gap at equal rounds is made of stays open here" + matched + ".")
     out.append("Left: rank against α (equal rounds); middle: rank against test accuracy (equal accuracy); right: "
                "the final round's spectra (equal rounds, not equal accuracy).")
     return out
@@ -284,8 +284,8 @@ def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: l
              **({f"global rank at {levels[0][0]:.0%}-{levels[-1][0]:.0%} accuracy": _all(levels)} if levels else {})}
     beyond = [m for m, v in every.items() if v is not None and v.separated]
     inside = [m for m, v in every.items() if v is None or not v.separated]
-    out.append(f"Beside it, at {alpha_label(alpha)}, beyond seed noise: " + (", ".join(beyond) or "none of these")
-               + "; not beyond it (no effect shown): " + (", ".join(inside) or "none") + ".")
+    out.append(f"Beside it, at {alpha_label(alpha)}, a difference from FedAvg is shown for: "
+               + (", ".join(beyond) or "none of these") + "; none is shown for: " + (", ".join(inside) or "none") + ".")
     return out[:4]
 
 
