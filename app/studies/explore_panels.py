@@ -362,11 +362,14 @@ def heatmap(view: View, points: pd.DataFrame) -> switcher.Panel:
                 lambda: sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric]))
     fig = go.Figure(memo((view.ref.id, view.version, "heat", metric, tuple(fixed.items()), view.talk), lambda: sf.margins_heatmap(
         resp, xa, ya, metric, all_x=view.values[xa], all_y=view.values[ya], title=f"FedQuad's {HEATMAP_OF[metric]} (mean over seeds)",
-        talk=view.talk)))  # a copy: the cell mark is this position's
+        talk=view.talk, marks=sf.heatmap_marks(sf.select(points, fixed), xa, ya, metric))))  # a copy: the cell mark is this position's
     sf.set_cell(fig, xa, ya, (view.pos[xa], view.pos[ya]))
     return _panel("heat", fig, resp, f"{view.ref.name}_heatmap_{metric}", "Heatmap",
-                  "Colour bar centred at FedAvg's value (its tick): blue = better than FedAvg, red = worse. "
-                  "Blank cells: not computed. The open square is the slider position.")
+                  "The colour is the raw means, centred at FedAvg's (its tick); the word in a cell is the test's: "
+                  "\"better\" / \"worse\" only where FedQuad differs from FedAvg beyond seed noise (paired over seeds, "
+                  "Holm-corrected over the grid's cells) by at least the smallest effect of interest, \"=\" where "
+                  "the difference is shown inside it, \"·\" where no difference is shown. Blank cells: not computed. "
+                  "The open square is the slider position.")
 
 
 def across_alpha(view: View, points: pd.DataFrame) -> switcher.Panel:
