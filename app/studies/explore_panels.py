@@ -14,6 +14,7 @@ from app.export.widgets import render_downloads
 from app.figures import captions
 from app.figures import study as sf
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
+from app.figures.samples import equal_samples_note
 from app.figures.charts import embedding_scatter, spectrum_figure
 from app.figures.theme import class_colors
 from app.studies import catalog as studies
@@ -202,8 +203,9 @@ def _position(view: View, points: pd.DataFrame) -> switcher.Position:
     tag = where(view.pos)
     for y, metric, title, key in (("test_accuracy", "final_acc", "Accuracy", "acc"), ("ratio", "final_ratio", "Intra / inter ratio", "ratio")):
         fig = sf.band_curves_figure(metrics, y, title=f"{title} at {tag}", talk=view.talk)
+        note = "Thin lines: single seeds." + (f" {equal_samples_note(metrics)}" if key == "acc" else "")
         out.panels.append(_panel(key, fig, metrics[[c for c in ("run", "method", "seed", "round", y) if c in metrics]],
-                                 f"{view.ref.name}_{key}_{tag}", f"{title} over rounds", "Thin lines: single seeds."))
+                                 f"{view.ref.name}_{key}_{tag}", f"{title} over rounds", note.strip()))
         if resp is not None:
             out.panels.append(response(view, resp, metric, f"{title} against {sf.axis_name(view.resp_axis)}", f"{key}_resp"))
     out.panels += explore_local.local_panels(view, points, metrics, resp, response, tag)
@@ -399,8 +401,9 @@ ACROSS_NOTE = ("Dark = strong skew, light = IID. FedDecorr (Shi et al. ICLR 2023
                "values fall towards zero under stronger skew (fewer directions used). Here: ")
 
 
-MATCHED_CAVEAT = (" These are final-round values (equal rounds): a skewed run that trains slower also uses fewer "
-                  "directions, so read \"Rank at equal accuracy\" above before calling a lower rank collapse.")
+MATCHED_CAVEAT = (" These are final-round values (equal rounds): a skewed run trains slower, and the rank moves with "
+                  "training (up on some data sets, down on others), so read \"Rank at equal accuracy\" above before "
+                  "calling a lower rank collapse.")
 
 
 def across_note(points: pd.DataFrame) -> str:
