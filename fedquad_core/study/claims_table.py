@@ -72,7 +72,7 @@ def claim_cells(i: int, r: ClaimResult) -> list[str]:
     if r.p_eq is not None:
         eq += f": {format_p(r.p_eq)} ({format_p(r.p_eq_holm)})" if r.p_eq_holm is not None else f": {format_p(r.p_eq)}"
     elif r.expect == "not below" and r.delta != "-":
-        eq += " (the non-inferiority margin)"
+        eq += ", the non-inferiority margin"
     verdict = f"**{r.verdict}**" + (" (still changing)" if r.changing else "")
     return [str(i), r.text, f"`{r.study}`" if r.study != "-" else "-", r.measure, r.numbers, r.test, r.difference, p,
             eq, verdict, r.robustness, r.matched]
