@@ -101,8 +101,12 @@ def step_forget(data: LessonData, talk: bool) -> Slide:
     except StoreError:  # a damaged partition file: the sentence leaves the share out
         classes = None
     hold = hold_share(classes) if isinstance(classes, int) and classes > 0 else None
+    band = [(f"local accuracy on {w} classes", versus(d, m, dict(alpha=skew, method="fedquad", **at),
+                                                      dict(alpha=skew, method="fedavg", **at)), True)
+            for w, m in (("all", "local_acc_all"), ("own", "local_acc_own"))]
     return Slide("2 · Each client's model after local training",
-                 text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs, hold), items, _footer(d, "FedAvg's numbers"))
+                 text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs, hold)
+                 + text.fedquad_band_sentences(band, skew), items, _footer(d, "FedAvg's numbers"))
 
 
 def step_drift(data: LessonData, talk: bool) -> Slide:
@@ -116,11 +120,20 @@ def step_drift(data: LessonData, talk: bool) -> Slide:
     if at:
         e_item, _ = response_item(d, "local_cka", PAIR, f"CKA vs local epochs, {alpha_label(skew)}",
                                   "local_cka_vs_epochs", talk, {"alpha": skew}, "local_epochs")
+        few, most = min(d.axis("local_epochs")), max(d.axis("local_epochs"))
+        v = versus(d, "local_cka", {"alpha": skew, "method": "fedavg", "local_epochs": most},
+                   {"alpha": skew, "method": "fedavg", "local_epochs": few})
+        a, b = v.text(".3f")
+        e_item.caption = (f"FedAvg's local–global CKA at {alpha_label(skew)} with {most:g} local epochs, {a}, against "
+                          f"{few:g}, {b}: {text.effect(v, 'higher with more local epochs', 'lower with more local epochs')}.")
         items.append(e_item)
     fa = dict(method="fedavg", **at)
     verdict = {m: versus(d, m, dict(alpha=skew, **fa), dict(alpha=iid, **fa)) for m in ("update_cosine", "local_cka")}
+    band = [(name, versus(d, m, dict(alpha=skew, method="fedquad", **at), dict(alpha=skew, method="fedavg", **at)), False)
+            for name, m in (("update cosine", "update_cosine"), ("CKA", "local_cka"))]
     return Slide("3 · Do the clients agree?", text.drift_sentences(verdict["update_cosine"], verdict["local_cka"], skew,
-                                                                   iid), items, _footer(d, "FedAvg's numbers"))
+                                                                   iid) + text.fedquad_band_sentences(band, skew),
+                 items, _footer(d, "FedAvg's numbers"))
 
 
 def step_global(data: LessonData, talk: bool) -> Slide:

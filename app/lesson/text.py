@@ -128,6 +128,28 @@ def drift_sentences(cosine, cka, alpha, alpha_iid) -> list[str]:
     ]
 
 
+# ---- steps 2 and 3: the figures' FedQuad band ---------------------------------------------------
+def _ex_band(make):
+    return dict(items=[("local accuracy on all classes", make(0.6, 0.02), True), ("local CKA", make(0.8, 0.02), False)],
+                alpha=0.1)
+
+
+@sentences(_ex_band)
+def fedquad_band_sentences(items: list, alpha) -> list[str]:
+    """Steps 2 and 3 tell FedAvg's story, and their figures draw FedQuad's band beside it: one
+    sentence says what that band shows (``items``: (measure, Verdict FedQuad vs FedAvg at
+    ``alpha``, in percent?))."""
+    if not items:
+        return []
+    parts = []
+    for name, v, pct in items:
+        a, b = _pair(v, pct=pct)
+        parts.append(f"{name} {a} against FedAvg's {b} "
+                     f"({effect(v, 'higher with FedQuad', 'lower with FedQuad', pct)})")
+    return [f"The figures' second band is FedQuad, at {alpha_label(alpha)}: " + "; ".join(parts) + " (step 6 "
+            "compares the two)."]
+
+
 # ---- step 4: the average model --------------------------------------------------------------------
 def _ex_global(make):
     return dict(final=make(6.0, 0.3), levels=[(0.6, make(7.0, 0.3)), (0.7, make(7.5, 0.3))], alpha=0.1,
