@@ -36,6 +36,9 @@ def sentences(example: Callable[[Callable], dict]):
 def effect(v: engine.Verdict, up: str, down: str, pct: bool = False) -> str:
     """How a compared difference reads: ``up`` / ``down`` (a above / below b) only beyond seed noise;
     ``negligible`` when the equivalence test puts it inside the smallest effect of interest."""
+    if v.separated and v.delta is not None and abs(v.test.diff) < v.delta:
+        return (f"beyond seed noise but under the smallest effect of interest, ±{_delta(v, pct)} "
+                f"({engine.p_text(v.test.p)}, {v.seeds})")
     if v.separated:
         return f"{up if v.direction > 0 else down}, beyond seed noise ({engine.p_text(v.test.p)}, {v.seeds})"
     if v.state == engine.NEGLIGIBLE:
@@ -147,7 +150,7 @@ def fedquad_band_sentences(items: list, alpha) -> list[str]:
         parts.append(f"{name} {a} against FedAvg's {b} "
                      f"({effect(v, 'higher with FedQuad', 'lower with FedQuad', pct)})")
     return [f"The figures' second band is FedQuad, at {alpha_label(alpha)}: " + "; ".join(parts) + " (step 6 "
-            "compares the two)."]
+            "returns to FedQuad)."]
 
 
 # ---- step 4: the average model --------------------------------------------------------------------

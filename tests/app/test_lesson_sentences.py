@@ -144,3 +144,13 @@ def test_claims_sentences_count_claims_not_rows():
 def test_step_titles_claim_nothing():
     titles = [t for t, _ in lesson.STEPS]
     assert len(titles) == 8 and not [t for t in titles if EFFECT.search(t)]
+
+
+def test_a_difference_under_the_smallest_effect_gets_no_direction_word():
+    """A difference beyond seed noise but under δ (0.95 points against a 1-point δ) is not called
+    "lower": the claims table would not call it supported either."""
+    v = compare({0: 0.914, 1: 0.905, 2: 0.920}, {0: 0.9235, 1: 0.9155, 2: 0.9285}, 0.01)  # differences -0.95 ± 0.1 points
+    assert v.separated and abs(v.test.diff) < 0.01
+    said = text.effect(v, "higher with FedQuad", "lower with FedQuad", True)
+    assert said.startswith("beyond seed noise but under the smallest effect of interest, ±1 point")
+    assert "lower" not in said
