@@ -213,18 +213,6 @@ def first_crossing(accuracy: Sequence[float], values: Sequence[float], level: fl
     return None
 
 
-def plateau_gain(accuracy: Sequence[float], window: int = 10, smooth: int = 3) -> float | None:
-    """How much a run's accuracy still gains over its last ``window`` rounds: the mean of its last
-    ``smooth`` rounds minus the mean of the ``smooth`` rounds ending ``window`` rounds earlier
-    (None for a run shorter than window + smooth rounds)."""
-    acc = list(accuracy)
-    if len(acc) < window + smooth:
-        return None
-    end = acc[-smooth:]
-    start = acc[len(acc) - window - smooth:len(acc) - window]
-    return math.fsum(end) / smooth - math.fsum(start) / smooth
-
-
 def mean_interval(values: Sequence[float], level: float = LEVEL) -> tuple[float, float, float] | None:
     """The mean of ``values`` and its t-interval over them (n - 1 degrees of freedom); None below 2."""
     v = [float(x) for x in values]

@@ -236,13 +236,6 @@ def test_first_crossing_interpolates_and_names_what_it_cannot():
     assert stats.first_crossing([0.3, 0.7, 0.5, 0.9], [1.0, 2.0, 9.0, 4.0], 0.6) == pytest.approx(1.75)  # first rise
 
 
-def test_plateau_gain():
-    climbing = [0.1 * i for i in range(20)]
-    assert stats.plateau_gain(climbing, window=10, smooth=3) == pytest.approx(1.0)
-    assert stats.plateau_gain([0.8] * 20) == pytest.approx(0.0)
-    assert stats.plateau_gain([0.8] * 12) is None
-
-
 def test_accuracy_levels_span_what_every_run_crosses():
     curves = [([0.3, 0.6, 0.81], [0, 0, 0]), ([0.5, 0.81, 0.95], [0, 0, 0])]
     levels = cl.accuracy_levels(curves)
