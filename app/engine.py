@@ -26,10 +26,14 @@ from fedquad_core.runs import follow as follow_store
 from fedquad_core.version import engine_fingerprint
 from fedquad_core.config.holding import hold_share
 from fedquad_core.study.store import DamagedStudy, StudyStore
-from fedquad_core.study.paper_claims import check_claims, claims_markdown
-from fedquad_core.study.matched import accuracy_profile, matched_accuracy, matched_comparison
-from fedquad_core.study.table import NO_DATA, NOISE, ONE_SEED, SEPARATED, Verdict, compare, compare_summary, study_frame
-from fedquad_core.study.stats import p_text
+from fedquad_core.study.paper_claims import check_claims, claims_markdown, row_key
+from fedquad_core.study.claims_table import claim_verdicts, format_p
+from fedquad_core.study.claim_runs import run_value
+from fedquad_core.study.effects import effect_text, smallest_effect
+from fedquad_core.study.matched import accuracy_profile, matched_accuracy, matched_comparison, seed_of
+from fedquad_core.study.table import NEGLIGIBLE, NO_DATA, NOISE, ONE_SEED, SEPARATED, Verdict, compare, compare_summary, study_frame
+from fedquad_core.study.stats import holm as holm_adjust, p_text, paired as paired_test
+from fedquad_core.study.verdicts import judge as claim_judge
 
 _LAZY = {
     "METHODS": "fedquad_core.methods",
@@ -44,7 +48,8 @@ __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError
            "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
            "layout_damage", "read_layout", "DamagedFile", "read_json_file", "read_text_file", "read_snapshot_file", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
-           "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "p_text", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
+           "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "NEGLIGIBLE", "p_text", "paired_test", "holm_adjust",
+           "claim_verdicts", "format_p", "row_key", "run_value", "effect_text", "smallest_effect", "seed_of", "claim_judge", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
            "claims_markdown", "follow_store", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
 
 

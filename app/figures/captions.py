@@ -28,14 +28,16 @@ CAPTIONS: tuple[tuple[str, str], ...] = (
     ("x_spec", "How much of the embedding each direction carries; a quick drop means few directions are used."),
     ("x_emb_", "Each dot is a test image, coloured by its true class: tight, separate colours mean a good model."),
     ("emb_", "Each dot is a test image, coloured by its true class: tight, separate colours mean a good model."),
-    ("x_heat", "Each cell is one setting of {x} (across) and {y} (up); blue beats FedAvg, red does worse."),
+    ("x_heat", "Each cell is one setting of {x} (across) and {y} (up); blue beats FedAvg's mean, red falls below it "
+               "(raw means: the word in the cell says what the test shows)."),
     ("acc", "Accuracy on test images after each round of training."),
     ("ratio", "How spread out each class is compared with how far apart classes are: lower is better."),
     ("loss", "How wrong the model is on its training data; it should go down."),
     ("g_ratio", "How spread out each class is compared with how far apart classes are: lower is better."),
     ("g_nc1", "How much images of one class still vary compared with the differences between classes."),
-    ("g_erank", "How many directions of the embedding the model really uses, round by round; at the same round a "
-                "less trained model also uses fewer, so compare at equal accuracy before calling it collapse."),
+    ("g_erank", "How many directions of the embedding the model really uses, round by round; it moves with "
+                "training (up on some data sets, down on others), so compare at equal accuracy before calling it "
+                "collapse."),
     ("g_pci", "How spread out each class is around its own centre: shorter bars are tighter classes."),
     ("g_spec", "How much of the embedding each direction carries; a quick drop means few directions are used."),
     ("g_cdnv", "How easily two classes are confused: brighter (yellow) cells are pairs that overlap more, dark "

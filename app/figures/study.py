@@ -344,14 +344,55 @@ def _overlap_legend(talk: bool, pair=PAIR) -> dict:
                 marker=dict(symbol="square", size=14, color=overlap_fill(talk), line=dict(width=1, color="#777777")))
 
 
+LOWER_BETTER = ("final_ratio", "final_ratio_l2", "ratio", "ratio_l2")
+MARKS = {1: "better", -1: "worse", 0: "·", "=": "="}
+
+
+def heatmap_marks(points: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *, method: str = "fedquad",
+                  reference: str = "fedavg") -> dict[tuple, str]:
+    """Per grid cell (``_key`` of its x and y value), what the test says of ``method`` against
+    ``reference``: "better" / "worse" only when the difference is beyond seed noise after Holm's
+    correction over the grid's tested cells and at least the measure's smallest effect of interest,
+    "=" when the equivalence test puts it inside that effect, "·" otherwise. ``reference``'s runs
+    are its finished points (one per seed, a run listed at several cells counted once), each
+    cell's runs are compared with them seed by seed (``engine.compare``: paired on shared seeds)."""
+    done = points[points["state"] == "finished"] if "state" in points else points
+    ref_rows = done[done["method"] == reference].drop_duplicates("run_id") if "run_id" in done else done.iloc[0:0]
+    ref = {r["seed"] if "seed" in r else i: float(r[metric]) for i, r in enumerate(ref_rows.to_dict("records"))
+           if isinstance(r.get(metric), (int, float)) and math.isfinite(r[metric])}
+    cells: dict[tuple, dict] = {}
+    for i, r in enumerate(done[done["method"] == method].to_dict("records")):
+        if isinstance(r.get(metric), (int, float)) and math.isfinite(r[metric]):
+            cells.setdefault((_key(r[x_axis]), _key(r[y_axis])), {})[r["seed"] if "seed" in r else i] = float(r[metric])
+    if not ref or not cells:
+        return {}
+    mean_ref = sum(ref.values()) / len(ref)
+    verdicts = {k: engine.compare(v, ref, engine.smallest_effect(metric, mean_ref)) for k, v in cells.items()}
+    tested = [k for k, v in verdicts.items() if v.test is not None]
+    adjusted = dict(zip(tested, engine.holm_adjust([verdicts[k].test.p for k in tested])))
+    sign = -1 if metric in LOWER_BETTER else 1
+    out = {}
+    for k, v in verdicts.items():
+        if v.test is None:
+            out[k] = ""
+        elif v.negligible:
+            out[k] = MARKS["="]
+        elif adjusted[k] < 0.05 and abs(v.test.diff) >= (v.delta or 0.0):
+            out[k] = MARKS[sign * (1 if v.test.diff > 0 else -1)]
+        else:
+            out[k] = MARKS[0]
+    return out
+
+
 def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *, method: str = "fedquad",
                     reference: str = "fedavg", current: tuple | None = None, all_x=None, all_y=None,
-                    title: str = "", talk: bool = False) -> go.Figure:
+                    title: str = "", talk: bool = False, marks: dict | None = None) -> go.Figure:
     """``method``'s mean ``metric`` over the ``x_axis`` x ``y_axis`` grid on a diverging colour scale
     centred at ``reference``'s mean (its tick on the colour bar reads the reference's name); cells
     with nothing computed stay blank. ``resp`` is ``aggregate(points, ["method", x_axis, y_axis], ...)``.
     Higher is better for accuracy (blue above the reference); for the ratio lower is better, so the
-    scale is flipped to keep blue = better than the reference."""
+    scale is flipped to keep blue = better than the reference. The colour is the raw means; ``marks``
+    (``heatmap_marks``) labels each cell with what the test says."""
     xv = ordered_values(x_axis, all_x if all_x is not None else resp[x_axis].tolist())
     yv = ordered_values(y_axis, all_y if all_y is not None else resp[y_axis].tolist())
     own = resp[resp["method"] == method]
@@ -372,8 +413,10 @@ def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *
     scale = "RdBu" if metric in ("final_acc", "best_acc") else "RdBu_r"
     ticks = [centre - half, centre, centre + half]
     ref_name = _label(reference) if math.isfinite(ref) else "centre"
+    text = [[(marks or {}).get((_key(a), _key(b)), "") for a in xv] for b in yv]
     fig = go.Figure(go.Heatmap(
         z=z, x=[value_label(x_axis, v) for v in xv], y=[value_label(y_axis, v) for v in yv], customdata=sd,
+        text=text, texttemplate="%{text}" if marks else None,
         zmin=centre - half, zmax=centre + half, colorscale=scale, hoverongaps=False, xgap=2, ygap=2,
         colorbar=dict(title=dict(text=METRIC_TITLES.get(metric, metric)), tickvals=ticks,
                       ticktext=[f"{ticks[0]:.3g}", f"{ref_name} {centre:.3g}", f"{ticks[2]:.3g}"], thickness=14),
@@ -460,6 +503,6 @@ def _subplots_layout(titles: tuple[str, ...], cols: int | None = None, rows: int
 
 __all__ = ["axis_name", "value_label", "ordered_values", "axis_positions", "aggregate", "select", "band_overlaps",
            "band_verdicts",
-           "band_curves_figure", "response_figure", "set_current", "margins_heatmap", "set_cell",
+           "band_curves_figure", "response_figure", "set_current", "margins_heatmap", "heatmap_marks", "set_cell",
            "spectra_across_figure",
            "METRIC_TITLES", "PAIR", "OVERLAP_LABEL", "overlap_fill"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
 from app.engine import DamagedRun, RunNotFound, RunStore, StoreError
-from app.engine import StudyStore, Verdict, compare
+from app.engine import StudyStore, Verdict, check_claims, compare, row_key
 
 # which recorded study tells which part: the global model from fmnist-skew; the local models from
 # the candidate with the largest local collapse beyond seed noise (``strongest_local``), so a
@@ -266,6 +266,37 @@ def load(use_mine: bool = False, study_name: str | None = None) -> tuple[LessonD
         return None, ("Your runs do not make a lesson yet: it needs finished FedAvg and FedQuad runs at two "
                       "or more α (or a study over α and method of your own).")
     return LessonData(root, study, "my"), None
+
+
+_CLAIMS: dict[tuple, list] = {}
+
+
+def claims_of(data: LessonData) -> list:
+    """The claims table of ``data``'s root (``engine.check_claims``), computed once per root and
+    state of its study files (it reads every claim's runs: seconds)."""
+    folder = Path(data.root) / "studies"
+    try:
+        stamp = tuple(sorted((f.name, f.stat().st_mtime_ns) for f in folder.glob("*.json")))
+    except OSError:
+        stamp = ()
+    key = (str(data.root), stamp)
+    if key not in _CLAIMS:
+        _CLAIMS.clear()
+        _CLAIMS[key] = check_claims(data.root)
+    return _CLAIMS[key]
+
+
+def table_row(data: LessonData, metric: str, a: dict, b: dict, matched: bool = False) -> tuple | None:
+    """(row number, verdict, robust) of the claims-table row that makes the same comparison as a
+    lesson sentence (the same study, measure and groups; ``matched``: the row at matched accuracy),
+    or None (the user's own runs, or no such row)."""
+    if data.source != "recorded":
+        return None
+    key = row_key(data.study.get("name", ""), metric, a, b)
+    for i, r in enumerate(claims_of(data), start=1):
+        if r.key == key and r.matched_row == matched:
+            return i, r.verdict, r.robustness == "robust"
+    return None
 
 
 def user_study_names() -> list[str]:

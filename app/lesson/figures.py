@@ -12,7 +12,8 @@ from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
 from app.lesson.data import LessonData, Missing, alpha_label
 from app.projection.maths import pca_2d, procrustes_align
-from app.engine import StoreError, hold_share, matched_accuracy, study_frame
+from app.engine import StoreError, Verdict, compare, hold_share, matched_accuracy, run_value, seed_of, smallest_effect, \
+    study_frame
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
 PAIR = ("fedavg", "fedquad")
@@ -40,20 +41,38 @@ def _x_order(data: LessonData) -> list:
 FINAL_KEYS = {"final_acc": "test_accuracy", "final_ratio": "ratio", "final_ratio_l2": "ratio_l2"}
 
 
+def run_metric(data: LessonData, run_id: str | None, metric: str) -> float | None:
+    """One run's value of ``metric`` as the claims table takes it (``engine.run_value``): the mean
+    of its last 10 rounds (accuracy) or last 3 snapshots (the other measures)."""
+    if not run_id:
+        return None
+    return run_value(data.metrics(run_id), metric if metric == "final_acc" else FINAL_KEYS.get(metric, metric))
+
+
 def points(data: LessonData, metrics=()) -> pd.DataFrame:
-    """One row per grid point with its final numbers (``study_frame``), plus any of ``metrics``
-    it lacks (the local metrics: the last snapshot row's value)."""
+    """One row per grid point (``study_frame``), each of ``metrics`` the run's value as the claims
+    table takes it (``run_metric``: the mean of its last rounds or snapshots), so that a figure,
+    its sentence and the table show the same numbers."""
     pts = pd.DataFrame(study_frame(data.store, data.study))
     for m in metrics:
-        if m not in pts and len(pts):
-            pts[m] = [data.final(r, FINAL_KEYS.get(m, m)) if r else None for r in pts["run_id"]]
+        if len(pts):
+            pts[m] = [run_metric(data, r, m) for r in pts["run_id"]]
     return pts
 
 
-def values(data: LessonData, metric: str, **coords) -> list[float]:
-    """The metric's final value of each finished run matching ``coords`` (one per seed)."""
-    out = [data.final(r, FINAL_KEYS.get(metric, metric)) for r in data.runs(**coords)]
-    return [v for v in out if v is not None]
+def values(data: LessonData, metric: str, **coords) -> dict:
+    """The metric's value (``run_metric``) of each finished run matching ``coords``, keyed by
+    seed: two groups with the same seeds are compared seed by seed (``engine.compare``)."""
+    out = {seed_of(p): run_metric(data, p["run_id"], metric) for p in data.points(coords)}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def versus(data: LessonData, metric: str, a: dict, b: dict) -> Verdict:
+    """Group ``a`` against group ``b`` on ``metric``, as the claims table compares them: per-run
+    values of ``run_metric``, paired on shared seeds, with the measure's smallest effect of interest."""
+    va, vb = values(data, metric, **a), values(data, metric, **b)
+    ref = sum(vb.values()) / len(vb) if vb else None
+    return compare(va, vb, smallest_effect(FINAL_KEYS.get(metric, metric), ref))
 
 
 def most_local_epochs(data: LessonData) -> dict:
@@ -191,16 +210,20 @@ def animated_embedding(frames: dict[int, np.ndarray], labels, class_names=None, 
     return fig
 
 
-VERDICT_COLORS = {"supported": "#d9f0d3", "not supported": "#f4cccc", "inconclusive": "#eeeeee"}
+VERDICT_COLORS = {"supported": "#d9f0d3", "not supported": "#f4cccc", "negligible": "#dde7f4", "inconclusive": "#eeeeee"}
+
+
+def verdict_colour(verdict: str) -> str:
+    """The tint of a verdict cell (its first words: "supported (still changing)" is tinted as supported)."""
+    return VERDICT_COLORS.get(str(verdict).split(" (")[0], "#fafafa")
 
 
 def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
     """The claims table (``engine.check_claims``) as a plotly table, each verdict cell tinted."""
     cols = list(table.columns)
-    widths = {"#": 0.4, "claim": 3.0, "study": 1.3, "measure": 1.8, "difference (95 % CI)": 2.3, "p (Holm)": 0.9, "verdict": 1.4,
-              "robust": 1.5}
-    fill = [[VERDICT_COLORS.get(v, "#fafafa") for v in table["verdict"]] if c == "verdict" else ["white"] * len(table)
-            for c in cols]
+    widths = {"#": 0.4, "claim": 3.0, "study": 1.3, "measure": 1.8, "test": 1.2, "difference (95 % CI)": 2.3,
+              "p (Holm)": 0.9, "verdict": 1.4, "robust": 1.5}
+    fill = [[verdict_colour(v) for v in table["verdict"]] if c == "verdict" else ["white"] * len(table) for c in cols]
     size = 15 if talk else 11
     fig = go.Figure(go.Table(
         columnwidth=[widths.get(c, 2.0) for c in cols],

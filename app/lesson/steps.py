@@ -19,13 +19,14 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from app.engine import accuracy_profile, check_claims, compare, hold_share, matched_comparison
+from app.engine import (accuracy_profile, claim_verdicts, compare, format_p, hold_share, matched_comparison,
+                        smallest_effect)
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
-from app.lesson.data import ROLES, LessonData, Missing, StoreError, alpha_label, strongest_local
-from app.lesson.figures import (LABELS, PAIR, claims_figure, first_seed, local_client_item, matched,
-                                matched_table,
-                                matched_values, most_local_epochs, require_run, response, response_item, spectra,
-                                spectra_table, values)
+from app.lesson.data import ROLES, LessonData, Missing, StoreError, alpha_label, claims_of, strongest_local, table_row
+from app.lesson.figures import (LABELS, PAIR, claims_figure, first_seed, local_client_item, most_local_epochs,
+                                require_run, response, response_item, spectra, spectra_table, values, versus)
+from app.lesson import price as price_data
+from app.lesson.strongest import strongest_effect
 
 __all__ = ["STEPS", "Slide", "SlideFigure", "Missing", "build_step", "step_idea", "response"]
 
@@ -92,15 +93,20 @@ def step_forget(data: LessonData, talk: bool) -> Slide:
     if picture is not None:
         items.append(picture)
     fa = dict(method="fedavg", **at)
-    own_vs_all = compare(values(d, "local_acc_own", alpha=skew, **fa), values(d, "local_acc_all", alpha=skew, **fa))
-    all_skew = compare(values(d, "local_acc_all", alpha=skew, **fa), values(d, "local_acc_all", alpha=iid, **fa))
+    own_vs_all = compare(values(d, "local_acc_own", alpha=skew, **fa), values(d, "local_acc_all", alpha=skew, **fa),
+                         smallest_effect("local_acc_all"))
+    all_skew = versus(d, "local_acc_all", dict(alpha=skew, **fa), dict(alpha=iid, **fa))
     try:
         classes = (d.partition(rid) or {}).get("num_classes") if rid else None
     except StoreError:  # a damaged partition file: the sentence leaves the share out
         classes = None
     hold = hold_share(classes) if isinstance(classes, int) and classes > 0 else None
+    band = [(f"local accuracy on {w} classes", versus(d, m, dict(alpha=skew, method="fedquad", **at),
+                                                      dict(alpha=skew, method="fedavg", **at)), True)
+            for w, m in (("all", "local_acc_all"), ("own", "local_acc_own"))]
     return Slide("2 · Each client's model after local training",
-                 text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs, hold), items, _footer(d, "FedAvg's numbers"))
+                 text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs, hold)
+                 + text.fedquad_band_sentences(band, skew), items, _footer(d, "FedAvg's numbers"))
 
 
 def step_drift(data: LessonData, talk: bool) -> Slide:
@@ -114,49 +120,81 @@ def step_drift(data: LessonData, talk: bool) -> Slide:
     if at:
         e_item, _ = response_item(d, "local_cka", PAIR, f"CKA vs local epochs, {alpha_label(skew)}",
                                   "local_cka_vs_epochs", talk, {"alpha": skew}, "local_epochs")
+        few, most = min(d.axis("local_epochs")), max(d.axis("local_epochs"))
+        v = versus(d, "local_cka", {"alpha": skew, "method": "fedavg", "local_epochs": most},
+                   {"alpha": skew, "method": "fedavg", "local_epochs": few})
+        a, b = v.text(".3f")
+        e_item.caption = (f"FedAvg's local–global CKA at {alpha_label(skew)} with {most:g} local epochs, {a}, against "
+                          f"{few:g}, {b}: {text.effect(v, 'higher with more local epochs', 'lower with more local epochs')}.")
         items.append(e_item)
     fa = dict(method="fedavg", **at)
-    verdict = {m: compare(values(d, m, alpha=skew, **fa), values(d, m, alpha=iid, **fa))
-               for m in ("update_cosine", "local_cka")}
+    verdict = {m: versus(d, m, dict(alpha=skew, **fa), dict(alpha=iid, **fa)) for m in ("update_cosine", "local_cka")}
+    band = [(name, versus(d, m, dict(alpha=skew, method="fedquad", **at), dict(alpha=skew, method="fedavg", **at)), False)
+            for name, m in (("update cosine", "update_cosine"), ("CKA", "local_cka"))]
     return Slide("3 · Do the clients agree?", text.drift_sentences(verdict["update_cosine"], verdict["local_cka"], skew,
-                                                                   iid), items, _footer(d, "FedAvg's numbers"))
+                                                                   iid) + text.fedquad_band_sentences(band, skew),
+                 items, _footer(d, "FedAvg's numbers"))
 
 
 def step_global(data: LessonData, talk: bool) -> Slide:
     d = data.role("global")
     skew, iid = d.skew_alpha(), d.iid_alpha()
-    f_item, _ = response_item(d, "effective_rank", ("fedavg",), "Rank, final round",
+    f_item, _ = response_item(d, "effective_rank", ("fedavg",), "Rank, last snapshots",
                               "effective_rank_vs_alpha", talk)
-    a_item = accuracy_item(d, "effective_rank", "Rank against accuracy", "effective_rank_vs_accuracy", talk)
+    a_item = accuracy_item(d, "effective_rank", "Rank against accuracy", "effective_rank_vs_accuracy", talk,
+                           others=_other_datasets(data, d))
     per_alpha = spectra(d, ("fedavg",))
     spec = SlideFigure("spectra_fedavg", sf.spectra_across_figure(per_alpha, title="Spectra, last snapshot",
                                                                  talk=talk), spectra_table(per_alpha))
-    final = compare(values(d, "effective_rank", alpha=skew, method="fedavg"),
-                    values(d, "effective_rank", alpha=iid, method="fedavg"))
-    m = matched_comparison(d, {"alpha": skew, "method": "fedavg"}, {"alpha": iid, "method": "fedavg"}, "effective_rank")
+    a, b = {"alpha": skew, "method": "fedavg"}, {"alpha": iid, "method": "fedavg"}
+    final = versus(d, "effective_rank", a, b)
+    m = matched_comparison(d, a, b, "effective_rank")
     levels = list(zip(m.levels, m.verdicts))
     where = ", ".join(f"{x:.1%}" for x in m.levels) or "none"
-    return Slide("4 · The averaged model across α", text.global_sentences(final, levels, skew, iid),
+    rows = {"final": table_row(d, "effective_rank", a, b), "matched": table_row(d, "effective_rank", a, b, True)}
+    return Slide("4 · The averaged model across α", text.global_sentences(final, levels, skew, iid, rows),
                  [f_item, a_item, spec], _footer(d, f"matched accuracy levels {where} (interpolated)"))
 
 
-def accuracy_item(d: LessonData, metric: str, title: str, name: str, talk: bool, method: str = "fedavg",
-                  methods=None) -> SlideFigure:
-    """``metric`` against test accuracy, one band per α of ``method`` (or per method of ``methods``
-    at the strongest skew)."""
+def _groups(d: LessonData, method: str = "fedavg", methods=None) -> dict:
+    """The bands of a rank-against-accuracy figure: one per α of ``method``, or one per method of
+    ``methods`` at the strongest skew."""
     if methods:
-        groups = {LABELS[m]: {"alpha": d.skew_alpha(), "method": m} for m in methods}
-        colours = {LABELS[m]: m for m in methods}
-    else:
-        groups = {f"{LABELS[method]}, {alpha_label(a)}": {"alpha": a, "method": method} for a in d.axis("alpha")}
-        colours = {g: method for g in groups}
-    frame = profile_frame(accuracy_profile(d, groups, metric))
+        return {LABELS[m]: {"alpha": d.skew_alpha(), "method": m} for m in methods}
+    return {f"{LABELS[method]}, {alpha_label(a)}": {"alpha": a, "method": method} for a in d.axis("alpha")}
+
+
+OTHER_DATASET = ("digits-alpha", "digits-local")  # recorded studies on another data set than fmnist-skew
+
+
+def _other_datasets(data: LessonData, shown: LessonData) -> list[LessonData]:
+    """The first recorded study of ``OTHER_DATASET`` on another data set than ``shown``'s (the
+    rank-against-accuracy caption measures both), or none (the user's own runs)."""
+    for name in OTHER_DATASET if data.source == "recorded" else ():
+        study = data.studies.get(name)
+        if study and (study.get("base") or {}).get("dataset") != shown.base("dataset"):
+            return [LessonData(data.root, study, data.source, data._metrics, notices=data.notices, studies=data.studies)]
+    return []
+
+
+def accuracy_item(d: LessonData, metric: str, title: str, name: str, talk: bool, method: str = "fedavg",
+                  methods=None, others=()) -> SlideFigure:
+    """``metric`` against test accuracy, one band per α of ``method`` (or per method of ``methods``
+    at the strongest skew); the caption says how the metric moves with training on this data set
+    (and on each of ``others``', measured the same way)."""
+    groups = _groups(d, method, methods)
+    colours = {g: c["method"] for g, c in groups.items()}
+    profile = accuracy_profile(d, groups, metric)
+    frame = profile_frame(profile)
     y_title = SHORT_Y.get(metric, sf.METRIC_TITLES.get(metric, metric))
     fig = metric_vs_accuracy_figure(frame, y_title, title, colours, talk=talk)
-    caption = ("Each run's snapshots interpolated at the same test accuracy (mean over seeds, band ± 1 std): at "
-               "equal accuracy, a lower line uses fewer directions; a gap at equal rounds that closes here was "
-               "slower training, not collapse.")
-    return SlideFigure(name, fig, frame, caption)
+    profiles = {f"{d.base('dataset', '?')} ('{d.study.get('name')}')": profile}
+    for o in others:
+        profiles[f"{o.base('dataset', '?')} ('{o.study.get('name')}', {alpha_label(o.skew_alpha())} and "
+                 f"{alpha_label(o.iid_alpha())})"] = accuracy_profile(
+            o, {f"{LABELS[method]}, {alpha_label(a)}": {"alpha": a, "method": method, **most_local_epochs(o)}
+                for a in (o.skew_alpha(), o.iid_alpha())}, metric)
+    return SlideFigure(name, fig, frame, text.rank_caption(profiles))
 
 
 def step_idea(data: LessonData | None, talk: bool, m1: float = quad.DEFAULT_M1, m2: float = quad.DEFAULT_M2,
@@ -174,34 +212,43 @@ def step_idea(data: LessonData | None, talk: bool, m1: float = quad.DEFAULT_M1, 
 def step_fedquad(data: LessonData, talk: bool) -> Slide:
     g = data.role("global")
     skew_g = g.skew_alpha()
-    local, skew_l, local_footer = {}, None, ""
+    local, local_iid, skew_l, iid_l, local_footer, epochs = {}, {}, None, None, "", ""
     try:
         d, at = _local(data)
         local_footer = f"local: {_footer(d)} · global: "
-        skew_l = d.skew_alpha()
-        local = {k: compare(values(d, k, alpha=skew_l, method="fedquad", **at), values(d, k, alpha=skew_l,
-                                                                                     method="fedavg", **at))
+        skew_l, iid_l = d.skew_alpha(), d.iid_alpha()
+        epochs = f"{at.get('local_epochs', d.base('local_epochs', 1)):g} local epochs"
+        local = {k: versus(d, k, dict(alpha=skew_l, method="fedquad", **at), dict(alpha=skew_l, method="fedavg", **at))
                  for k in ("local_effective_rank", "local_cka")}
+        local_iid = {"local_effective_rank": versus(d, "local_effective_rank", dict(alpha=iid_l, method="fedquad", **at),
+                                                    dict(alpha=iid_l, method="fedavg", **at))}
     except Missing:
         pass  # the user's study without local metrics: the global side only
-    m = matched(g)
-    if m.threshold is None:
-        raise Missing(f"no finished runs with snapshot metrics in study '{g.study.get('name')}'")
-    glob = {k: compare(matched_values(m, k, alpha=skew_g, method="fedquad"), matched_values(m, k, alpha=skew_g,
-                                                                                         method="fedavg"))
-            for k in ("effective_rank",)}  # (final accuracy: step 7)
-    items = []
-    if local:  # one figure for each claim the sentences make: locally, then globally
-        where = f", {at['local_epochs']:g} epochs" if at else ""
-        for key, title in (("local_effective_rank", "Local rank"), ("local_cka", "Local–global CKA")):
-            item, _ = response_item(d, key, PAIR, f"Locally: {title}{where}", f"{key}_fedquad_vs_fedavg", talk, at)
-            items.append(item)
-    r_item, _ = response_item(g, "effective_rank", PAIR, f"Globally: rank at {m.threshold:.0%} accuracy",
-                              "effective_rank_matched_both", talk, table=matched_table(m, "effective_rank"),
-                              y_title=MATCHED_Y)
-    items.append(r_item)
-    return Slide("6 · What FedQuad changes", text.fedquad_sentences(local, glob, skew_l, skew_g, m.threshold),
-                 items, local_footer + _footer(g, f"matched accuracy {m.threshold:.0%}"))
+    m = matched_comparison(g, {"alpha": skew_g, "method": "fedquad"}, {"alpha": skew_g, "method": "fedavg"},
+                           "effective_rank")
+    items, best = [], strongest_effect(data)
+    if best is not None:  # FedQuad's strongest effect first, with its figure across α
+        where = f", {best.at['local_epochs']:g} local epoch{'s' if best.at['local_epochs'] != 1 else ''}" if best.at else ""
+        study = data.studies[best.study]
+        sd = data if study is data.study else LessonData(data.root, study, data.source, data._metrics,
+                                                          notices=data.notices, studies=data.studies)
+        item, _ = response_item(sd, best.metric, PAIR, f"Strongest: {text.NAMES.get(best.metric, best.metric)}{where}",
+                                f"{best.metric}_fedquad_strongest", talk, best.at)
+        items.append(item)
+    if local:
+        item, _ = response_item(d, "local_effective_rank", PAIR, f"Local rank, {epochs}",
+                                "local_effective_rank_fedquad_vs_fedavg", talk, at)
+        items.append(item)
+    items.append(accuracy_item(g, "effective_rank", f"Globally: rank against accuracy, {alpha_label(skew_g)}",
+                               "effective_rank_matched_both", talk, methods=PAIR))
+    best_words = None if best is None else dict(
+        study=best.study, where=f"{alpha_label(best.alpha)}{where}", metric=best.metric, verdict=best.verdict,
+        iid=best.iid, did=best.did, tested=best.tested, p_holm=best.p_holm)
+    sentences = text.fedquad_sentences(best_words, local, local_iid, list(zip(m.levels, m.verdicts)), skew_l, iid_l,
+                                       skew_g, epochs)
+    levels = ", ".join(f"{x:.1%}" for x in m.levels) or "none"
+    return Slide("6 · What FedQuad changes", sentences, items[:3],
+                 local_footer + _footer(g, f"matched accuracy levels {levels}"))
 
 
 def step_price(data: LessonData, talk: bool) -> Slide:
@@ -211,24 +258,29 @@ def step_price(data: LessonData, talk: bool) -> Slide:
     df = metrics_frame({r: d.metrics(r) for r in ids.values()},
                        {r: {"label": LABELS[m], "method": m} for m, r in ids.items()})
     cost_fig = curves_figure(df, "test_accuracy", "samples_total", title=f"Accuracy vs samples processed, "
-                                                                          f"{alpha_label(skew)}", talk=talk)
-    cost = {m: (d.final(r, "samples_total"), d.final(r, "elapsed")) for m, r in ids.items()}
-    if any(None in v for v in cost.values()):
+                                                                          f"{alpha_label(skew)}, seed {seed}", talk=talk)
+    cost = price_data.cost(d, skew)
+    if cost is None:
         raise Missing("the runs' metrics lack samples_total / elapsed")
-    acc_item, acc_table = response_item(d, "final_acc", PAIR, "Final accuracy vs α, mean ± std over seeds",
-                                        "accuracy_vs_alpha_bands", talk)
+    acc_item, _ = response_item(d, "final_acc", PAIR, "Final accuracy vs α (last 10 rounds), mean ± std over seeds",
+                                "accuracy_vs_alpha_bands", talk)
     counts = np.asarray((d.partition(ids["fedquad"]) or {}).get("counts", [[0]]))
     lt3 = int(((counts > 0).sum(axis=1) < 3).sum())
-    accuracy = [(alpha_label(x), v) for x, v in sf.band_verdicts(acc_table, "alpha", "final_acc", ("fedquad", "fedavg"))]
-    sentences = text.price_sentences(cost, lt3, len(counts), accuracy, skew)
+    accuracy = [(alpha_label(x), versus(d, "final_acc", {"alpha": x, "method": "fedquad"}, {"alpha": x, "method": "fedavg"}))
+                for x in d.axis("alpha")]
+    sentences = text.price_sentences(cost["samples"], cost["times"], cost["time"], lt3, len(counts), accuracy, skew,
+                                     price_data.demo_comparison(data))
     items = [SlideFigure("accuracy_vs_samples", cost_fig, df[["label", "round", "samples_total", "elapsed",
-                                                             "test_accuracy"]]), acc_item]
+                                                             "test_accuracy"]],
+                         "One seed's two runs against the samples each has processed: at the same round FedQuad has "
+                         "processed more, so a gap at equal rounds is read here at equal samples."), acc_item]
     return Slide("7 · The price and the limits", sentences, items, _footer(d))
 
 
 _CHECKS = {"the test before Holm's correction": "before Holm", "± 2 std bands at every level": "± 2 std",
            "± 2 std bands": "± 2 std", "the final round alone": "final round",
-           "its study is still climbing": "not at a plateau", "the comparison at matched accuracy": "matched accuracy"}
+           "its study is still climbing": "not at a plateau", "its study is still changing": "still changing",
+           "the comparison at matched accuracy": "matched accuracy", "confounded by training": "confounded by training"}
 
 
 def _short_robustness(text_: str) -> str:
@@ -243,16 +295,19 @@ def _short_robustness(text_: str) -> str:
 
 
 def step_claims(data: LessonData, talk: bool) -> Slide:
-    results = check_claims(data.root)
+    results = claims_of(data)
     table = pd.DataFrame([{"#": i, "claim": r.text, "study": r.study,
                            "measure": r.measure.split(" (")[0].split(",")[0]
                            + (", matched accuracy" if "matched accuracy" in r.measure else ""),
+                           "test": r.test.split(";")[0],
                            "difference (95 % CI)": r.difference,
-                           "p (Holm)": "-" if r.p_holm is None else f"{r.p_holm:.2g}", "verdict": r.verdict,
+                           "p (Holm)": format_p(r.p_holm), "verdict": r.verdict
+                           + (" (still changing)" if r.changing else ""),
                            "robust": _short_robustness(r.robustness)} for i, r in enumerate(results, start=1)])
-    return Slide("8 · The paper's claims, checked", text.claims_sentences(table["verdict"].tolist()),
+    return Slide("8 · The paper's claims, checked", text.claims_sentences(claim_verdicts(results)),
                  [SlideFigure("paper_claims", claims_figure(table, talk), table)],
-                 f"{data.source} studies in {data.root.name or data.root} · verdicts from Welch's test, Holm-corrected")
+                 f"{data.source} studies in {data.root.name or data.root} · paired t on shared seeds (else Welch), "
+                 "Holm-corrected, smallest effects of interest, equivalence tests")
 
 
 STEPS: list[tuple[str, Callable[[LessonData, bool], Slide]]] = [

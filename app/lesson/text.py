@@ -2,11 +2,16 @@
 its sentences, so a regenerated study changes the text: no number here is written in advance.
 
 Every sentence that states a direction or a difference gets it from a ``Verdict`` of the engine's
-one seed-noise decision (``engine.compare``: Welch's test, a 95 % confidence interval of the
-difference over seeds) through ``effect``: a direction word only when the interval excludes 0,
-"inconclusive with n seeds" where it contains 0, "one seed: no test possible" below two seeds. Each function carries an ``example`` (``@sentences``): the
-lesson test feeds every function overlapping, separated and one-seed verdicts through it and
-fails on an effect claimed inside the noise."""
+one seed-noise decision (``engine.compare``: a paired t-test when the groups share their seeds,
+Welch's otherwise, a 95 % confidence interval of the difference over seeds, and an equivalence
+test against the measure's smallest effect of interest) through ``effect``: a direction word only
+when the interval excludes 0, "negligible" when the difference is shown inside ±δ, "inconclusive
+with n seeds" otherwise, "one seed: no test possible" below two seeds. The values compared are
+the claims table's (each run's mean over its last rounds or snapshots), and where a step shows a
+comparison the table also makes, its sentence quotes the table's verdict for that row. Each
+function carries an ``example`` (``@sentences``): the lesson test feeds every function
+overlapping, separated and one-seed verdicts through it and fails on an effect claimed inside the
+noise."""
 from __future__ import annotations
 
 from typing import Callable
@@ -28,15 +33,26 @@ def sentences(example: Callable[[Callable], dict]):
     return mark
 
 
-def effect(v: engine.Verdict, up: str, down: str) -> str:
-    """How a compared difference reads: ``up`` / ``down`` (a above / below b) only beyond seed noise."""
+def effect(v: engine.Verdict, up: str, down: str, pct: bool = False) -> str:
+    """How a compared difference reads: ``up`` / ``down`` (a above / below b) only beyond seed noise;
+    ``negligible`` when the equivalence test puts it inside the smallest effect of interest."""
+    if v.separated and v.delta is not None and abs(v.test.diff) < v.delta:
+        return (f"beyond seed noise but under the smallest effect of interest, ±{_delta(v, pct)} "
+                f"({engine.p_text(v.test.p)}, {v.seeds})")
     if v.separated:
         return f"{up if v.direction > 0 else down}, beyond seed noise ({engine.p_text(v.test.p)}, {v.seeds})"
+    if v.state == engine.NEGLIGIBLE:
+        return f"negligible: inside ±{_delta(v, pct)} (equivalence {engine.p_text(v.tost_p)}, {v.seeds})"
     if v.state == engine.NOISE:
         return NOISE_WORDS.format(seeds=v.seeds, p=engine.p_text(v.test.p))
     if v.state == engine.ONE_SEED:
         return engine.ONE_SEED
     return "not measured here"
+
+
+def _delta(v: engine.Verdict, pct: bool) -> str:
+    """The smallest effect of interest in the sentence's unit: ``1 point`` or ``0.5``."""
+    return (f"{v.delta * 100:g} point" + ("" if v.delta == 0.01 else "s")) if pct else f"{v.delta:.3g}"
 
 
 def _pair(v: engine.Verdict, spec: str = ".2f", pct: bool = False) -> tuple[str, str]:
@@ -115,22 +131,57 @@ def drift_sentences(cosine, cka, alpha, alpha_iid) -> list[str]:
     ]
 
 
+# ---- steps 2 and 3: the figures' FedQuad band ---------------------------------------------------
+def _ex_band(make):
+    return dict(items=[("local accuracy on all classes", make(0.6, 0.02), True), ("local CKA", make(0.8, 0.02), False)],
+                alpha=0.1)
+
+
+@sentences(_ex_band)
+def fedquad_band_sentences(items: list, alpha) -> list[str]:
+    """Steps 2 and 3 tell FedAvg's story, and their figures draw FedQuad's band beside it: one
+    sentence says what that band shows (``items``: (measure, Verdict FedQuad vs FedAvg at
+    ``alpha``, in percent?))."""
+    if not items:
+        return []
+    parts = []
+    for name, v, pct in items:
+        a, b = _pair(v, pct=pct)
+        parts.append(f"{name} {a} against FedAvg's {b} "
+                     f"({effect(v, 'higher with FedQuad', 'lower with FedQuad', pct)})")
+    return [f"The figures' second band is FedQuad, at {alpha_label(alpha)}: " + "; ".join(parts) + " (step 6 "
+            "returns to FedQuad)."]
+
+
 # ---- step 4: the average model --------------------------------------------------------------------
 def _ex_global(make):
     return dict(final=make(6.0, 0.3), levels=[(0.6, make(7.0, 0.3)), (0.7, make(7.5, 0.3))], alpha=0.1,
                 alpha_iid=None)
 
 
+def table_words(row: tuple | None) -> str:
+    """``; the claims table, row 6: supported (not robust)`` from (row, verdict, robust?), or ''."""
+    if not row:
+        return ""
+    number, verdict, robust = row
+    return f" — the claims table, row {number}: {verdict}" + ("" if robust is None else
+                                                              " (robust)" if robust else " (not robust)")
+
+
 @sentences(_ex_global)
-def global_sentences(final, levels, alpha, alpha_iid) -> list[str]:
-    """Step 4: FedAvg's global effective rank, skew vs IID, at the final round and at matched
-    accuracy (``levels``: (accuracy level, Verdict) pairs, each run's snapshot curve interpolated
-    at the level), and what each figure compares."""
+def global_sentences(final, levels, alpha, alpha_iid, table: dict | None = None) -> list[str]:
+    """Step 4: FedAvg's global effective rank, skew vs IID, at equal rounds (each run's mean of its
+    last snapshots, as the claims table) and at matched accuracy (``levels``: (accuracy level,
+    Verdict) pairs, each run's snapshot curve interpolated at the level), what the levels say
+    together, and what each figure compares; ``table``: the claims table's rows for the same two
+    comparisons ("final", "matched": (row, verdict, robust or None)), quoted where given."""
+    table = table or {}
     fs, fi = _pair(final)
     out = [
-        f"The global model's effective rank (how many directions its embedding really uses) at the final round: "
-        f"{fs} at {alpha_label(alpha)} against {fi} at {alpha_label(alpha_iid)}: "
-        f"{effect(final, 'higher under skew', 'lower under skew')}.",
+        f"The global model's effective rank (how many directions its embedding really uses) at equal rounds, "
+        f"each run's mean over its last snapshots: {fs} at {alpha_label(alpha)} against {fi} at "
+        f"{alpha_label(alpha_iid)}: {effect(final, 'higher under skew', 'lower under skew')}"
+        + table_words(table.get("final")) + ".",
     ]
     if not levels:
         out.append("No accuracy range is crossed by every run between snapshots, so the runs cannot be compared "
@@ -143,87 +194,198 @@ def global_sentences(final, levels, alpha, alpha_iid) -> list[str]:
     out.append("At matched accuracy instead (each run's snapshot curve interpolated at the same test accuracy): "
                + "; ".join(parts) + ".")
     dirs = {v.direction for _, v in levels}
-    if dirs == {-1}:
+    matched = table_words(table.get("matched"))
+    if len(dirs) > 1:
+        out.append("The levels disagree, so no conclusion is drawn at matched accuracy" + matched + ".")
+    elif dirs == {-1}:
         out.append("At the same accuracy the averaged model uses fewer directions under skew at every level: that "
-                   "is dimensional collapse, not only slower training.")
-    elif final.direction < 0 and -1 not in dirs:
-        out.append("The final-round gap does not hold at the same accuracy: it is a less trained model, "
-                   "not a collapsed one.")
-    elif len(dirs) > 1:
-        out.append("The levels disagree, so no conclusion is drawn at matched accuracy.")
-    out.append("Left: rank at the final round across α (equal rounds); middle: rank against test accuracy (equal "
-               "accuracy); right: the final round's spectra (equal rounds, not equal accuracy).")
+                   "is dimensional collapse, not only slower training" + matched + ".")
+    elif dirs == {1}:
+        out.append("At the same accuracy the skewed model's rank is higher at every level: the gap at equal rounds "
+                   "is not a collapse" + matched + ".")
+    elif all(v.negligible for _, v in levels):
+        out.append("At the same accuracy the ranks are equal within the smallest effect of interest at every "
+                   "level: the gap at equal rounds is one of training, not of collapse" + matched + ".")
+    else:
+        out.append("No level shows a difference, and not every level shows the ranks equal within the smallest "
+                   "effect of interest: what the gap at equal rounds is made of stays open here" + matched + ".")
+    out.append("Left: rank against α (equal rounds); middle: rank against test accuracy (equal accuracy); right: "
+               "the final round's spectra (equal rounds, not equal accuracy).")
     return out
+
+
+def rank_caption(profiles: dict[str, list[dict]]) -> str:
+    """What the rank-against-accuracy figure shows, per data set, from its numbers (``profiles``:
+    data set -> ``engine.accuracy_profile`` rows): for each group, its rank at the lowest and at the
+    highest accuracy level its runs share, and whether it changes with training beyond seed noise
+    (the group's values at the two levels compared)."""
+    head = ("Each run's snapshots interpolated at the same test accuracy (mean over seeds, band ± 1 std): a gap "
+            "at equal rounds that closes here was slower training, not collapse.")
+    said = []
+    for dataset, profile in profiles.items():
+        groups: dict[str, list[dict]] = {}
+        for row in profile:
+            if row.get("mean") is not None and row.get("n"):
+                groups.setdefault(row["group"], []).append(row)
+        parts = []
+        for group, rows in groups.items():
+            rows = sorted(rows, key=lambda r: r["accuracy"])
+            lo, hi = rows[0], rows[-1]
+            if lo is hi:
+                continue
+            v = engine.compare_summary(hi["mean"], hi["std"], hi["n"], lo["mean"], lo["std"], lo["n"])
+            parts.append(f"{group} {lo['mean']:.2f} at {lo['accuracy']:.0%} accuracy, {hi['mean']:.2f} at "
+                         f"{hi['accuracy']:.0%} ({effect(v, 'rising with training', 'falling with training')})")
+        if parts:
+            said.append(f"On {dataset}: " + "; ".join(parts) + ".")
+    if not said:
+        return head
+    return (head + " How the rank moves with training is measured, not assumed, per data set. " + " ".join(said))
 
 
 # ---- step 6: what FedQuad changes --------------------------------------------------------------
 NAMES = {"local_effective_rank": "local effective rank", "local_cka": "local CKA to the global model",
-         "local_acc_all": "local accuracy on all classes", "effective_rank": "global effective rank",
-         "ratio": "global intra / inter ratio", "final_acc": "final test accuracy"}
+         "local_acc_all": "local accuracy on all classes", "local_acc_own": "local accuracy on own classes",
+         "effective_rank": "global effective rank", "ratio": "global intra / inter ratio",
+         "final_acc": "final test accuracy"}
+
+
+def _pct(metric: str) -> bool:
+    return metric.endswith("acc") or metric.startswith("local_acc")
 
 
 def _ex_fedquad(make):
-    return dict(local={"local_effective_rank": make(5.0, 0.2), "local_cka": make(0.8, 0.02)},
-                global_={"effective_rank": make(7.0, 0.3), "final_acc": make(0.8, 0.01)}, alpha=0.1,
-                alpha_global=0.1, threshold=0.7)
+    return dict(best=dict(study="digits-local", where="α=0.1, 1 local epoch", metric="local_acc_all",
+                          verdict=make(0.9, 0.01), iid=make(0.95, 0.01), did=make(0.1, 0.01).test, tested=15,
+                          p_holm=0.002),
+                local={"local_effective_rank": make(5.0, 0.2), "local_cka": make(0.8, 0.02)},
+                local_iid={"local_effective_rank": make(6.0, 0.2)},
+                levels=[(0.6, make(7.0, 0.3)), (0.7, make(7.5, 0.3))], alpha=0.1, alpha_iid=None, alpha_global=0.1,
+                epochs="10 local epochs")
+
+
+def _vs(metric: str, v, where: str) -> str:
+    a, b = _pair(v, pct=_pct(metric))
+    return f"{a} against {b} {where}({effect(v, 'higher with FedQuad', 'lower with FedQuad', _pct(metric))})"
 
 
 @sentences(_ex_fedquad)
-def fedquad_sentences(local: dict, global_: dict, alpha, alpha_global, threshold) -> list[str]:
-    """Step 6: FedQuad against FedAvg on the same partitions and seeds (verdicts FedQuad vs FedAvg,
-    keyed by metric; the global geometry at matched accuracy ``threshold``)."""
-    def part(metric, v):
-        a, b = _pair(v, pct=metric.endswith("acc") or metric.startswith("local_acc"))
-        return f"{NAMES.get(metric, metric)} {a} against {b} ({effect(v, 'higher with FedQuad', 'lower with FedQuad')})"
+def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: list, alpha, alpha_iid, alpha_global,
+                      epochs: str = "") -> list[str]:
+    """Step 6: FedQuad against FedAvg on the same partitions and seeds. ``best``: FedQuad's strongest
+    effect (``strongest``: study, where, metric, verdict at skew, iid verdict, did: the
+    difference-in-differences, tested: how many comparisons it was chosen among, p_holm), or None;
+    ``local`` / ``local_iid``: metric -> Verdict at the strongest skew / at IID; ``levels``: the
+    global rank at matched accuracy, (level, Verdict) pairs. One sentence per figure, then what is
+    and is not beyond seed noise."""
     out = []
-    if local:
-        out.append(f"Locally ({alpha_label(alpha)}, the local models before averaging), FedQuad against FedAvg: "
-                   + "; ".join(part(m, v) for m, v in local.items()) + ".")
-    if global_:
-        out.append(f"Globally ({alpha_label(alpha_global)}; geometry at matched accuracy {threshold:.0%}): "
-                   + "; ".join(part(m, v) for m, v in global_.items()) + ".")
-    every = {**{NAMES.get(m, m): v for m, v in local.items()}, **{NAMES.get(m, m): v for m, v in global_.items()}}
-    beyond = [m for m, v in every.items() if v.separated]
-    inside = [m for m, v in every.items() if not v.separated]
-    out.append("Beyond seed noise here: " + (", ".join(beyond) or "none of these")
-               + "; not beyond it: " + (", ".join(inside) or "none") + ".")
-    return out
+    if best:
+        m, v = best["metric"], best["verdict"]
+        shown = v.separated and v.direction > 0 and best["p_holm"] < 0.05
+        out.append(
+            (f"FedQuad's largest effect in accuracy in the recorded local-model studies, chosen by the numbers among "
+             f"{best['tested']} comparisons with FedAvg (Holm-adjusted p = {best['p_holm']:.2g}): "
+             if shown else f"Chosen by the numbers among {best['tested']} comparisons with FedAvg: ")
+            + f"'{best['study']}' at {best['where']}, {NAMES.get(m, m)} {_vs(m, v, '')}.")
+        iid, did = best.get("iid"), best.get("did")
+        if iid is not None and did is not None:
+            apart = did.low > 0 or did.high < 0
+            out.append(f"At {alpha_label(alpha_iid)} the two score {_vs(m, iid, '')}; the difference between the "
+                       f"two gaps (skew minus IID, seed by seed) is {did.diff * 100:+.1f} points, 95 % CI "
+                       f"{did.low * 100:.1f} to {did.high * 100:.1f}, {engine.p_text(did.p)}"
+                       + (" — the gain belongs to skew: FedQuad's local models keep more of the classes their "
+                          "client does not hold." if apart and did.diff > 0 and shown else "."))
+    figures = []
+    if "local_effective_rank" in local:
+        iid = local_iid.get("local_effective_rank")
+        figures.append(f"Local effective rank ({epochs}): {_vs('local_effective_rank', local['local_effective_rank'], f'at {alpha_label(alpha)} ')}"
+                       + (f", {_vs('local_effective_rank', iid, f'at {alpha_label(alpha_iid)} ')}" if iid is not None else ""))
+    if levels:
+        figures.append(f"global rank at matched accuracy ({alpha_label(alpha_global)}): " + "; ".join(
+            f"at {level:.1%} {_vs('effective_rank', v, '')}" for level, v in levels))
+    if figures:
+        out.append("; ".join(figures)[0].upper() + "; ".join(figures)[1:] + ".")
+    every = {**{NAMES.get(m, m): v for m, v in local.items()},
+             **({f"global rank at {levels[0][0]:.0%}-{levels[-1][0]:.0%} accuracy": _all(levels)} if levels else {})}
+    beyond = [m for m, v in every.items() if v is not None and v.separated]
+    inside = [m for m, v in every.items() if v is None or not v.separated]
+    out.append(f"Beside it, at {alpha_label(alpha)}, a difference from FedAvg is shown for: "
+               + (", ".join(beyond) or "none of these") + "; none is shown for: " + (", ".join(inside) or "none") + ".")
+    return out[:4]
+
+
+def _all(levels: list):
+    """One Verdict standing for several levels: the first level's when every level is beyond seed
+    noise in the same direction, else None (not beyond it)."""
+    dirs = {v.direction for _, v in levels}
+    return levels[0][1] if len(dirs) == 1 and 0 not in dirs else None
 
 
 # ---- step 7: the price ---------------------------------------------------------------------------
 def _ex_price(make):
-    return dict(cost={"fedavg": (1000.0, 2.0), "fedquad": (1500.0, 3.0)}, lt3=3, n_clients=10,
-                accuracy=[("α=0.1", make(0.8, 0.01)), ("IID", make(0.9, 0.01))], alpha=0.1)
+    return dict(samples={0: 1.5, 1: 1.5, 2: 1.52}, times={0: 0.66, 1: 1.2, 2: 1.37}, time=make(30.0, 2.0), lt3=3,
+                n_clients=10, accuracy=[("α=0.1", make(0.8, 0.01)), ("IID", make(0.9, 0.01))], alpha=0.1,
+                demo=dict(study="digits-alpha", alpha=0.1, samples={0: 1.9, 1: 2.2}, rounds=make(0.9, 0.01),
+                          equal_samples=make(0.85, 0.01)))
+
+
+def _range(ratios: dict) -> str:
+    lo, hi = min(ratios.values()), max(ratios.values())
+    return f"{lo:.2f}×" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}×"
 
 
 @sentences(_ex_price)
-def price_sentences(cost: dict, lt3: int, n_clients: int, accuracy: list, alpha) -> list[str]:
-    """Step 7: compute at the same rounds, the clients FedQuad cannot serve fully, and the accuracy
-    per alpha (``accuracy``: (alpha label, Verdict FedQuad vs FedAvg)); ``cost[method] = (samples
-    processed, wall seconds)`` of one seed's run at ``alpha``."""
-    (sa, ta), (sq, tq) = cost["fedavg"], cost["fedquad"]
-    out = [f"At {alpha_label(alpha)} FedQuad processed {sq:,.0f} samples in {_secs(tq)}, FedAvg {sa:,.0f} in "
-           f"{_secs(ta)}: {sq / sa:.2f}× the samples and {tq / ta:.2f}× the time for the same rounds.",
+def price_sentences(samples: dict, times: dict, time, lt3: int, n_clients: int, accuracy: list, alpha,
+                    demo: dict | None = None) -> list[str]:
+    """Step 7: the compute for the same rounds from every seed (``samples`` / ``times``: seed ->
+    FedQuad's over FedAvg's samples processed / wall time; ``time``: the Verdict of FedQuad's wall
+    time against FedAvg's, seed by seed), the clients FedQuad cannot serve fully, the accuracy per
+    alpha (``accuracy``: (alpha label, Verdict FedQuad vs FedAvg)), and the one-minute demo
+    reconciled (``demo``, ``price.demo_comparison``: on its recorded study, FedQuad against FedAvg at
+    equal rounds and at equal samples, and the samples ratio)."""
+    t = _pair(time, ".1f")
+    out = [f"For the same rounds at {alpha_label(alpha)}, FedQuad processed {_range(samples)} FedAvg's samples "
+           f"(exact counts, {len(samples)} seed{'s' if len(samples) != 1 else ''}) and took {_range(times)} its wall "
+           f"time ({t[0]} s against {t[1]} s: {effect(time, 'longer with FedQuad', 'shorter with FedQuad')}; wall "
+           "time on a shared machine varies from run to run).",
            f"{lt3} of {n_clients} clients {'holds' if lt3 == 1 else 'hold'} at most 2 classes: there FedQuad cannot "
            "form a full quadruplet (2 classes: the second term is left out; 1 class: cross-entropy alone)."]
     if accuracy:
-        out.append("Final accuracy, FedQuad against FedAvg: " + "; ".join(
+        out.append("Final accuracy (mean of the last 10 rounds), FedQuad against FedAvg: " + "; ".join(
             f"{x}: {_pair(v, pct=True)[0]} against {_pair(v, pct=True)[1]} "
-            f"({effect(v, 'higher with FedQuad', 'lower with FedQuad')})" for x, v in accuracy) + ".")
+            f"({effect(v, 'higher with FedQuad', 'lower with FedQuad', True)})" for x, v in accuracy) + ".")
+    if demo is not None:
+        r, e = _pair(demo["rounds"], pct=True), _pair(demo["equal_samples"], pct=True)
+        out.append(f"The one-minute demo (\"Collapse in one minute\", recorded as '{demo['study']}') compares at equal "
+                   f"rounds: at {alpha_label(demo['alpha'])} FedQuad {r[0]} against FedAvg {r[1]} "
+                   f"({effect(demo['rounds'], 'higher with FedQuad', 'lower with FedQuad', True)}), having processed "
+                   f"{_range(demo['samples'])} the samples; at equal samples (FedQuad when it had processed FedAvg's "
+                   f"total, against FedAvg's last round) {e[0]} against {e[1]} "
+                   f"({effect(demo['equal_samples'], 'higher with FedQuad', 'lower with FedQuad', True)}).")
     return out
 
 
 # ---- step 8: the paper's claims ------------------------------------------------------------------
 def _ex_claims(make):
-    return dict(verdicts=["supported", "inconclusive", "not run here", "not run here"])
+    return dict(claims=[{"verdict": "supported", "rows": [1, 2]}, {"verdict": "inconclusive", "rows": [3]},
+                        {"verdict": "not run here", "rows": [4]}, {"verdict": "not run here", "rows": [5]}])
 
 
 @sentences(_ex_claims)
-def claims_sentences(verdicts: list[str]) -> list[str]:
-    """Step 8: how many of the paper's claims each verdict got (the table is the figure)."""
+def claims_sentences(claims: list[dict]) -> list[str]:
+    """Step 8: how the table decides, and how many of the paper's claims each verdict got
+    (``claims``: ``engine.claim_verdicts``, one entry per claim, several table rows each)."""
+    rows = sum(len(c["rows"]) for c in claims)
+    verdicts = [c["verdict"] for c in claims]
     counts = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
     return ["Each claim of the FedQuad paper, the recorded study that tests it here, the numbers (mean ± std "
-            "over seeds), the difference with its 95 % confidence interval (Welch's test, Holm-corrected across "
-            "the table) and a verdict: supported or not only when the interval excludes 0, else inconclusive "
-            "(`fedquad study claims` prints the same table).",
-            f"Of {len(verdicts)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "."]
+            "over seeds, each run's mean over its last rounds or snapshots), the test (paired t when the compared "
+            "runs share their seeds, else Welch's), the difference with its 95 % confidence interval (not "
+            "corrected), its p-value Holm-corrected across the table's tested rows, and a verdict: supported or not "
+            "when the corrected p is below 0.05 and the difference is at least the measure's smallest effect of "
+            f"interest (accuracy {engine.smallest_effect('final_acc') * 100:g} point, CKA "
+            f"{engine.smallest_effect('local_cka'):g}, rank {engine.smallest_effect('effective_rank'):g}, distances "
+            f"{engine.smallest_effect('intra_l2', 1.0) * 100:g} % of the reference), negligible when an equivalence test "
+            "puts it inside that margin, else inconclusive (`fedquad study claims` prints the full table).",
+            f"Of {len(claims)} claims, checked in {rows} rows (a claim with several rows counts once; \"mixed\" when "
+            "its rows disagree): " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "."]

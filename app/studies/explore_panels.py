@@ -14,6 +14,7 @@ from app.export.widgets import render_downloads
 from app.figures import captions
 from app.figures import study as sf
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
+from app.figures.samples import equal_samples_note
 from app.figures.charts import embedding_scatter, spectrum_figure
 from app.figures.theme import class_colors
 from app.studies import catalog as studies
@@ -202,8 +203,9 @@ def _position(view: View, points: pd.DataFrame) -> switcher.Position:
     tag = where(view.pos)
     for y, metric, title, key in (("test_accuracy", "final_acc", "Accuracy", "acc"), ("ratio", "final_ratio", "Intra / inter ratio", "ratio")):
         fig = sf.band_curves_figure(metrics, y, title=f"{title} at {tag}", talk=view.talk)
+        note = "Thin lines: single seeds." + (f" {equal_samples_note(metrics)}" if key == "acc" else "")
         out.panels.append(_panel(key, fig, metrics[[c for c in ("run", "method", "seed", "round", y) if c in metrics]],
-                                 f"{view.ref.name}_{key}_{tag}", f"{title} over rounds", "Thin lines: single seeds."))
+                                 f"{view.ref.name}_{key}_{tag}", f"{title} over rounds", note.strip()))
         if resp is not None:
             out.panels.append(response(view, resp, metric, f"{title} against {sf.axis_name(view.resp_axis)}", f"{key}_resp"))
     out.panels += explore_local.local_panels(view, points, metrics, resp, response, tag)
@@ -362,11 +364,14 @@ def heatmap(view: View, points: pd.DataFrame) -> switcher.Panel:
                 lambda: sf.aggregate(sf.select(points, fixed), ["method", xa, ya], [metric]))
     fig = go.Figure(memo((view.ref.id, view.version, "heat", metric, tuple(fixed.items()), view.talk), lambda: sf.margins_heatmap(
         resp, xa, ya, metric, all_x=view.values[xa], all_y=view.values[ya], title=f"FedQuad's {HEATMAP_OF[metric]} (mean over seeds)",
-        talk=view.talk)))  # a copy: the cell mark is this position's
+        talk=view.talk, marks=sf.heatmap_marks(sf.select(points, fixed), xa, ya, metric))))  # a copy: the cell mark is this position's
     sf.set_cell(fig, xa, ya, (view.pos[xa], view.pos[ya]))
     return _panel("heat", fig, resp, f"{view.ref.name}_heatmap_{metric}", "Heatmap",
-                  "Colour bar centred at FedAvg's value (its tick): blue = better than FedAvg, red = worse. "
-                  "Blank cells: not computed. The open square is the slider position.")
+                  "The colour is the raw means, centred at FedAvg's (its tick); the word in a cell is the test's: "
+                  "\"better\" / \"worse\" only where FedQuad differs from FedAvg beyond seed noise (paired over seeds, "
+                  "Holm-corrected over the grid's cells) by at least the smallest effect of interest, \"=\" where "
+                  "the difference is shown inside it, \"·\" where no difference is shown. Blank cells: not computed. "
+                  "The open square is the slider position.")
 
 
 def across_alpha(view: View, points: pd.DataFrame) -> switcher.Panel:
@@ -396,8 +401,9 @@ ACROSS_NOTE = ("Dark = strong skew, light = IID. FedDecorr (Shi et al. ICLR 2023
                "values fall towards zero under stronger skew (fewer directions used). Here: ")
 
 
-MATCHED_CAVEAT = (" These are final-round values (equal rounds): a skewed run that trains slower also uses fewer "
-                  "directions, so read \"Rank at equal accuracy\" above before calling a lower rank collapse.")
+MATCHED_CAVEAT = (" These are final-round values (equal rounds): a skewed run trains slower, and the rank moves with "
+                  "training (up on some data sets, down on others), so read \"Rank at equal accuracy\" above before "
+                  "calling a lower rank collapse.")
 
 
 def across_note(points: pd.DataFrame) -> str:

@@ -6,6 +6,7 @@ import streamlit as st
 from app import livechart, service, state
 from app.figures import captions
 from app.figures import charts as figures
+from app.figures.samples import equal_samples_note
 from app.export.widgets import render_downloads
 
 X_AXES = {"rounds": "round", "samples processed": "samples_total", "wall time (s)": "elapsed"}
@@ -122,7 +123,7 @@ def chart(y: str, title: str, key: str, note: str | None = None) -> None:
 progress_view()
 left, right = st.columns(2)
 with left:
-    chart("test_accuracy", "Test accuracy", "acc")
+    chart("test_accuracy", "Test accuracy", "acc", equal_samples_note(data("test_accuracy")) or None)
 with right:
     chart("ratio", "Intra / inter class distance (lower = tighter)", "ratio", RATIO_NOTE)
 left, right = st.columns(2)

@@ -5,7 +5,11 @@
 - ``run``: preflight of the whole grid, then the missing points in a process pool or on Ray (``ray``)
 - ``table``: a study's numbers per point and over seeds, and ``compare`` (beyond seed noise or not)
 - ``matched``: the runs compared at matched accuracy (``matched_accuracy``)
-- ``paper_claims``: the seed paper's claims checked against the recorded studies (``check_claims``)
+- ``stats``: paired t / Welch, equivalence (TOST), non-inferiority, Holm, slopes; ``effects``: the
+  smallest effect of interest of each measure; ``verdicts``: a comparison's verdict in words;
+  ``plateau``: the two-sided plateau rule (see docs/verdicts.md)
+- ``paper_claims``: the seed paper's claims checked against the recorded studies (``check_claims``;
+  the runs read by ``claim_runs``, the rows printed by ``claims_table``)
 
 The grid's preflight is ``fedquad_core.config.preflight.check_grid`` (re-exported here)."""
 from __future__ import annotations

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..runs.store import RunNotFound, RunStore, StoreError
+from .effects import smallest_effect
 from .stats import first_crossing
 from .table import REPLICATE, Verdict, compare, summarize
 
@@ -186,16 +187,24 @@ def matched_comparison(r, a: dict, b: dict, metric: str, levels: list[float] | N
     for level in levels:
         vals, missing = {}, []
         for name, members in groups.items():
-            vals[name] = []
+            vals[name] = {}
             for p, (acc, met) in members:
                 v = first_crossing(acc, met, level) if acc else None
                 if v is None:
                     missing.append(label(p["coords"]))
                 else:
-                    vals[name].append(v)
-        verdicts.append(compare(vals["a"], vals["b"]))
+                    vals[name][seed_of(p)] = v
+        ref = summarize(vals["b"].values())[0]
+        verdicts.append(compare(vals["a"], vals["b"], smallest_effect(metric, ref)))
         unresolved.append(missing)
     return MatchedComparison(list(levels), verdicts, unresolved)
+
+
+def seed_of(point: dict):
+    """What pairs two runs of a comparison: the point's seed (its run id when it has no seed
+    coordinate, so that it pairs with nothing)."""
+    coords = point.get("coords") or {}
+    return coords[REPLICATE] if REPLICATE in coords else point.get("run_id")
 
 
 

@@ -1,7 +1,8 @@
 """A study's numbers: one row per grid point (``study_frame``) and, over seeds, the mean, std
 and count of each metric per (method, x value, other slider axes) (``response_table``), and the one
-decision whether two groups of seeds differ beyond seed noise (``compare``, ``Verdict``: Welch's
-test with a 95 % confidence interval, ``stats``).
+decision whether two groups of seeds differ beyond seed noise (``compare``, ``Verdict``: a paired
+t-test when both groups have the same seeds, Welch's test otherwise, with a 95 % confidence
+interval, ``stats``; given a smallest effect of interest δ, an equivalence test as well).
 
 Only finished runs count towards the means; a point whose run is missing, running, failed,
 cancelled or diverged is listed in its group's ``missing``."""
@@ -9,11 +10,11 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..runs.store import RunNotFound, RunStore, StoreError
-from .stats import Difference, bands_separated, p_text, welch
+from .stats import LEVEL, Difference, bands_separated, p_text, paired, tost, welch
 
 # the mean local-model metrics of the last snapshot row that has them (README, "Local models");
 # None for runs that did not measure their clients
@@ -103,6 +104,7 @@ def response_table(rows: list[dict[str, Any]], x_axis: str | None, series: str =
 
 # ---- the one decision "beyond seed noise or not" ------------------------------------------------
 SEPARATED, NOISE, ONE_SEED, NO_DATA = "beyond seed noise", "inconclusive", "one seed: no test possible", "no data"
+NEGLIGIBLE = "negligible"
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,9 @@ class Verdict:
       difference of their means excludes 0; ``direction`` is +1 when a's mean is above b's, -1 below;
     - ``inconclusive``: both have at least 2 values and the interval contains 0 (with these seeds
       no difference is shown; that is not a proof of none);
+    - ``negligible``: only when a smallest effect of interest ``delta`` is given: the equivalence
+      test (``stats.tost``) puts the difference inside ±delta (p ``tost_p`` below 0.05), whether
+      or not it is beyond seed noise: no difference that matters;
     - ``one seed: no test possible``: either side has exactly one value (no spread to judge by);
     - ``no data``: either side has none.
 
@@ -129,6 +134,12 @@ class Verdict:
     state: str
     test: Difference | None = None
     bands: bool = False
+    delta: float | None = None
+    tost_p: float | None = None
+
+    @property
+    def negligible(self) -> bool:
+        return self.state == NEGLIGIBLE
 
     @property
     def separated(self) -> bool:
@@ -160,8 +171,10 @@ class Verdict:
         g = f", g = {t.g:.1f}" if t.g is not None else ""
         inner = f"difference {t.text(spec, scale, unit)}, {p_text(t.p)}{g}"
         if self.separated:
-            return f"beyond seed noise ({inner}; {self.seeds})"
-        return f"inconclusive with {self.seeds} ({inner})"
+            return f"beyond seed noise ({inner}; {self.seeds}, {t.test_name})"
+        if self.negligible:
+            return f"negligible: inside ±{self.delta:g} ({inner}; equivalence {p_text(self.tost_p)}; {t.test_name})"
+        return f"inconclusive with {self.seeds} ({inner}; {t.test_name})"
 
 
 def mean_std_text(mean, std, n, spec: str = ".2f", scale: float = 1.0) -> str:
@@ -195,9 +208,27 @@ def compare_summary(mean_a, std_a, n_a, mean_b, std_b, n_b) -> Verdict:
                    float(mean_b) if n_b else None, float(std_b or 0.0) if n_b > 1 else None, n_b, state, test, bands)
 
 
-def compare(a_values, b_values) -> Verdict:
-    """Compare two groups of per-seed values (None and non-finite values are left out)."""
-    return compare_summary(*summarize(a_values), *summarize(b_values))
+def compare(a_values, b_values, delta: float | None = None) -> Verdict:
+    """Compare two groups of per-seed values (None and non-finite values are left out): lists
+    (Welch's test), or dicts seed -> value: a paired t-test on the per-seed differences when both
+    have the same seeds (at least 2), Welch's test otherwise. With ``delta`` (the smallest effect
+    of interest, ``effects.smallest_effect``), a difference shown inside ±delta is ``negligible``."""
+    a, b = _finite_items(a_values), _finite_items(b_values)
+    v = compare_summary(*summarize(a.values()), *summarize(b.values()))
+    if v.test is not None and isinstance(a_values, dict) and isinstance(b_values, dict) and a.keys() == b.keys():
+        seeds = list(a)
+        test = paired([a[s] for s in seeds], [b[s] for s in seeds])
+        v = replace(v, test=test, state=SEPARATED if test.excludes_zero else NOISE)
+    if delta is not None and v.test is not None:
+        p_eq = tost(v.test, delta)
+        v = replace(v, delta=delta, tost_p=p_eq, state=NEGLIGIBLE if p_eq < 1 - LEVEL else v.state)
+    return v
+
+
+def _finite_items(values) -> dict:
+    """``values`` (a list, or a dict seed -> value) as a dict of its finite numbers (a list keyed by position)."""
+    items = values.items() if isinstance(values, dict) else enumerate(values)
+    return {k: float(x) for k, x in items if _finite(x)}
 
 
 def _finite(x) -> bool:

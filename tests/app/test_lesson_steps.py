@@ -38,11 +38,15 @@ def test_every_step_builds(two_roots, i):
 def test_sentences_follow_the_data(two_roots):
     a, b = (lesson.build_step(4, data_of(r)) for r in two_roots)
     assert a.sentences != b.sentences
+    # each run's value as the claims table takes it: the mean of its last 3 snapshots (issue 33: the lesson
+    # printed final-round values where the table printed last-k means for the same quantity)
     d = data_of(two_roots[1]).role("global")
-    ranks = [d.final(r, "effective_rank") for r in d.runs(alpha=0.1, method="fedavg")]
+    ranks = [np.mean([x["effective_rank"] for x in d.metrics(r) if x.get("effective_rank") is not None][-3:])
+             for r in d.runs(alpha=0.1, method="fedavg")]
     assert f"{np.mean(ranks):.2f} ± {np.std(ranks, ddof=1):.2f} at α=0.1" in b.sentences[0]
     d = data_of(two_roots[0]).role("local")
-    own = [d.final(r, "local_acc_own") for r in d.runs(alpha=0.1, method="fedavg", local_epochs=5)]
+    own = [np.mean([x["local_acc_own"] for x in d.metrics(r) if x.get("local_acc_own") is not None][-3:])
+           for r in d.runs(alpha=0.1, method="fedavg", local_epochs=5)]
     assert f"{100 * np.mean(own):.1f} ± {100 * np.std(own, ddof=1):.1f} %" in lesson.build_step(2, data_of(two_roots[0])).sentences[1]
 
 
@@ -61,8 +65,8 @@ def test_matched_levels_lie_in_the_range_every_compared_run_crosses(two_roots):
 
 def test_step_seven_states_the_verdicts_it_computes(two_roots):
     c = lesson.build_step(7, data_of(two_roots[0]))
-    # the fixture gives both methods the same accuracy at IID only
-    assert "IID: " in c.sentences[2] and c.sentences[2].split("IID: ")[1].count("inconclusive with") == 1
+    # the fixture gives both methods the same accuracy at IID only, seed by seed: shown equal within ±1 point
+    assert "IID: " in c.sentences[2] and c.sentences[2].split("IID: ")[1].count("negligible: inside ±1 point") == 1
     assert c.sentences[2].split("IID: ")[0].count("beyond seed noise") == 2
 
 

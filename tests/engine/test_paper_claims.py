@@ -56,11 +56,15 @@ def test_claim_verdicts(v, expect, verdict):
 
 
 def test_lowest_of_all():
-    below, noise, above = compare([1, 2], [5, 6]), compare([1, 2], [1.5, 2.5]), compare([5, 6], [1, 2])
+    below, noise, above = compare([1, 2, 3], [5, 6, 7]), compare([1, 2, 3], [1.5, 2.5, 3.5]), compare([5, 6, 7], [1, 2, 3])
     assert cl.lowest_verdict([below, below]) == cl.SUPPORTED
     assert cl.lowest_verdict([below, noise]) == cl.INCONCLUSIVE
-    assert cl.lowest_verdict([below, noise, above]) == cl.NOT_SUPPORTED
+    assert cl.lowest_verdict([below, noise, above]) == cl.NOT_SUPPORTED  # p 0.0039 x 3 (Holm within the row)
     assert cl.lowest_verdict([]) == cl.NOT_RUN
+    # one method below it with p = 0.03 alone refutes nothing once the row's 3 comparisons are counted
+    weak = compare([5, 6], [1, 2])  # 2 seeds a side: p = 0.030
+    assert weak.test.p == pytest.approx(0.0299, abs=1e-3)
+    assert cl.lowest_verdict([weak]) == cl.NOT_SUPPORTED and cl.lowest_verdict([below, noise, weak]) == cl.INCONCLUSIVE
 
 
 # ---- a synthetic store --------------------------------------------------------------------------
@@ -135,12 +139,15 @@ def _verdict(results, text):
 def test_claims_follow_the_bands(tmp_path):
     mitigated = text = "FedQuad mitigates collapse in the global model"
     collapse = "Under label skew, the aggregated global embedding space collapses"
-    res = cl.check_claims(skew_root(tmp_path / "a", 2.0))
+    res = cl.check_claims(skew_root(tmp_path / "a", 4.0))  # at the lowest level still over δ = 0.5
     assert _verdict(res, collapse) == cl.SUPPORTED and _verdict(res, mitigated) == cl.SUPPORTED
     assert _verdict(res, "(the same, at the final round, accuracy not matched)") == cl.SUPPORTED
     res = cl.check_claims(skew_root(tmp_path / "b", 0.05))
-    assert _verdict(res, mitigated) == cl.WITHIN_NOISE
-    res = cl.check_claims(skew_root(tmp_path / "c", -2.0))
+    assert _verdict(res, mitigated) == cl.NEGLIGIBLE  # the same seeds, 0.05 apart at most: inside ±0.5
+    res = cl.check_claims(skew_root(tmp_path / "b2", 2.0))  # 0.34 apart at the lowest level, 1.3-2.0 above
+    row = next(r for r in res if r.text == mitigated)  # negligible at one level, supported at two: no verdict
+    assert row.verdict == cl.INCONCLUSIVE and "negligible" in row.matched and "the levels disagree" in row.matched
+    res = cl.check_claims(skew_root(tmp_path / "c", -4.0))
     assert _verdict(res, text) == cl.NOT_SUPPORTED
     row = next(r for r in res if r.text == collapse)
     assert "at matched accuracy (" in row.measure and "interpolated" in row.measure and "3 seeds" in row.numbers
@@ -151,7 +158,7 @@ def test_claims_follow_the_bands(tmp_path):
     rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| #")]
     assert len(rows) == len(res) and "**supported**" in table
     assert all(line.count(" | ") == len(cl.COLUMNS) - 1 for line in rows)
-    assert "Holm-corrected across the" in table and "`fmnist-skew`: FedAvg, α=0.1: runs too short to tell" in table
+    assert "Holm's correction runs over the" in table and "`fmnist-skew`: FedAvg, α=0.1: runs too short to tell" in table
 
 
 def test_low_participation_claim_runs_when_a_study_has_it(tmp_path):
@@ -195,7 +202,8 @@ def test_less_trained_is_not_read_as_collapsed(tmp_path):
     _study(tmp_path, "fmnist-skew", points, {"alpha": [0.1, None], "method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
     res = cl.check_claims(tmp_path)
     assert _verdict(res, "(the same, at the final round, accuracy not matched)") == cl.SUPPORTED
-    assert _verdict(res, "Under label skew, the aggregated global embedding space collapses") == cl.INCONCLUSIVE
+    # at matched accuracy the ranks are the same, seed by seed: shown equal within ±0.5
+    assert _verdict(res, "Under label skew, the aggregated global embedding space collapses") == cl.NEGLIGIBLE
 
 
 # ---- the statistics, by hand ---------------------------------------------------------------------
@@ -228,13 +236,6 @@ def test_first_crossing_interpolates_and_names_what_it_cannot():
     assert stats.first_crossing([0.3, 0.7, 0.5, 0.9], [1.0, 2.0, 9.0, 4.0], 0.6) == pytest.approx(1.75)  # first rise
 
 
-def test_plateau_gain():
-    climbing = [0.1 * i for i in range(20)]
-    assert stats.plateau_gain(climbing, window=10, smooth=3) == pytest.approx(1.0)
-    assert stats.plateau_gain([0.8] * 20) == pytest.approx(0.0)
-    assert stats.plateau_gain([0.8] * 12) is None
-
-
 def test_accuracy_levels_span_what_every_run_crosses():
     curves = [([0.3, 0.6, 0.81], [0, 0, 0]), ([0.5, 0.81, 0.95], [0, 0, 0])]
     levels = cl.accuracy_levels(curves)
@@ -254,41 +255,69 @@ def test_matched_levels_name_the_runs_they_cannot_resolve(tmp_path):
 
 
 def test_robustness_and_holm_can_turn_a_verdict(tmp_path):
-    """Three seeds per side, 0.52 ± 0.02 against 0.58 ± 0.02: Welch's interval excludes 0 (one
-    tested row: Holm changes nothing), the ± 2 std bands meet: supported, not robust, and the row
-    says which check disagrees."""
+    """Three seeds per side, FedAvg 0.50, 0.52, 0.54 and FedQuad 0.55, 0.59, 0.60: the same seeds,
+    so a paired test of the differences 0.05, 0.07, 0.06 (one tested row: Holm changes nothing);
+    the ± 2 std bands meet: supported, not robust, and the row says which check disagrees."""
     points = []
-    for method, accs in (("fedavg", (0.50, 0.52, 0.54)), ("fedquad", (0.56, 0.58, 0.60))):
+    for method, accs in (("fedavg", (0.50, 0.52, 0.54)), ("fedquad", (0.55, 0.59, 0.60))):
         for seed, acc in enumerate(accs):
-            _run(tmp_path, f"{method}{seed}", [(acc, 5.0)] * 14)
+            _run(tmp_path, f"{method}{seed}", [(acc, 5.0)] * 24)
             points.append(({"method": method, "seed": seed}, f"{method}{seed}"))
     _study(tmp_path, "fmnist-paper", points, {"method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
     res = cl.check_claims(tmp_path)
     row = next(r for r in res if r.text.startswith("FedQuad is ahead of FedAvg in the paper's regime"))
-    # 0.52 vs 0.58, std 0.02 each: diff 0.06, se 0.0163, df 4: p = 0.021, beyond noise alone
-    assert row.p == pytest.approx(0.0213, abs=1e-3) and row.study == "fmnist-paper"
+    # by hand: mean difference 0.06, sd 0.01, se 0.01 / sqrt(3), t = 10.39 on 2 df: p = 0.0091
+    assert row.p == pytest.approx(0.00913, abs=5e-5) and row.study == "fmnist-paper"
+    assert row.test == "paired t, 3 seeds" and row.difference.startswith("+6.0 %, 95 % CI 3.5 to 8.5 %")
     assert row.verdict == cl.SUPPORTED and row.p_holm == pytest.approx(row.p)
     assert row.robustness == "not robust: ± 2 std bands give inconclusive"
-    assert "`fmnist-paper`: FedAvg gains +0.0 points over its last 10 rounds" in cl.claims_markdown(res)
+    assert "`fmnist-paper`: FedAvg: slope of the last 20 rounds +0.00 points per 10 rounds" in cl.claims_markdown(res)
+    assert "plateau (the interval inside ±1 point per 10 rounds)" in cl.claims_markdown(res)
 
 
-def test_a_study_still_climbing_is_not_robust(tmp_path):
-    """The same clear difference (0.40-0.44 against 0.70-0.74, robust on a flat curve) read from
-    runs whose FedAvg still gains 3 points over its last 10 rounds: the verdict stands, the row is
-    not robust, and it says why with the gain."""
+def _climbing_root(root: Path, per_round: float, swing: float = 0.0) -> Path:
+    """fmnist-paper, FedAvg about 0.40 and FedQuad about 0.70 (3 seeds, 24 rounds), every run moving
+    by ``per_round`` a round, seed 1 swinging by ``swing`` round to round."""
     points = []
     for method, base in (("fedavg", 0.40), ("fedquad", 0.70)):
         for seed in range(3):
             start = base + 0.02 * seed
-            curve = [(start - 0.03 + 0.003 * i, 5.0) for i in range(14)]  # +0.3 points a round
-            _run(tmp_path, f"{method}{seed}", curve)
+            curve = [(start - 0.03 + per_round * i + (swing * (-1) ** i if seed == 1 else 0.0), 5.0) for i in range(24)]
+            _run(root, f"{method}{seed}", curve)
             points.append(({"method": method, "seed": seed}, f"{method}{seed}"))
-    _study(tmp_path, "fmnist-paper", points, {"method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
-    row = next(r for r in cl.check_claims(tmp_path)
-               if r.text.startswith("FedQuad is ahead of FedAvg in the paper's regime"))
+    _study(root, "fmnist-paper", points, {"method": ["fedavg", "fedquad"], "seed": [0, 1, 2]})
+    return root
+
+
+def test_a_study_still_climbing_is_not_robust(tmp_path):
+    """The same clear difference (0.40-0.44 against 0.70-0.74, robust on a flat curve) read from
+    runs whose FedAvg still gains 0.3 points a round: the verdict stands, the row is not robust,
+    says why with the slope, and the table marks it "still changing"."""
+    res = cl.check_claims(_climbing_root(tmp_path, 0.003))
+    row = next(r for r in res if r.text.startswith("FedQuad is ahead of FedAvg in the paper's regime"))
     assert row.verdict == cl.SUPPORTED
-    assert row.robustness == "not robust: its study is still climbing (+3.0 points over its last 10 rounds)"
-    assert "still climbing" in row.plateau
+    assert row.robustness == ("not robust: its study is still changing (slope of the last 20 rounds +3.00 points per "
+                              "10 rounds, 95 % CI +3.00 to +3.00)")
+    assert "still changing (climbing" in row.plateau
+    assert "| **supported** (still changing) |" in cl.claims_markdown(res)
+
+
+def test_the_plateau_rule_is_two_sided(tmp_path):
+    """Issue 33: "gains under 1 point over the last 10 rounds" passed any fall. A study whose FedAvg
+    loses 0.3 points a round, or swings by 5 points round to round on one seed, is still changing;
+    a flat one is at its plateau."""
+    from fedquad_core.study import plateau
+
+    falling = cl.study_plateau(cl.StudyRuns(RunStore(root := _climbing_root(tmp_path / "f", -0.003)),
+                                            json.loads((root / "studies" / "fmnist-paper.json").read_text())))
+    assert falling[0] is False and "still changing (falling" in falling[1]
+    swinging = cl.study_plateau(cl.StudyRuns(RunStore(root := _climbing_root(tmp_path / "s", 0.0, swing=0.05)),
+                                             json.loads((root / "studies" / "fmnist-paper.json").read_text())))
+    assert swinging[0] is False and "not shown flat" in swinging[1]
+    flat = plateau.plateau([[0.8] * 24, [0.81] * 24, [0.79 + 0.0001 * (i % 2) for i in range(24)]])
+    assert flat.reached and abs(flat.mean) < 1e-4
+    assert not plateau.plateau([[0.8 - 0.003 * i for i in range(24)]] * 2).reached  # falling: 3 points per 10 rounds
+    assert plateau.plateau([[0.8] * 12]) is None  # shorter than the window: cannot tell
 
 
 def _methods_root(root: Path, intra: dict[str, tuple[float, float, float]]) -> Path:
@@ -326,13 +355,16 @@ def test_lowest_of_all_refuted_by_one_method_below_it(tmp_path):
     supports it, with the weakest comparison's p."""
     text = "FedQuad has the lowest intra-class variance of all methods"
     res = cl.check_claims(_methods_root(tmp_path / "a", {"fedavg": (0.30, 0.33, 0.36), "supcon": (0.23, 0.24, 0.25),
-                                                         "fedquad": (0.31, 0.32, 0.33)}))
+                                                         "fedquad": (0.31, 0.33, 0.32)}))
     row = next(r for r in res if r.text == text)
-    assert row.verdict == cl.NOT_SUPPORTED and row.p < 0.01 and row.p_holm == pytest.approx(row.p)
+    # paired differences 0.08, 0.09, 0.07: p = 0.0052 by hand (t = 13.86, 2 df), times 2 within the row (Holm
+    # over the 2 comparisons); one tested row: the family changes nothing
+    assert row.verdict == cl.NOT_SUPPORTED and row.p == pytest.approx(2 * 0.00517, abs=2e-4)
+    assert row.p_holm == pytest.approx(row.p) and "Holm within the row" in row.measure
     assert "a method below it, SupConFL" in row.numbers and row.difference.startswith("+0.08")
     res = cl.check_claims(_methods_root(tmp_path / "b", {"fedavg": (0.40, 0.41, 0.42), "supcon": (0.35, 0.36, 0.37),
-                                                         "fedquad": (0.20, 0.21, 0.22)}))
+                                                         "fedquad": (0.20, 0.22, 0.21)}))
     row = next(r for r in res if r.text == text)
-    assert row.verdict == cl.SUPPORTED and "lowest other, SupConFL" in row.numbers
-    # the weakest of the two comparisons (0.21 vs 0.36, the same spread) decides the p
-    assert row.p == pytest.approx(compare([0.20, 0.21, 0.22], [0.35, 0.36, 0.37]).test.p)
+    assert row.verdict == cl.SUPPORTED and "SupConFL" in row.numbers
+    # every comparison must hold: the weaker of the two (against SupConFL, differences -0.15, -0.14, -0.16) decides
+    assert row.p == pytest.approx(compare({0: 0.20, 1: 0.22, 2: 0.21}, {0: 0.35, 1: 0.36, 2: 0.37}).test.p)

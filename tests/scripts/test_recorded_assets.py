@@ -112,14 +112,74 @@ def test_the_studies_backing_the_claims_have_their_seeds(studies, name):
     assert len(studies[name]["axes"]["seed"]) == SEEDS[name]
 
 
-@pytest.mark.parametrize("name", sorted(SEEDS))
-def test_the_studies_backing_the_claims_are_trained_to_a_plateau(studies, name):
-    """FedAvg at the study's strongest skew gains under 1 point over its last 10 rounds (the claims
-    table's rule, ``paper_claims.study_plateau``)."""
-    from fedquad_core.study.paper_claims import _Runs, study_plateau
+@pytest.fixture(scope="module")
+def claims():
+    return check_claims(RECORDED)
 
-    reached, why = study_plateau(_Runs(RunStore(RECORDED), studies[name]))
-    assert reached, why
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_every_row_on_a_study_still_changing_says_so(studies, claims, name):
+    """The two-sided plateau rule (``plateau``: the pooled slope of FedAvg's last 20 rounds inside
+    ±1 point per 10 rounds) decides for each study backing the claims whether it is at its plateau.
+    Where it is not, every row resting on it is marked "still changing" in the table and is never
+    robust; where it is, no row on it carries that mark. (The recorded studies were not trained
+    longer for this rule: today only digits-local passes it, and the table says so.)"""
+    from fedquad_core.study.claims_table import claim_cells
+    from fedquad_core.study.paper_claims import StudyRuns, study_plateau
+
+    reached, why = study_plateau(StudyRuns(RunStore(RECORDED), studies[name]))
+    assert reached is not None, why
+    rows = [(i, r) for i, r in enumerate(claims, start=1) if r.study == name]
+    assert rows
+    for i, r in rows:
+        cell = claim_cells(i, r)[9]
+        if reached:
+            assert "still changing" not in cell and "still changing" not in r.robustness, (name, i)
+        else:
+            assert cell.endswith("(still changing)") and r.robustness != "robust", (name, i)
+            assert "its study is still changing (slope of the last 20 rounds" in r.robustness, (name, i)
+
+
+def test_the_plateau_rule_rejects_the_swinging_two_percent_study(studies):
+    """Issue 33: fmnist-paper-2pct read "-2.2 points: plateau reached" (per-seed gains +2.7, -5.1,
+    -4.3 over the last 10 rounds): the two-sided rule calls it still changing; digits-local, whose
+    slope interval lies inside the band, is at its plateau."""
+    from fedquad_core.study.paper_claims import StudyRuns, study_plateau
+
+    reached, why = study_plateau(StudyRuns(RunStore(RECORDED), studies["fmnist-paper-2pct"]))
+    assert reached is False and "still changing" in why
+    reached, why = study_plateau(StudyRuns(RunStore(RECORDED), studies["digits-local"]))
+    assert reached is True and "plateau (the interval inside ±1 point per 10 rounds)" in why
+
+
+def test_a_negligible_difference_is_not_supported(claims):
+    """Issue 33: row 2 (CKA 0.9955 against 0.9995, a difference of 0.004) read "supported"; against
+    the smallest effect of interest 0.02 the equivalence test calls it negligible."""
+    row2 = claims[1]
+    assert row2.text.startswith("Under label skew, local representations drift")
+    assert row2.verdict == "negligible" and row2.p_eq_holm < 0.05 and row2.test == "paired t, 5 seeds"
+    assert "0.9955" in row2.numbers and "0.9995" in row2.numbers  # not rounded to "1.00 ± 0.00"
+
+
+def test_rows_comparing_the_same_seeds_are_paired(claims):
+    """Issue 33: within a seed the compared runs share the data and the initialisation; rows whose
+    groups have the same seeds use the paired test (rows 12 and 14: p 0.086 and 0.087 instead of
+    Welch's 0.80 and 0.18), the row whose MOON seed diverged uses Welch's."""
+    assert claims[11].test == "paired t, 5 seeds" and claims[11].p == pytest.approx(0.086, abs=2e-3)
+    assert claims[13].test == "paired t, 5 seeds" and claims[13].p == pytest.approx(0.087, abs=2e-3)
+    assert claims[14].test.startswith("Welch, 3 vs 2 seeds")
+
+
+def test_every_tested_row_keeps_its_p_and_prints_one_comparison(claims):
+    """Issue 33: row 9's p was dropped from the Holm family when its levels changed sign; row 5
+    printed the 66.6 % level's interval beside the 74 % level's p; row 10's p was the smallest of six
+    comparisons with no adjustment within the row."""
+    tested = [r for r in claims if r.verdict not in ("not run here",)]
+    assert all(r.p is not None and r.p_holm is not None for r in tested)
+    row5 = claims[4]
+    level = row5.measure.split("those of the level with the largest p, ")[1].rstrip(")")
+    assert f"{level}: " + row5.numbers.split(": ", 1)[1].split(" (")[0] in row5.matched
+    assert "Holm within the row" in claims[9].measure
 
 
 def test_the_readme_claims_table_is_the_one_these_runs_give():
@@ -135,16 +195,16 @@ def test_the_readme_claims_table_is_the_one_these_runs_give():
         "README's claims table differs from `fedquad study claims --runs-dir assets/recorded`: paste it again")
 
 
-def test_a_geometry_row_is_robust_only_where_matched_accuracy_agrees():
+def test_a_geometry_row_is_robust_only_where_matched_accuracy_agrees(claims):
     """Issue 33: row 6 (global rank at equal rounds) read "supported, robust" while its own
-    matched-accuracy levels reversed at two of three; robust now includes that comparison, and a
-    reversal is named as confounded by training."""
+    matched-accuracy levels reversed; robust now includes that comparison, and a reversal is named
+    as confounded by training, pointing to the row that compares at matched accuracy (row 5)."""
     from fedquad_core.study.paper_claims import MATCHED_CHECK
 
-    results = check_claims(RECORDED)
+    results = claims
     row6 = results[5]
     assert row6.verdict == "supported" and row6.robustness.startswith("not robust")
-    assert "confounded by training" in row6.robustness
+    assert "confounded by training, see row 5" in row6.robustness
     for r in results:
         matched = dict(r.checks).get(MATCHED_CHECK)
         if r.robustness == "robust" and matched is not None:

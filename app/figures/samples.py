@@ -1,0 +1,84 @@
+"""Equal rounds or equal samples? FedQuad processes more samples per round than FedAvg (its
+quadruplets), so an accuracy gap at the same round can be one of compute. ``equal_samples_note``
+says, from the runs an accuracy figure shows, how many samples each method processed and whether
+the gap at the last round survives at equal samples: the method that processed more, read where
+it had processed the other's total (its curve against samples interpolated there), against the
+other at its last round; seed by seed (``engine.compare``) when the runs carry seeds. Pure: a
+metrics frame in, one sentence out."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from app import engine
+from app.engine import method_label
+
+SAME = 1.05  # totals within 5 % of each other: no note (the comparison is already at equal samples)
+
+
+def _curve(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    rows = rows.dropna(subset=["samples_total", "test_accuracy"]).sort_values("round")
+    return rows["samples_total"].to_numpy(float), rows["test_accuracy"].to_numpy(float)
+
+
+def _pct(v: engine.Verdict) -> tuple[str, str]:
+    a, b = v.text(".1f", 100.0)
+    return a + " %", b + " %"
+
+
+def _words(v: engine.Verdict, more: str) -> str:
+    if v.separated:
+        return f"{'higher' if v.direction > 0 else 'lower'} with {more}, beyond seed noise ({engine.p_text(v.test.p)}, {v.seeds})"
+    if v.negligible:
+        return f"negligible: inside ±1 point ({engine.p_text(v.tost_p)}, {v.seeds})"
+    if v.state == engine.NOISE:
+        return f"inconclusive with {v.seeds} ({engine.p_text(v.test.p)})"
+    return "one seed: no test possible"
+
+
+def equal_samples_note(frame: pd.DataFrame) -> str:
+    """The sentence (empty when the frame has not two methods with samples counts, or their totals
+    are within 5 % of each other)."""
+    need = {"method", "round", "samples_total", "test_accuracy", "run"}
+    if frame is None or frame.empty or not need <= set(frame.columns):
+        return ""
+    methods = list(dict.fromkeys(frame["method"]))
+    if len(methods) != 2:
+        return ""
+    by = "seed" if "seed" in frame.columns else "run"
+    runs = {m: {k: g for k, g in frame[frame["method"] == m].groupby(by if by == "seed" else "run")} for m in methods}
+    if by == "run":
+        if any(len(r) != 1 for r in runs.values()):
+            return ""
+        runs = {m: {0: next(iter(r.values()))} for m, r in runs.items()}
+    seeds = [s for s in runs[methods[0]] if s in runs[methods[1]]]
+    totals = {m: {s: _curve(runs[m][s])[0][-1] for s in seeds if len(_curve(runs[m][s])[0])} for m in methods}
+    seeds = [s for s in seeds if all(s in totals[m] for m in methods)]
+    if not seeds:
+        return ""
+    less, more = sorted(methods, key=lambda m: np.mean([totals[m][s] for s in seeds]))
+    ratios = [totals[more][s] / totals[less][s] for s in seeds if totals[less][s] > 0]
+    if not ratios or max(ratios) < SAME:
+        return ""
+    rounds, samples = {}, {}
+    for s in seeds:
+        xm, ym = _curve(runs[more][s])
+        xl, yl = _curve(runs[less][s])
+        rounds[s] = (ym[-1], yl[-1])
+        if xm[0] <= xl[-1] <= xm[-1]:
+            samples[s] = (float(np.interp(xl[-1], xm, ym)), yl[-1])
+    lo, hi = min(ratios), max(ratios)
+    ratio = f"{lo:.2f}×" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}×"
+    M, L = method_label(more), method_label(less)
+    v_rounds = engine.compare({s: a for s, (a, _) in rounds.items()}, {s: b for s, (_, b) in rounds.items()}, 0.01)
+    out = (f"Samples processed: {M} {ratio} {L}'s by the last round. At equal rounds (the last) {M} "
+           f"{_pct(v_rounds)[0]} against {L} {_pct(v_rounds)[1]} ({_words(v_rounds, M)})")
+    if not samples:
+        return out + "."
+    v_samples = engine.compare({s: a for s, (a, _) in samples.items()}, {s: b for s, (_, b) in samples.items()}, 0.01)
+    out += (f"; at equal samples ({M} when it had processed {L}'s total) {_pct(v_samples)[0]} against "
+            f"{_pct(v_samples)[1]} ({_words(v_samples, M)})")
+    if v_rounds.separated:
+        same = v_samples.separated and v_samples.direction == v_rounds.direction
+        out += ": the gap at equal rounds " + ("survives at equal samples" if same else "is not shown at equal samples")
+    return out + "."

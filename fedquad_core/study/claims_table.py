@@ -1,0 +1,134 @@
+"""The claims table's rows (``ClaimResult``) and how they are printed: the markdown table of
+``fedquad study claims`` with the rule it applies, each study's plateau under it, and the rows
+counted per paper claim (several rows can check one claim)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import effects, plateau
+from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS
+from .stats import LEVEL, Difference
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """One row of the claims table: what was compared and measured, the verdict, and its footing
+    (the test, the difference with its 95 % CI and Hedges' g, the smallest effect of interest δ
+    with the equivalence p, raw and Holm-adjusted p, robustness, the verdicts at matched accuracy
+    levels, the study's plateau). ``diff`` is the deciding comparison (its interval and p are the
+    ones printed), ``same_as`` the row whose paper claim this row checks again."""
+    text: str
+    study: str
+    measure: str
+    numbers: str
+    verdict: str
+    difference: str = "-"
+    p: float | None = None
+    p_holm: float | None = None
+    g: float | None = None
+    robustness: str = "-"
+    matched: str = "-"
+    plateau: str = "-"
+    expect: str = ""
+    sign: int = 0  # the tested difference's sign (+1 / -1) when the verdict is directional, else 0
+    checks: tuple[tuple[str, str], ...] = ()  # (check, its verdict): the robustness checks
+    changing: str = ""  # the study's FedAvg is still changing: why (robust needs a plateau)
+    test: str = "-"  # "paired t, 5 seeds" or "Welch, 3 vs 2 seeds"
+    delta: str = "-"  # the smallest effect of interest, in words
+    p_eq: float | None = None  # the equivalence (TOST) p, raw
+    p_eq_holm: float | None = None
+    diff: Difference | None = None
+    delta_value: float | None = None
+    key: tuple = ()  # (study, metric, a, b): rows comparing the same groups
+    matched_row: bool = False
+    lowest: bool = False
+    agree: bool = True  # matched rows: every level's difference has one sign
+    same_as: int | None = None
+
+
+def format_p(p: float | None) -> str:
+    """Two significant digits, three near the 0.05 line: 0.0503 must not read as 0.05."""
+    if p is None:
+        return "-"
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3g}" if 0.04 <= p < 0.06 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+
+
+def tested_rows(results: list[ClaimResult]) -> int:
+    return sum(r.p is not None for r in results)
+
+
+COLUMNS = ("#", "Claim (paper)", "Study here", "Measure", "Measured (mean ± std over seeds)", "Test",
+           "Difference (95 % CI); Hedges' g", "p (Holm)", "δ: equivalence p (Holm)", "Verdict", "Robustness",
+           "At matched accuracy")
+
+
+def claim_cells(i: int, r: ClaimResult) -> list[str]:
+    """One row of the table as text cells, in the order of ``COLUMNS``."""
+    p = "-" if r.p is None else f"{format_p(r.p)} ({format_p(r.p_holm)})" if r.p_holm is not None else format_p(r.p)
+    eq = r.delta if r.delta != "-" else "-"
+    if r.p_eq is not None:
+        eq += f": {format_p(r.p_eq)} ({format_p(r.p_eq_holm)})" if r.p_eq_holm is not None else f": {format_p(r.p_eq)}"
+    elif r.expect == "not below" and r.delta != "-":
+        eq += ", the non-inferiority margin"
+    verdict = f"**{r.verdict}**" + (" (still changing)" if r.changing else "")
+    return [str(i), r.text, f"`{r.study}`" if r.study != "-" else "-", r.measure, r.numbers, r.test, r.difference, p,
+            eq, verdict, r.robustness, r.matched]
+
+
+def claim_verdicts(results: list[ClaimResult]) -> list[dict[str, Any]]:
+    """One entry per paper claim (a row with ``same_as`` joins that row's claim): its text, its
+    rows (1-based) and their verdicts, and one verdict: the rows' common one, else ``mixed``."""
+    claims: list[dict[str, Any]] = []
+    by_row: dict[int, dict] = {}
+    for i, r in enumerate(results, start=1):
+        home = by_row.get(r.same_as) if r.same_as else None
+        if home is None:
+            home = {"text": r.text, "rows": [], "verdicts": []}
+            claims.append(home)
+        home["rows"].append(i)
+        home["verdicts"].append(r.verdict)
+        by_row[i] = home
+    for c in claims:
+        c["verdict"] = c["verdicts"][0] if len(set(c["verdicts"])) == 1 else "mixed"
+    return claims
+
+
+def rule_text(results: list[ClaimResult]) -> str:
+    """How the verdicts were made, in one paragraph under the table."""
+    band = plateau.BAND * 100 * plateau.PER
+    return (
+        f"Verdicts: each run's value is the mean of its last {LAST_ROUNDS} rounds (accuracy) or last "
+        f"{LAST_SNAPSHOTS} snapshots (geometry). Two groups with the same seeds are compared seed by seed "
+        f"(paired t on the per-seed differences), others by Welch's test; the Test column says which. "
+        f"Every measure has a smallest effect of interest δ (accuracy {effects.ABSOLUTE['final_acc'] * 100:g} point, "
+        f"CKA {effects.ABSOLUTE['local_cka']:g}, effective rank {effects.ABSOLUTE['effective_rank']:g}, distances "
+        f"{effects.RELATIVE['intra_l2'] * 100:g} % of the reference group's mean): **supported** / **not supported** "
+        f"when the Holm-adjusted p is below {1 - LEVEL:.2f} and the difference is at least δ, in the claim's direction "
+        f"or against it (for \"keeps\": non-inferiority with margin δ); **negligible** when the equivalence test "
+        f"(two one-sided tests, Holm-adjusted) puts the difference inside ±δ; **inconclusive** otherwise. Holm's "
+        f"correction runs over the {tested_rows(results)} tested rows, every one keeping its p (one family for the "
+        f"difference tests, one for the equivalence tests); a row against several methods adjusts within the row "
+        f"first; a row at matched accuracy takes its levels' largest p, and prints that level's numbers and interval. "
+        f"Robust: the verdict before Holm's correction, the ± 2 std bands, the final round's values and, for a "
+        f"geometry row, the comparison at matched accuracy give the same verdict, and the study's FedAvg at its "
+        f"strongest skew is at a plateau: the slope of its last {plateau.WINDOW} rounds' accuracy, pooled over seeds, "
+        f"has its {round(LEVEL * 100)} % interval inside ±{band:g} point per {plateau.PER} rounds; a row resting on a "
+        f"study that is not says \"still changing\".")
+
+
+def claims_markdown(results: list[ClaimResult]) -> str:
+    """The claims as a markdown table (``fedquad study claims``), then how the verdicts were made
+    and each study's plateau."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for i, r in enumerate(results, start=1):
+        lines.append("| " + " | ".join(c.replace("|", "/") for c in claim_cells(i, r)) + " |")
+    lines += ["", rule_text(results)]
+    seen = []
+    for r in results:
+        if r.study != "-" and r.plateau != "-" and r.study not in seen:
+            seen.append(r.study)
+            lines.append(f"- `{r.study}`: {r.plateau}.")
+    return "\n".join(lines)
