@@ -117,5 +117,6 @@ def global_controls() -> None:
             st.query_params[key] = "1"
         elif key in st.query_params:
             del st.query_params[key]
-    for css in page_css(state.talk(), state.presenter()):
-        st.markdown(css, unsafe_allow_html=True)
+    css = page_css(state.talk(), state.presenter())
+    if css:  # one block: each element in the page adds a gap above the content
+        st.markdown("".join(css), unsafe_allow_html=True)

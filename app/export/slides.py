@@ -41,6 +41,7 @@ class SlideFigure:
     fig: go.Figure
     data: pd.DataFrame | None = None   # the plotted numbers (CSV)
     caption: str = ""
+    screen_only: bool = False          # drawn on the page only (a projector's summary of a figure the slide has whole)
 
 
 @dataclass
@@ -52,12 +53,13 @@ class Slide:
     footer: str = ""
     problem: str | None = None         # what to run instead, when the data for a lesson step is missing
     notices: list[str] = field(default_factory=list)  # damaged files a lesson step left out (one line each)
+    lead: str = ""                     # talk mode: the one line above the figure saying what it shows
 
 
 def from_step(content: Slide) -> Slide:
     """A lesson step as exported: a step that only names its problem says it as its sentence."""
     sentences = list(content.sentences) or ([content.problem] if content.problem else [])
-    return dataclasses.replace(content, sentences=sentences, figures=list(content.figures))
+    return dataclasses.replace(content, sentences=sentences, figures=[f for f in content.figures if not f.screen_only])
 
 
 # ---- the page's geometry, in points (origin top left) -------------------------------------------

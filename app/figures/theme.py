@@ -484,10 +484,11 @@ def apply_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
     return fig
 
 
-def refit(fig: go.Figure, width: int, talk: bool = False) -> go.Figure:
+def refit(fig: go.Figure, width: int, talk: bool = False, height: int | None = None) -> go.Figure:
     """A copy of the themed ``fig`` with its text laid out again for a figure ``width`` px wide (a
     row of three on a 1280 px screen): the title, legend names and axis titles unbroken, then
-    broken and given room as ``theme_layout`` does for that width."""
+    broken and given room as ``theme_layout`` does for that width. ``height``: start again from it
+    (the room a narrower layout added for a legend of many rows is given back)."""
     def whole(text):
         return text.replace("<br>", " ") if isinstance(text, str) else text
 
@@ -500,6 +501,8 @@ def refit(fig: go.Figure, width: int, talk: bool = False) -> go.Figure:
         if isinstance(title, dict) and title.get("text"):
             title["text"] = whole(title["text"]).replace(" (not from 0)", NOT_FROM_ZERO)
     layout.pop("margin", None)  # the look sets it anew
+    if height:
+        layout["height"] = height
     names = _names(out)
     for d in names:
         d["name"] = whole(d.get("name"))
@@ -575,7 +578,9 @@ TALK_CSS = """<style>
 .stApp, [data-testid="stSidebar"], [data-testid="stHeader"] {background: #ffffff !important; color: #111 !important;}
 .stApp p, .stApp li, .stApp label {font-size: 1.2rem;}
 .stApp h1 {font-size: 2.6rem;} .stApp h2 {font-size: 2.1rem;} .stApp h3 {font-size: 1.7rem;}
-[data-testid="stMainBlockContainer"] {padding-left: 2rem !important; padding-right: 2rem !important;}
+[data-testid="stMainBlockContainer"] {padding-left: 2rem !important; padding-right: 2rem !important; padding-top: 3.5rem !important;}
+[data-testid="stHeader"] {background: transparent !important;}
+.fq-step-title {font-size: 1.9rem; font-weight: 700; line-height: 1.2;} .fq-step-of {font-size: 1.1rem; font-weight: 400; color: #555;}
 [data-testid="stColumn"]:has([data-testid="stPlotlyChart"], .js-plotly-plot) {min-width: min(100%, TALK_WIDTHpx) !important;}
 </style>""".replace("TALK_WIDTH", str(TALK_WIDTH))  # a column holding a figure: never under the width it is laid out for
 PRESENTER_CSS = """<style>

@@ -235,6 +235,24 @@ def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
     return fig
 
 
+def claims_summary_figure(claims: list[dict], talk: bool = False) -> go.Figure:
+    """One line per paper claim (``claim_verdicts``: a claim checked in several rows counts once,
+    "mixed" when its rows disagree) with its rows and verdict: the claims table as a projector
+    shows it on one screen (the full table follows it on the page)."""
+    rows = [", ".join(map(str, c["rows"])) for c in claims]
+    verdicts = [c["verdict"] for c in claims]
+    size = 15 if talk else 11
+    fig = go.Figure(go.Table(
+        columnwidth=[0.7, 5.0, 1.4],
+        header=dict(values=["<b>rows</b>", "<b>claim (paper)</b>", "<b>verdict</b>"], align="left",
+                    font=dict(size=size + 1), height=28),
+        cells=dict(values=[rows, [c["text"] for c in claims], verdicts], align="left", font=dict(size=size), height=27,
+                   fill_color=[["white"] * len(claims), ["white"] * len(claims), [verdict_colour(v) for v in verdicts]])))
+    fig.update_layout(font=dict(size=size), margin=dict(l=4, r=4, t=4, b=4), height=40 + 29 * len(claims),
+                      paper_bgcolor="white")
+    return fig
+
+
 def local_client_item(data: LessonData, run_id: str, talk: bool) -> SlideFigure | None:
     """One measured client's local model at the run's last local snapshot: its test embeddings
     (PCA, aligned to the round's starting global model's), the classes it holds drawn solid and

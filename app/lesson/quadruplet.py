@@ -101,6 +101,9 @@ def _ring(centre, r: float, n: int = 121) -> tuple[np.ndarray, np.ndarray]:
     return centre[0] + r * np.cos(t), centre[1] + r * np.sin(t)
 
 
+HEIGHT = 460  # px, before the look adds room for the title and legend
+
+
 def quadruplet_figure(points: dict, m1: float, m2: float, form: str = "fedquad", *, title: str | None = None,
                       arrow_scale: float = 0.15, talk: bool = False) -> go.Figure:
     """The picture: the four points, the two margin rings (dashed), the push arrows (−gradient)."""
@@ -129,7 +132,7 @@ def quadruplet_figure(points: dict, m1: float, m2: float, form: str = "fedquad",
                            arrowwidth=3 if talk else 2, arrowcolor="#333", text="")
     second = "d(a,n2)" if form == "fedquad" else "d(n1,n2)"
     fig.update_layout(title=title or f"{FORMS[form]}: term 1 {q.terms[0]:.2f}, term 2 {q.terms[1]:.2f} "
-                                     f"(2nd term uses {second})", height=460, showlegend=True)
+                                     f"(2nd term uses {second})", height=HEIGHT, showlegend=True)
     span = max(2.2, max(float(np.abs(v).max()) for v in pts.values()) + max(q.radii) * 0.3)
     fig.update_xaxes(range=[-span, span], zeroline=False)
     fig.update_yaxes(range=[-span, span], scaleanchor="x", scaleratio=1, zeroline=False)

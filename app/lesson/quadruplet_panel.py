@@ -6,9 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from app.export.widgets import show_figure
+from app.figures.theme import refit
 from app.lesson import quadruplet as quad
 
 QUAD_KEYS = ("q_m1", "q_m2", "q_preset", "q_chen")
+HALF_WIDTH = 600  # px: one of two columns at 1280 px
 
 
 def quad_settings() -> tuple[float, float, dict]:
@@ -34,16 +36,30 @@ def quadruplet_step(talk: bool, presenter: bool) -> None:
     for k, (x, y) in quad.PRESETS[st.session_state.q_preset].items():
         st.session_state.setdefault(f"q_{k}_x", x)
         st.session_state.setdefault(f"q_{k}_y", y)
+    controls = st.container()  # on a laptop above the figures; in talk mode under them (the projector's first screen)
+    figures = st.container()
+    if talk:
+        controls, figures = figures, controls
     if not presenter:
-        c = st.columns([1, 1, 2, 1])
-        c[0].slider("m1", 0.0, 4.0, step=0.05, key="q_m1", help="margin of the first term (anchor vs n1)")
-        c[1].slider("m2", 0.0, 4.0, step=0.05, key="q_m2", help="margin of the second term")
-        c[2].selectbox("Point positions", list(quad.PRESETS), key="q_preset", on_change=apply_preset)
-        c[3].toggle("Chen et al. 2017 beside", key="q_chen")
-        with st.expander("Move the points"):
-            for col, k in zip(st.columns(4), quad.POINTS):
-                col.slider(f"{quad.NAMES[k]} x", -2.5, 2.5, step=0.05, key=f"q_{k}_x")
-                col.slider(f"{quad.NAMES[k]} y", -2.5, 2.5, step=0.05, key=f"q_{k}_y")
+        with controls:
+            _controls()
+    with figures:
+        _figures(talk)
+
+
+def _controls() -> None:
+    c = st.columns([1, 1, 2, 1])
+    c[0].slider("m1", 0.0, 4.0, step=0.05, key="q_m1", help="margin of the first term (anchor vs n1)")
+    c[1].slider("m2", 0.0, 4.0, step=0.05, key="q_m2", help="margin of the second term")
+    c[2].selectbox("Point positions", list(quad.PRESETS), key="q_preset", on_change=apply_preset)
+    c[3].toggle("Chen et al. 2017 beside", key="q_chen")
+    with st.expander("Move the points"):
+        for col, k in zip(st.columns(4), quad.POINTS):
+            col.slider(f"{quad.NAMES[k]} x", -2.5, 2.5, step=0.05, key=f"q_{k}_x")
+            col.slider(f"{quad.NAMES[k]} y", -2.5, 2.5, step=0.05, key=f"q_{k}_y")
+
+
+def _figures(talk: bool) -> None:
     m1, m2, points = quad_settings()
     forms = ["fedquad", "chen"] if st.session_state.q_chen else ["fedquad"]
     cols = st.columns(2)
@@ -51,6 +67,9 @@ def quadruplet_step(talk: bool, presenter: bool) -> None:
         q = quad.quadruplet(points, m1, m2, form)
         with col:
             fig = quad.quadruplet_figure(points, m1, m2, form, talk=talk)
+            if talk:  # laid out for the half of a projector's 1280 px it gets, not a third: the square plot fits the first screen
+                fig.layout.height = quad.HEIGHT
+                fig = refit(fig, HALF_WIDTH, True)
             show_figure(fig, f"quad_{form}", pd.DataFrame(quad.quadruplet_table(points, m1, m2, form)),
                         f"quadruplet_{form}")
             t = st.columns(3)

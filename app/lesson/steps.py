@@ -23,7 +23,7 @@ from app.engine import (accuracy_profile, claim_verdicts, compare, format_p, hol
                         smallest_effect)
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.lesson.data import ROLES, LessonData, Missing, StoreError, alpha_label, claims_of, strongest_local, table_row
-from app.lesson.figures import (LABELS, PAIR, claims_figure, first_seed, local_client_item, most_local_epochs,
+from app.lesson.figures import (LABELS, PAIR, claims_figure, claims_summary_figure, first_seed, local_client_item, most_local_epochs,
                                 require_run, response, response_item, spectra, spectra_table, values, versus)
 from app.lesson import price as price_data
 from app.lesson.strongest import strongest_effect
@@ -304,8 +304,12 @@ def step_claims(data: LessonData, talk: bool) -> Slide:
                            "p (Holm)": format_p(r.p_holm), "verdict": r.verdict
                            + (" (still changing)" if r.changing else ""),
                            "robust": _short_robustness(r.robustness)} for i, r in enumerate(results, start=1)])
-    return Slide("8 · The paper's claims, checked", text.claims_sentences(claim_verdicts(results)),
-                 [SlideFigure("paper_claims", claims_figure(table, talk), table)],
+    claims = claim_verdicts(results)
+    summary = ([SlideFigure("paper_claims_summary", claims_summary_figure(claims, talk), screen_only=True,
+                            data=pd.DataFrame([{"rows": ", ".join(map(str, c["rows"])), "claim": c["text"],
+                                                "verdict": c["verdict"]} for c in claims]))] if talk else [])
+    return Slide("8 · The paper's claims, checked", text.claims_sentences(claims),
+                 summary + [SlideFigure("paper_claims", claims_figure(table, talk), table)],
                  f"{data.source} studies in {data.root.name or data.root} · paired t on shared seeds (else Welch), "
                  "Holm-corrected, smallest effects of interest, equivalence tests")
 
@@ -316,6 +320,21 @@ STEPS: list[tuple[str, Callable[[LessonData, bool], Slide]]] = [
     ("What FedQuad changes", step_fedquad), ("The price and the limits", step_price),
     ("The paper's claims, checked", step_claims),
 ]
+
+
+# What each step's main figure shows, in one line: on a projector (talk mode) it stands above the
+# figure and the step's sentences, numbers and p-values follow under it. It says what is drawn,
+# never a result (the sentences, from the numbers, say those).
+LEADS = {
+    1: "Who holds what: each client's class counts at IID and under label skew.",
+    2: "Each client's model right after local training, tested on all classes and on its own.",
+    3: "How far the clients' updates and representations agree, from label skew to IID.",
+    4: "The averaged model's embedding: its effective rank across α and against accuracy.",
+    5: "The quadruplet: anchor, positive, two negatives from two different classes, margins m1 and m2.",
+    6: "FedQuad against FedAvg: its largest measured effect first, then the local and global rank.",
+    7: "What FedQuad costs: accuracy against the samples processed, and final accuracy across α.",
+    8: "The paper's claims as the recorded runs judge them: one line per claim, the full table below.",
+}
 
 
 def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str | None = None) -> Slide:
@@ -331,6 +350,7 @@ def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str
     except StoreError as e:  # a damaged run file the step cannot do without: one line, not an exception box
         return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
     content.notices = sorted(getattr(data, "notices", ()))
+    content.lead = content.lead or LEADS.get(i, "")
     if builder is step_idea:
         content.footer = "FedQuad loss, Göksu & Pugeault 2025; quadruplet loss, Chen et al. 2017"
     return content

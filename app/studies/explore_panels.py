@@ -16,7 +16,7 @@ from app.figures import study as sf
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.figures.samples import equal_samples_note
 from app.figures.charts import embedding_scatter, spectrum_figure
-from app.figures.theme import class_colors
+from app.figures.theme import DEFAULT_HEIGHT, class_colors, refit
 from app.studies import catalog as studies
 from app.studies import explore_local, shared
 
@@ -144,8 +144,7 @@ def at_positions(view: View, points: pd.DataFrame, axes: list[switcher.Axis]) ->
     if switcher.wants_neighbours(SWITCHER, view.ref.id):
         for near in switcher.ready_positions(axes, value):
             positions.append(position(replace(view, pos=grid_position(axes, view.values, near)), points))
-    switcher.show(SWITCHER, view.ref.id, axes, sections(view, points), positions, value, talk=view.talk,
-                  presenter=state.presenter())
+    switcher.show(SWITCHER, view.ref.id, axes, sections(view, points), positions, value, talk=view.talk)
     downloads(here)
 
 
@@ -172,7 +171,23 @@ def position(view: View, points: pd.DataFrame) -> switcher.Position:
     per position and session: ``memo``; per position for every session for a recorded study)."""
     key = (view.ref.id, view.version, "position", tuple((a, sf._key(v)) for a, v in view.pos.items()),
            view.resp_axis, st.session_state.get("x_local"), st.session_state.get("x_hm"), view.talk)
-    return memo(key, lambda: shared.prepared(_position(view, points)), store="_x_pos", size=64)
+    return memo(key, lambda: shared.prepared(_widen_lone(view, points, _position(view, points))), store="_x_pos", size=64)
+
+
+LONE_WIDTH = 1200  # px: a figure alone in its row spans the page (1216 px at 1280 with the sidebar collapsed)
+
+
+def _widen_lone(view: View, points: pd.DataFrame, pos: switcher.Position) -> switcher.Position:
+    """Talk mode lays a figure out for a third of the page; one alone in its row spans the page, so
+    its title and legend are laid out again for that width (a legend of seven methods in seven
+    narrow rows left a band of empty room above the plot and pushed it off a projector's screen)."""
+    if not view.talk:
+        return pos
+    lone = {row[0] for s in sections(view, points) if not s.columns for row in s.rows if len(row) == 1}
+    for p in pos.panels:
+        if p.slot in lone and p.fig is not None:
+            p.fig = refit(p.fig, LONE_WIDTH, True, height=min(p.fig.layout.height or DEFAULT_HEIGHT[True], DEFAULT_HEIGHT[True]))
+    return pos
 
 
 def _snap_version(view: View, version: int = 0) -> int | tuple:

@@ -14,7 +14,8 @@ from app.studies import explore_panels as panels
 from app.studies import shared
 
 talk = state.talk()
-st.title("Explore")
+if not talk:  # on a projector the figures keep the first screen: the study picker heads the page
+    st.title("Explore")
 refs = studies.study_refs()
 damaged = studies.damaged_studies()
 if damaged:
@@ -24,20 +25,29 @@ if not refs:
             "Launch page (mark one or two settings as a sweep) or with `python -m fedquad_core study run NAME "
             "--grid alpha=0.1,1,iid --grid method=fedavg,fedquad --grid seed=0,1`.")
     st.stop()
-sidebar.start_hint()  # there is a slider to move below
+if not talk:
+    sidebar.start_hint()  # there is a slider to move below
 
 
 ids = [r.id for r in refs]
 labels = {r.id: r.label for r in refs}
 state.init("x_study", ids[0], str, ids)
-if not state.presenter():
+
+
+def study_picker() -> None:
+    """Presenter mode keeps the picker and the sliders: α, m1, m2 are moved during the talk (in talk
+    mode the picker goes under the figures: they keep the projector's first screen)."""
     st.selectbox("Study", ids, key="x_study", format_func=labels.get)
+
+
+if not talk:
+    study_picker()
 state.publish("x_study")
 ref = studies.ref_from_id(st.session_state.x_study, refs)
 study = studies.read_study(ref)
 axes = studies.slider_axes(study)
 values = {a: sf.ordered_values(a, study["axes"][a]) for a in axes}
-if study.get("description"):
+if study.get("description") and not talk:
     st.caption(study["description"])
 
 
@@ -70,6 +80,7 @@ def body() -> None:
     points = panels.points_of(ref.source, ref.name, version)
     if active and not (studies.running(ref) or points["state"].isin(service.ACTIVE).any()):
         st.rerun()  # the study finished: redraw once without the refresh
+    figures = st.container() if talk else None  # talk mode: the figures first, the pickers under them
     controls = st.container(horizontal=True, gap="large")
     with controls:
         if len(axes) > 1 and not state.presenter():
@@ -82,10 +93,19 @@ def body() -> None:
                   and k[2:] not in axes]:
         del st.query_params[stale]  # another study's slider: not part of this view's link
     view = panels.View(ref, study, axes, values, pos, st.session_state.x_resp or (axes[0] if axes else None), talk, version)
-    panels.compute_controls(view, points)
-    panels.at_positions(view, points, axes_ui)
+    if figures is None:
+        panels.compute_controls(view, points)
+        panels.at_positions(view, points, axes_ui)
+    else:
+        with figures:
+            panels.at_positions(view, points, axes_ui)
+        panels.compute_controls(view, points)
+        if study.get("description"):
+            st.caption(study["description"])
     follow.share()  # a slider move re-runs only this fragment: the students follow it from here
 
 
 active = studies.running(ref) or panels.points_of(ref.source, ref.name, shared.version(ref, study))["state"].isin(service.ACTIVE).any()
 st.fragment(run_every=3.0 if active else None)(body)()
+if talk:
+    study_picker()

@@ -3,6 +3,8 @@ the step number in the URL (``?step=3``), the interactive quadruplet picture on 
 talk exported as slides, and "My deck" (figures collected from the other pages)."""
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
 from app import service, state
@@ -17,7 +19,8 @@ from app.lesson.quadruplet_panel import quad_settings, quadruplet_step
 
 N = len(lesson.STEPS)
 talk, presenter = state.talk(), state.presenter()
-st.title("Lesson")
+if not talk:  # on a projector the step's title heads the page: the figure keeps the first screen
+    st.title("Lesson")
 
 def demo_panel() -> None:
     """After the one-minute demo: one button that trains the missing α in the background."""
@@ -45,14 +48,26 @@ def demo_panel() -> None:
 # ---- where the data comes from -----------------------------------------------------------------
 state.init("l_mine", False, bool)
 mine_studies = lesson_data.user_study_names()
-if not presenter:
+
+
+def source_controls() -> None:
+    """Which runs the lesson reads: above the step on a laptop, under it in talk mode (the step's
+    figure keeps the projector's first screen); none in presenter mode."""
+    if presenter:
+        return
     a, b = st.columns([1, 2])
     a.toggle("Use my runs", key="l_mine", help="Show your own study (or finished runs) instead of the recorded "
                                                 "studies shipped with the app.")
     if st.session_state.l_mine and mine_studies:
         state.init("l_study", mine_studies[0], str, mine_studies)
         b.selectbox("My study", mine_studies, key="l_study")
-        state.publish("l_study")
+
+
+if st.session_state.l_mine and mine_studies:
+    state.init("l_study", mine_studies[0], str, mine_studies)
+    state.publish("l_study")
+if not talk:
+    source_controls()
 state.publish("l_mine")
 data, problem = lesson_data.load(bool(st.session_state.l_mine), st.session_state.get("l_study"))
 if problem and st.session_state.l_mine:
@@ -89,15 +104,23 @@ def signature(d) -> tuple:
 
 def content_of(i: int) -> Slide:
     if i == 5:
-        return lesson.step_idea(data, talk, *quad_settings())
+        idea = lesson.step_idea(data, talk, *quad_settings())
+        idea.lead = lesson.LEADS[5]
+        return idea
     return cached_step(i, str(data.root) if data else "", (data.study.get("name") if data else "") or "",
                        data.source if data else "", signature(data), talk)
 
 
-nav = st.columns([1, 6, 1])
+content = content_of(step)
+nav = st.columns([1, 6, 1], vertical_alignment="center")
 nav[0].button("← Back", key="l_back", on_click=go, args=(-1,), disabled=step == 1, width="stretch")
 nav[2].button("Next →", key="l_next", on_click=go, args=(1,), disabled=step == N, width="stretch")
-nav[1].progress(step / N, text=f"Step {step} of {N}: {lesson.STEPS[step - 1][0]}")
+if talk:  # one row: Back, the step's title over a thin progress bar, Next
+    nav[1].markdown(f"<div class='fq-step-title'>{html.escape(content.title)} "
+                    f"<span class='fq-step-of'>· {step} / {N}</span></div>", unsafe_allow_html=True)
+    nav[1].progress(step / N)
+else:
+    nav[1].progress(step / N, text=f"Step {step} of {N}: {lesson.STEPS[step - 1][0]}")
 
 
 # A row of three figures at 1280 px beside the open sidebar is about 280 px a figure (talk mode's
@@ -113,21 +136,34 @@ def draw_figures(content: Slide, prefix: str) -> None:
             show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
 
 
-content = content_of(step)
-st.header(content.title)
+if not talk:
+    st.header(content.title)
 if content.problem:
     st.warning(content.problem)
-for notice in content.notices:
+for notice in content.notices if not talk else ():
     st.warning(notice)
-if step == 5:
+if talk and content.lead and not content.problem:
+    # the projector: one line saying what the figure shows, the figure, then the sentences and numbers
+    st.markdown(f"**{content.lead}**")
+    if step == 5:
+        quadruplet_step(talk, presenter)
+    else:
+        draw_figures(content, f"l{step}")
+    for sentence in content.sentences[:1] if step == 5 else content.sentences:
+        st.markdown(sentence)
+elif step == 5:
     st.markdown(content.sentences[0])
     quadruplet_step(talk, presenter)
 else:
     for sentence in content.sentences:
         st.markdown(sentence)
     draw_figures(content, f"l{step}")
+for notice in content.notices if talk else ():  # on a projector: under the figure
+    st.warning(notice)
 if content.footer:
     st.caption(content.footer)
+if talk:
+    source_controls()
 
 if presenter:
     st.stop()

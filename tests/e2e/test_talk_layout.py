@@ -9,7 +9,12 @@ leaving the figure or overlapping another; a legend that scrolls or cuts its ent
 under 80 px; a legend group in two colours) are in ``layout_checks.py``.
 
 Presenter mode also: no page navigation, no Download or deck buttons, no widget other than the
-Lesson's Back / Next buttons in the page.
+Lesson's Back / Next buttons and Explore's study picker and sliders (α, m1, m2 are moved during a
+talk) in the page.
+
+The projector (1280x720, talk and presenter mode): every Lesson step's main figure (its first) and
+Explore's first figure lie whole inside the first screen, and a Lesson step's one line saying what
+the figure shows stands above it (its sentences and p-values go under it).
 
 One server serves the eight sweeps (``recorded_server``, module-wide: the figures are the recorded
 studies', and every sweep opens its own pages). Run alone with
@@ -46,7 +51,7 @@ def recorded_studies() -> list[str]:
     return sorted(json.loads(p.read_text())["name"] for p in (RECORDED / "studies").glob("*.json"))
 
 
-def presenter_problems(page, where: str, lesson: bool) -> list[str]:
+def presenter_problems(page, where: str, lesson: bool, explore: bool = False) -> list[str]:
     out = []
     if page.locator('[data-testid="stSidebarNav"]').filter(visible=True).count():
         out.append(f"{where}: the page navigation is shown in presenter mode")
@@ -55,13 +60,17 @@ def presenter_problems(page, where: str, lesson: bool) -> list[str]:
     bad = [t for t in texts if not any(ok in t for ok in ("Back", "Next"))]
     if bad:
         out.append(f"{where}: buttons besides Back / Next in presenter mode: {bad[:6]}")
-    widgets = page.locator('[data-testid="stMain"] :is([data-testid="stSelectbox"], [data-testid="stSlider"], '
-                           '[data-testid="stCheckbox"], [data-testid="stMultiSelect"], [data-testid="stNumberInput"],'
-                           ' [data-testid="stTextInput"], [data-testid="stDownloadButton"])').filter(visible=True)
+    kinds = ['[data-testid="stSlider"]', '[data-testid="stCheckbox"]', '[data-testid="stMultiSelect"]',
+             '[data-testid="stNumberInput"]', '[data-testid="stTextInput"]', '[data-testid="stDownloadButton"]']
+    if not explore:  # Explore keeps its study picker (and the switcher its sliders) in presenter mode
+        kinds.append('[data-testid="stSelectbox"]')
+    widgets = page.locator(f'[data-testid="stMain"] :is({", ".join(kinds)})').filter(visible=True)
     if widgets.count():
         out.append(f"{where}: {widgets.count()} control(s) shown in presenter mode")
     sliders = sum(f.locator("input").filter(visible=True).count() for f in page.frames[1:])
-    if sliders:
+    if explore and not sliders and page.frames[1:]:
+        out.append(f"{where}: the figure switcher's sliders are hidden in presenter mode (α cannot be moved)")
+    if sliders and not explore:
         out.append(f"{where}: {sliders} slider(s) of the figure switcher shown in presenter mode")
     if lesson:
         for label in ("Back", "Next"):
@@ -112,6 +121,55 @@ def open_sidebar(page) -> None:
     until_still(lambda: in_frames(page, PLOT_WIDTHS, "|"), 1.0, 30)  # the figures' widths stopped changing
 
 
+PROJECTOR = {"talk", "presenter"}  # modes a lecturer projects: the main figure must be on the first screen
+FIRST_FIGURE = ("() => { const g = document.querySelector('[data-testid=\"stMain\"] .js-plotly-plot');"
+                " if (!g) return null; const r = g.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }")
+
+
+def lead(where: str) -> str | None:
+    """The one line a Lesson step shows above its figure in talk mode (None elsewhere)."""
+    if not where.startswith("lesson step "):
+        return None
+    from app.lesson.steps import LEADS
+
+    return LEADS[int(where.rsplit(" ", 1)[1])]
+
+
+def first_figure(page):
+    """The page's first figure, [x, y, width, height] in the viewport: in the page itself (the
+    Lesson), else in the figure switcher's frame (Explore), offset by where the frame sits."""
+    box = page.evaluate(FIRST_FIGURE)
+    if box:
+        return box
+    for frame in page.frames[1:]:
+        plots = frame.locator(".js-plotly-plot")
+        if plots.count():
+            b = plots.first.bounding_box()  # Playwright gives it in the main viewport's coordinates
+            return [b["x"], b["y"], b["width"], b["height"]] if b else None
+    return None
+
+
+def first_screen_problems(page, where: str, viewport: dict, lead_text: str | None) -> list[str]:
+    """The main figure whole inside the first screen (no scrolling), its one-line lead above it."""
+    box = first_figure(page)
+    if box is None:
+        return [f"{where}: no figure on the page"]
+    x, y, w, h = box
+    out = []
+    if y < 0 or y + h > viewport["height"] + 1 or x < 0 or x + w > viewport["width"] + 1:
+        out.append(f"{where}: the main figure is not whole on the first screen: top {y:.0f}, bottom {y + h:.0f} px "
+                   f"of {viewport['height']} (left {x:.0f}, right {x + w:.0f} of {viewport['width']})")
+    if lead_text:
+        line = page.get_by_text(lead_text, exact=True)
+        if not line.count():
+            out.append(f"{where}: the step's one-line lead is missing: {lead_text!r}")
+        else:
+            b = line.first.bounding_box()
+            if b is None or b["y"] + b["height"] > y + 1:
+                out.append(f"{where}: the step's one-line lead is not above its figure")
+    return out
+
+
 def _walk(page, url: str, mode: str, viewport: str, shots: Path | None) -> list[str]:
     problems = []
     for where, path in _targets():
@@ -119,14 +177,16 @@ def _walk(page, url: str, mode: str, viewport: str, shots: Path | None) -> list[
         page.goto(f"{url}{path}" + (("&" if "?" in path else "?") + query if query else ""))
         # a page's title, or its first figure (presenter mode's Live page has no title: its figures
         # start on the first screen of a projector)
-        page.locator("h1, .js-plotly-plot").first.wait_for(timeout=120_000)
+        page.locator("h1, .js-plotly-plot, iframe").first.wait_for(timeout=120_000)
         settle(page)
         if mode in SIDEBAR_OPEN:
             open_sidebar(page)
         label = f"{where} ({mode}, {viewport})"
         problems += page_problems(page, label)
         if mode == "presenter":
-            problems += presenter_problems(page, label, where.startswith("lesson"))
+            problems += presenter_problems(page, label, where.startswith("lesson"), where.startswith("explore"))
+        if viewport == "1280x720" and mode in PROJECTOR and (where.startswith("lesson") or where.startswith("explore")):
+            problems += first_screen_problems(page, label, VIEWPORTS[viewport], lead(where))
         if shots is not None:
             screenshot(page, shots / f"{where.replace(' ', '_')}-{mode}-{viewport}.png", VIEWPORTS[viewport])
     return problems

@@ -11,7 +11,7 @@
  *   value      {axis: option} the server's position; seq: the last move of ours it has applied
  *   figures    {fid: plotly JSON string}; positions {posKey: {notice, panels: {slot: {fid, caption}}}}
  *              (kept across renders of one layout: a payload built around another position adds to them)
- *   talk, presenter, near (whether the neighbours are in the payload already)
+ *   talk, near (whether the neighbours are in the payload already)
  * A move sends {pos, seq}; once a layout is drawn it asks for the neighbours with {pos, seq, near}.
  */
 (() => {
@@ -38,11 +38,11 @@
                                          dataType: "json"});
   }
 
-  function build(layout, presenter) {
+  function build(layout) {
     for (const box of Object.values(S.slots)) for (const div of box.figs.values()) Plotly.purge(div);
     root.replaceChildren();
     S.slots = {}; S.inputs = {}; S.queue = []; S.known = {}; S.specs = {};
-    if (!presenter && layout.axes.length) {
+    if (layout.axes.length) {
       const bar = el("div", "fq-axes");
       for (const axis of layout.axes) bar.appendChild(slider(axis));
       root.appendChild(bar);
@@ -214,7 +214,7 @@
     document.body.classList.toggle("talk", !!args.talk);
     if (args.layout.sig !== S.sig) {
       S.sig = args.layout.sig;
-      build(args.layout, args.presenter);
+      build(args.layout);
       S.asked = null;
       t.built = performance.now();
     }
