@@ -204,22 +204,30 @@ def take_over(pages: list[str], current: str) -> None:
         st.switch_page(page, query_params=params)
 
 
+FOLLOW_CSS = """<style>
+.st-key-fq_follow {position: fixed; top: 10px; left: 50%; transform: translateX(-50%); z-index: 999991; width: auto;
+  max-width: calc(100vw - 160px); background: #ffffffee; border: 1px solid #d0d7de; border-radius: 8px;
+  padding: 2px 4px 2px 12px; gap: 0.5rem !important;}
+.st-key-fq_follow p {font-size: 0.95rem !important; margin: 0; white-space: nowrap;}
+</style>"""
+
+
 def banner() -> None:
-    """At the top of a following session's page: whom it follows, and the way out (or back)."""
+    """A following session's one line: whom it follows, and the way out (or back). It sits in the
+    page's top bar (fixed, over no content), so a student's figures start where the lecturer's do."""
     code = followed()
     if code is None:
         return
-    if not st.session_state.get(ON_KEY, True):
-        cols = st.columns([2.3, 1], vertical_alignment="center")
-        cols[0].caption("Exploring on your own.")
-        cols[1].button("Follow the lecturer again", key="follow_again", on_click=_follow_again,
-                       icon=":material/cast_for_education:", width="stretch")
-        return
-    cols = st.columns([2.3, 1], vertical_alignment="center")
-    with cols[0]:
+    st.markdown(FOLLOW_CSS, unsafe_allow_html=True)
+    with st.container(key="fq_follow", horizontal=True, vertical_alignment="center", width="content"):
+        if not st.session_state.get(ON_KEY, True):
+            st.markdown("Exploring on your own")
+            st.button("Follow the lecturer again", key="follow_again", on_click=_follow_again,
+                      icon=":material/cast_for_education:", type="tertiary")
+            return
         _poll(code)
-    cols[1].button("Explore on my own", key="follow_out", on_click=_step_out, icon=":material/explore:",
-                   width="stretch")
+        st.button("Explore on my own", key="follow_out", on_click=_step_out, icon=":material/explore:",
+                  type="tertiary")
 
 
 @st.fragment(run_every=POLL_S)
@@ -227,8 +235,8 @@ def _poll(code: str) -> None:
     """About once a second: re-run the page when the presenter's position changed."""
     got = follow_store.read_position(runs_dir(), code)
     if got is None:
-        st.info("Following the lecturer: waiting for the lecturer to share a position.", icon=":material/cast:")
+        st.markdown(":material/cast: Following the lecturer: waiting for the lecturer to share a position")
         return
-    st.info("Following the lecturer", icon=":material/cast_for_education:")
+    st.markdown(":material/cast_for_education: **Following the lecturer**")
     if got["seq"] != st.session_state.get(SEEN_KEY) and st.session_state.get(ON_KEY, True):
         st.rerun()

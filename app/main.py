@@ -59,6 +59,11 @@ def main() -> None:
     presenter = sidebar.presenter_requested()
     st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide",
                        initial_sidebar_state="collapsed" if sidebar.sidebar_collapsed() else "auto")
+    if not roles.admitted():  # a class at its cap: a clear page, no work on the lecturer's laptop
+        st.title("The class is full")
+        st.info(f"This class server takes {roles.max_sessions()} browsers at once and all places are taken. "
+                "Close another tab of it, or ask the lecturer; reload this page when a place is free.")
+        st.stop()
     service.keep_projection_worker()
     start = default_page()
     shown = [p for p in PAGES if roles.is_presenter() or p[0] not in PRESENTER_PAGES]

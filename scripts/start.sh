@@ -4,20 +4,31 @@
 #   bash scripts/start.sh --class          a lecture room: served on all addresses; prints the presenter's
 #                                          link (a fresh secret) and the students' link and QR code first
 #   bash scripts/start.sh --class --host ADDR   serve on ADDR only (the links name it)
+#   bash scripts/start.sh --class --max-sessions N   at most N browsers at once (default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLASS=0
 HOST=""
+MAX_SESSIONS=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --class) CLASS=1 ;;
     --host) [ $# -ge 2 ] || { echo "start.sh: --host needs an address" >&2; exit 2; }; HOST="$2"; shift ;;
     --host=*) HOST="${1#--host=}" ;;
-    -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "start.sh: unknown option $1 (use --class, --host ADDR; PORT=... for the port)" >&2; exit 2 ;;
+    --max-sessions) [ $# -ge 2 ] || { echo "start.sh: --max-sessions needs a number" >&2; exit 2; }; MAX_SESSIONS="$2"; shift ;;
+    --max-sessions=*) MAX_SESSIONS="${1#--max-sessions=}" ;;
+    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "start.sh: unknown option $1 (use --class, --host ADDR, --max-sessions N; PORT=... for the port)" >&2; exit 2 ;;
   esac
   shift
 done
+if [ -n "$MAX_SESSIONS" ] && [ "$CLASS" = 0 ]; then
+  echo "start.sh: --max-sessions caps a class: add --class" >&2; exit 2
+fi
+MAX_SESSIONS=${MAX_SESSIONS:-60}
+if ! [[ "$MAX_SESSIONS" =~ ^[0-9]{1,5}$ ]] || [ "$MAX_SESSIONS" -lt 1 ]; then
+  echo "start.sh: --max-sessions takes a whole number from 1 to 99999, not '$MAX_SESSIONS'" >&2; exit 2
+fi
 if [ -n "$HOST" ] && [ "$CLASS" = 0 ]; then
   echo "start.sh: --host serves other machines: add --class (students get no write controls)" >&2; exit 2
 fi
@@ -26,7 +37,7 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-
 ADDRESS=127.0.0.1
 if [ "$CLASS" = 1 ]; then
   read -r SECRET_FILE CODE _SHOWN < <(.venv/bin/python scripts/class_links.py --host "$HOST" --port "${PORT:-8501}")
-  export FEDQUAD_CLASS_SECRET_FILE="$SECRET_FILE" FEDQUAD_CLASS_CODE="$CODE"
+  export FEDQUAD_CLASS_SECRET_FILE="$SECRET_FILE" FEDQUAD_CLASS_CODE="$CODE" FEDQUAD_CLASS_MAX_SESSIONS="$MAX_SESSIONS"
   ADDRESS=${HOST:-0.0.0.0}
 fi
 exec .venv/bin/streamlit run app/main.py --server.address "$ADDRESS" --server.port "${PORT:-8501}" \

@@ -24,6 +24,9 @@ from app.engine import DamagedFile, follow_store, read_text_file
 
 SECRET_FILE_ENV = "FEDQUAD_CLASS_SECRET_FILE"
 CODE_ENV = "FEDQUAD_CLASS_CODE"
+MAX_SESSIONS_ENV = "FEDQUAD_CLASS_MAX_SESSIONS"
+MAX_SESSIONS = 60  # a lecture room on one laptop (2 cores): start.sh --max-sessions N changes it
+_ADMITTED = "_role_admitted"
 TOKEN_PARAM = "token"
 _KEY = "_role_presenter"
 MIN_SECRET = 22  # characters of token_urlsafe(16): 128 bits
@@ -82,3 +85,37 @@ def require_presenter(action: str) -> None:
     if not is_presenter():
         raise NotPresenter(f"Only the presenter can {action}: in a class, students explore, follow the "
                            "lecturer and download figures.")
+
+
+def max_sessions() -> int:
+    """The class's cap on browser sessions at once ($FEDQUAD_CLASS_MAX_SESSIONS, checked by
+    start.sh; a bad value here falls back to the default)."""
+    try:
+        n = int(os.environ.get(MAX_SESSIONS_ENV, MAX_SESSIONS))
+    except ValueError:
+        return MAX_SESSIONS
+    return n if n >= 1 else MAX_SESSIONS
+
+
+def open_sessions() -> int | None:
+    """Browser sessions connected to this server now (this one included), from Streamlit's session
+    manager; None when that cannot be read (then no cap is applied: a class is never locked out by
+    a Streamlit upgrade)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        return int(Runtime.instance()._session_mgr.num_active_sessions())  # noqa: SLF001 (no public count)
+    except Exception:  # noqa: BLE001 (any change inside Streamlit)
+        return None
+
+
+def admitted() -> bool:
+    """In class mode, whether this session may use the app: the presenter always; a student who
+    was let in keeps the place; a new student only while the class has fewer sessions than the cap."""
+    if not class_mode() or is_presenter() or st.session_state.get(_ADMITTED):
+        return True
+    n = open_sessions()
+    if n is not None and n > max_sessions():
+        return False
+    st.session_state[_ADMITTED] = True
+    return True

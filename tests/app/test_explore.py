@@ -220,7 +220,9 @@ def test_explore_renders_in_talk_and_presenter_mode(recorded_root, talk):
     at = open_explore({"talk": "1" if talk else "0", "presenter": "1", "x_study": "recorded:toy-margins"})
     assert not at.exception, at.exception
     args = switcher(at)
-    assert args["presenter"] is True and args["talk"] is talk
+    assert args["talk"] is talk and "presenter" not in args  # the sliders are drawn in presenter mode too
+    assert [a["key"] for a in args["layout"]["axes"]]  # ... and there are axes to slide
+    assert "x_study" in [s.key for s in at.selectbox]  # the study picker stays in presenter mode
     here = args["positions"]["|".join(f"{a['key']}={args['value'][a['key']]}" for a in args["layout"]["axes"])]
     assert sum(1 for p in here["panels"].values() if p["fid"]) >= 6
     assert not at.get("selectbox") or "x_dl_pick" not in [s.key for s in at.selectbox]  # no download picker

@@ -1,0 +1,156 @@
+"""A class in real browsers (headless Chromium): the class server started as the README says
+(`PORT=... bash scripts/start.sh --class --max-sessions 5`), one presenter context (the secret link)
+and student contexts opening the students' link, the plain address, a wrong secret and the secret
+of the server's previous start.
+
+- every student: no Launch page in the navigation, no "Collapse in one minute", no "Share my
+  position", no Delete / Cancel / Build slides; ``/launch`` typed by hand shows no launch form;
+  the secret is nowhere in the page;
+- the presenter: the Launch page, the demo button, the students' link; moving the Lesson to step 4
+  moves every following student there, and a move of Explore's α slider moves theirs;
+- the cap: with 5 places taken a sixth browser gets "The class is full", and a place freed lets
+  it in on reload.
+
+Traffic stays on 127.0.0.1. Needs Debian's chromium and fails, never skips, without it."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+from conftest import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, free_port
+
+WRITE_LABELS = ("Collapse in one minute", "Share my position", "Delete", "Cancel", "Build slides", "Launch",
+                "Compute")
+
+
+def _start(tmp_path, port: int):
+    env = {**os.environ, "PORT": str(port), "FEDQUAD_RUNS_DIR": str(tmp_path / "runs"),
+           "FEDQUAD_RECORDED_DIR": str(ROOT / "assets" / "recorded"), "FEDQUAD_PROJECTION_WORKER": "0",
+           "FEDQUAD_WARM_SERVER": "0"}
+    log = tmp_path / f"server-{port}-{time.monotonic_ns()}.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(["bash", "scripts/start.sh", "--class", "--max-sessions", "5"], cwd=ROOT, env=env,
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        _stop(proc)
+        pytest.fail("the class server did not report healthy: " + log.read_text()[-2000:])
+    text = log.read_text()
+    secret = re.search(r"token=([A-Za-z0-9_-]+)", text).group(1)
+    code = re.search(r"follow=([a-z0-9]+)", text).group(1)
+    return proc, secret, code
+
+
+def _stop(proc) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _open(browser, url: str):
+    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page.set_default_timeout(90_000)
+    page.goto(url)
+    page.locator("h1, .js-plotly-plot, iframe").first.wait_for(timeout=120_000)
+    return page
+
+
+def _write_controls(page) -> list[str]:
+    """The write controls a page shows (its buttons and the sidebar's page links)."""
+    shown = [t.strip() for t in page.locator("button, [data-testid='stSidebarNavLink']").all_inner_texts()]
+    return [t for t in shown if any(w in t for w in WRITE_LABELS)]
+
+
+def _step(page) -> int | None:
+    title = page.locator(".fq-step-title")
+    if not title.count():
+        return None
+    return int(title.first.inner_text().split(" ·")[0])
+
+
+def _until(check, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
+    exe = chromium_path()
+    if exe is None:
+        pytest.fail(INSTALL_HINT)
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    proc, old_secret, _ = _start(tmp_path, port)  # a previous start: its secret must be dead now
+    _stop(proc)
+    proc, secret, code = _start(tmp_path, port)
+    assert secret != old_secret
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
+            try:
+                presenter = _open(browser, f"{base}/?token={secret}&talk=1")
+                assert "token=" not in presenter.url  # taken out of the address at once
+                presenter.get_by_test_id("stExpandSidebarButton").first.click()
+                assert _until(lambda: presenter.get_by_text("Collapse in one minute").count() > 0)
+                assert presenter.locator("[data-testid='stSidebarNavLink']", has_text="Launch").count()
+                assert presenter.get_by_text(f"follow={code}").count()  # the students' link, on the presenter's page
+
+                students = {how: _open(browser, url) for how, url in (
+                    ("students' link", f"{base}/?follow={code}&talk=1"), ("plain address", f"{base}/"),
+                    ("wrong secret", f"{base}/?token={'x' * 32}"), ("old secret", f"{base}/?token={old_secret}"))}
+                for how, page in students.items():
+                    page.get_by_test_id("stExpandSidebarButton").first.click()
+                    time.sleep(1.0)
+                    assert not _write_controls(page), (how, _write_controls(page))
+                    assert secret not in page.content() and "token=" not in page.url, how
+                    assert page.get_by_text("Following the lecturer").count(), how
+
+                # the presenter moves to the Lesson's step 4: every student follows
+                presenter.goto(f"{base}/lesson?step=4&talk=1")
+                presenter.locator(".fq-step-title").first.wait_for(timeout=120_000)
+                for how, page in students.items():
+                    assert _until(lambda: _step(page) == 4, 60), (how, _step(page))
+                presenter.get_by_role("button", name="Next →").click()
+                for how, page in students.items():
+                    assert _until(lambda: _step(page) == 5, 60), (how, _step(page))
+
+                # a student who types the Launch page's address gets no launch form
+                launch = students["plain address"]
+                launch.goto(f"{base}/launch")
+                launch.locator("h1, .js-plotly-plot, iframe").first.wait_for(timeout=120_000)
+                time.sleep(2.0)
+                assert not launch.get_by_role("button", name="Start", exact=True).count() and not _write_controls(launch)
+
+                # the cap: five places (the presenter and four students) are taken
+                full = _open(browser, f"{base}/")
+                assert _until(lambda: full.get_by_text("The class is full").count() > 0, 30)
+                assert not _write_controls(full)
+                students["wrong secret"].context.close()  # a place is freed
+                time.sleep(2.0)
+                full.reload()
+                full.locator("h1, .js-plotly-plot, iframe").first.wait_for(timeout=120_000)
+                assert _until(lambda: not full.get_by_text("The class is full").count(), 30)
+            finally:
+                browser.close()
+    finally:
+        _stop(proc)
