@@ -14,6 +14,8 @@ import importlib
 from fedquad_core.runs import launcher
 from fedquad_core.runs import locks as process_locks
 from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
+from fedquad_core.config.alpha import ALPHA_STEPS, alpha_text, parse_alpha
+from fedquad_core.config import limits
 from fedquad_core.numerics.geometry import effective_rank, singular_values
 from fedquad_core.config.method_labels import CITATIONS as METHOD_CITATIONS, LABELS as METHOD_LABELS, method_label
 from fedquad_core.runs.launcher import spawn_detached
@@ -34,12 +36,13 @@ _LAZY = {
     "METHODS": "fedquad_core.methods",
     "DataError": "fedquad_core.data", "check_data": "fedquad_core.data", "data_summary": "fedquad_core.data",
     "load_dataset": "fedquad_core.data",
-    "USER_ERRORS": "fedquad_core.errors",
+    "USER_ERRORS": "fedquad_core.user_errors",
+    "check_runs": "fedquad_core.config.preflight",
     "StudySpec": "fedquad_core.study", "check_grid": "fedquad_core.study", "check_name": "fedquad_core.study",
     "expand": "fedquad_core.study", "parse_axes": "fedquad_core.study", "parse_grid": "fedquad_core.study",
 }
 
-__all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "effective_rank", "singular_values", "spawn_detached",
+__all__ = ["launcher", "process_locks", "ALPHA_STEPS", "alpha_text", "parse_alpha", "limits", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "effective_rank", "singular_values", "spawn_detached",
            "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
            "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",

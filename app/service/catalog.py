@@ -77,12 +77,21 @@ def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0)
     return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def dataset_partition(dataset: str, num_clients: int, alpha: float | None, seed: int, min_size: int,
+                      train_subset: int | None = None) -> list[np.ndarray]:
+    """The split a run with these settings gets, drawn once per settings (the Partitions page's
+    figures and the Launch page's preflight share it); treat it as read-only."""
+    labels, _ = dataset_labels(dataset, train_subset, seed)
+    return partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
 def partition_counts(dataset: str, num_clients: int, alpha: float | None, seed: int, min_size: int,
                      train_subset: int | None = None) -> np.ndarray:
     """Clients x classes counts of the split a run with these settings gets (cached)."""
     labels, names = dataset_labels(dataset, train_subset, seed)
-    parts = partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+    parts = dataset_partition(dataset, num_clients, alpha, seed, min_size, train_subset)
     return class_counts(parts, labels, len(names))
 
 

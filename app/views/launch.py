@@ -77,14 +77,13 @@ common["train_subset"] = int(ss.l_train_subset) or None
 common["lr"] = float(ss.l_lr)
 if st.button("Start", type="primary", disabled=bool(problem) or not chosen, key="l_start"):
     try:
-        cfgs = service.make_configs(chosen, common, params)
-        error = service.check_configs(cfgs)
+        checked, error = service.preflight(service.make_configs(chosen, common, params))
     except (TypeError, ValueError) as e:
         error = str(e)
     if error:
         st.error(f"Not started: {error}")
     else:
-        group, ids = service.launch_group(cfgs)
+        group, ids = service.launch_group(checked)
         ss.last_group = group
         st.success(f"Started {len(ids)} run(s) in group {group}.")
         st.page_link("views/live.py", label="Watch them on the Live page", icon=":material/monitoring:")

@@ -14,7 +14,7 @@ import sys
 import threading
 from typing import Sequence
 
-from ..errors import USER_ERRORS
+from ..user_errors import USER_ERRORS
 from ..runs.store import RunStore
 from . import commands
 from .args import OneLineParser, add_run_options, int_in

@@ -4,13 +4,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..config import alpha_label
+from ..config.alpha import alpha_text
 from ..errors import UserError
 from ..runs.store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
 from ..study.paper_claims import check_claims, claims_markdown
 from ..study.matched import matched_accuracy
-from ..study.store import DamagedStudy
+from ..study.run import request_study_cancel
+from ..study.store import DamagedStudy, check_name
 from ..study.table import mean_std_text, response_table, slider_axes, study_frame
 from ..version import engine_fingerprint
 from .args import add_run_options, config_from_args, int_in, read_json_file
@@ -136,9 +137,6 @@ def _cancel(args, store: RunStore) -> int:
 
 
 def cancel_study(name: str, store: RunStore) -> int:
-    from ..study.store import check_name
-    from ..study.run import request_study_cancel
-
     if not request_study_cancel(store.root, check_name(name)):
         print(f"study {name} is not running in {store.root}: nothing to cancel")
         return 0
@@ -229,7 +227,7 @@ def _cell(entry: dict, metric: str) -> str:
 
 
 def _value(axis: str, value: Any) -> str:
-    return alpha_label(value) if axis == "alpha" else str(value)
+    return alpha_text(value) if axis == "alpha" else str(value)
 
 
 def print_response(store: RunStore, study: dict[str, Any], args) -> None:

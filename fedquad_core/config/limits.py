@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import ConfigError, UserError
+from ..errors import UserError
+from .run import DATASET_DEFAULTS, ConfigError
 
 ROUNDS_MAX = 10_000        # about a day of digits rounds, weeks of CIFAR ones
 CLIENTS_MAX = 10_000       # and never more than the training samples (validate)
@@ -22,7 +23,7 @@ GRID_POINTS_MAX = 1_000    # points of one study grid; --yes-large-grid lifts it
 
 _INTS = (("rounds", "--rounds", ROUNDS_MAX), ("num_clients", "--clients", CLIENTS_MAX),
          ("snapshot_every", "--snapshot-every", SNAPSHOT_EVERY_MAX))
-_FLOATS = (("lr", "--lr"), ("momentum", "--momentum"), ("weight_decay", "--weight-decay"), ("alpha", "--alpha"))
+_FLOATS = (("lr", "--lr"), ("momentum", "--momentum"), ("weight_decay", "--weight-decay"))  # alpha: alpha.alpha_problem
 
 
 def _number(value: Any) -> bool:
@@ -73,13 +74,12 @@ def check_bounds(cfg, *, train_size: int | None = None, test_size: int | None = 
 
 
 def _default_batch(cfg) -> int:
-    from .run import DATASET_DEFAULTS
-
     return int((DATASET_DEFAULTS.get(cfg.dataset) or {}).get("batch_size") or 0)
 
 
 def _sizes(cfg, train_size, test_size) -> tuple[int | None, int | None]:
-    from ..data import data_summary
+    from ..data import data_summary  # lazy: the data loaders import torch (1.5-4 s); this module is torch-free
+
 
     try:
         summary = data_summary(cfg.dataset, data_dir=cfg.data_dir)

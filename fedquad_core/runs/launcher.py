@@ -20,9 +20,11 @@ import time
 from pathlib import Path
 from typing import IO
 
-from . import locks
+from . import locks, preflight_file
 from ..config import RunConfig
+from ..config.checked import Checked
 from ..config.devices import usable_cores
+from ..version import engine_fingerprint
 from .store import RunStore, pid_alive, process_identity
 
 # the warm server's files in a store, and how long a launch waits on it (fedquad_core.prefork)
@@ -49,14 +51,19 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = None, slots: int | None = None,
-           extra: dict | None = None) -> str:
+def launch(cfg: RunConfig | Checked, runs_dir: str | os.PathLike, *, run_id: str | None = None,
+           slots: int | None = None, extra: dict | None = None) -> str:
     """Create the run folder (state 'queued') and start its process; return the run id at once.
+    A ``Checked`` config (``preflight.check_runs``) hands its partition to the process
+    (``preflight_file``), which then neither checks the config nor draws the partition again.
     ``extra`` is stored beside the config (e.g. the dashboard's comparison group)."""
+    checked = cfg if isinstance(cfg, Checked) else Checked(cfg)
     store = RunStore(runs_dir)
     store.root.mkdir(parents=True, exist_ok=True)
-    config = cfg.resolved().to_dict()
+    config = checked.config.resolved().to_dict()
     writer = store.create(config, run_id)
+    if checked.parts is not None and checked.labels_digest:
+        preflight_file.write(writer.path, config, checked.parts, checked.labels_digest, engine_fingerprint())
     if extra:
         writer.set_status("queued", **extra)
     slots = slots or default_slots()

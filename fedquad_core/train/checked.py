@@ -1,0 +1,47 @@
+"""A launched run's preparation when the preflight has done the work: the run's process reads the
+partition the dashboard's (or a study's) preflight drew (``runs.preflight_file``) and, when its
+digests match the config it read, its engine and the labels it loaded, trains on it, without
+checking the config or drawing the partition again. Anything that does not match gives None, and
+the run prepares itself as a ``fedquad run`` does (``runner.prepare``: the preflight, then the
+draw). This module is not part of the engine fingerprint: ``runner.Prepared`` is built here from
+the same parts ``runner.prepare`` builds it from."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..config import RunConfig
+from ..data import data_source, load_dataset
+from ..numerics.partition import class_counts
+from ..runs import preflight_file
+from ..version import engine_fingerprint
+from .runner import Prepared
+
+
+def prepare_checked(cfg: RunConfig, folder: Path, stored: dict[str, Any]) -> Prepared | None:
+    """``Prepared`` from the preflight's file in the run ``folder`` for ``cfg`` (read from
+    ``stored``, its config.json), or None when there is no file or a digest does not match."""
+    found = preflight_file.read(folder, stored, engine_fingerprint())
+    if found is None:
+        return None
+    parts, digest = found
+    cfg = cfg.resolved()
+    ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download, train_subset=cfg.train_subset,
+                      seed=cfg.seed)
+    labels = ds.y_train.numpy()
+    if len(parts) != cfg.num_clients or preflight_file.labels_digest(labels) != digest or not _covers(parts, len(labels)):
+        return None
+    source = data_source(cfg.dataset, data_dir=cfg.data_dir)
+    print(f"fedquad: {cfg.dataset} read from {source} (partition from the preflight)", file=sys.stderr)
+    return Prepared(cfg, ds, parts, class_counts(parts, labels, ds.num_classes), source)
+
+
+def _covers(parts: list[np.ndarray], n: int) -> bool:
+    """Every sample index in [0, n) held by exactly one client."""
+    flat = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    if len(flat) != n or (n and (flat.min() < 0 or flat.max() >= n)):
+        return False
+    return bool((np.bincount(flat, minlength=n) == 1).all())
