@@ -39,6 +39,7 @@ _LAZY = {
     "USER_ERRORS": "fedquad_core.user_errors",
     "check_runs": "fedquad_core.config.preflight",
     "StudySpec": "fedquad_core.study", "check_grid": "fedquad_core.study", "check_name": "fedquad_core.study",
+    "check_study": "fedquad_core.study",
     "expand": "fedquad_core.study", "parse_axes": "fedquad_core.study", "parse_grid": "fedquad_core.study",
 }
 

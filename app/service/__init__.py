@@ -13,7 +13,7 @@ from app.roots import REPO_ROOT, recorded_dir, runs_dir
 from app.service.catalog import (ParamSpec, data_problem, dataset_info, dataset_labels, log_options, lt3_mask,
                                  method_citation, method_names, param_specs, partition_counts)
 from app.service.launching import (check_configs, config_defaults, dataset_defaults, launch_group, launch_preset,
-                                   make_configs, preflight, warm_launch)
+                                   make_configs, preflight, run_labels, run_partition, warm_launch)
 from app.service.runs import (DATASET_LABELS, PAIR_METHODS, PAIR_NOTE, PAIR_STUDIES, SOURCES, any_active, bundle,
                               cancel, delete, is_recorded, latest_group, local_snapshot_rounds, method_label,
                               metrics_frame, pair_note, read_config, read_local_snapshot, read_metrics, read_partition,
@@ -26,7 +26,7 @@ __all__ = ["ACTIVE", "DATASET_NAMES", "DEVICES", "ConfigError", "DamagedRun", "D
            "RunConfig", "RunNotFound", "StoreError", "REPO_ROOT", "recorded_dir", "runs_dir",
            "ParamSpec", "data_problem", "dataset_info", "dataset_labels", "log_options", "lt3_mask",
            "method_citation", "method_names", "param_specs", "partition_counts",
-           "check_configs", "preflight", "config_defaults", "dataset_defaults", "launch_group", "launch_preset", "make_configs",
+           "check_configs", "preflight", "run_labels", "run_partition", "config_defaults", "dataset_defaults", "launch_group", "launch_preset", "make_configs",
            "warm_launch", "DATASET_LABELS", "PAIR_METHODS", "PAIR_NOTE", "PAIR_STUDIES", "SOURCES", "any_active",
            "bundle", "cancel", "delete", "is_recorded", "latest_group", "local_snapshot_rounds", "method_label",
            "metrics_frame", "pair_note", "read_config", "read_local_snapshot", "read_metrics", "read_partition",

@@ -36,17 +36,21 @@ def preflight(cfgs: list[RunConfig]) -> tuple[list | None, str | None]:
     cached labels and partitions (the Partitions page's draw of the same settings is reused)."""
     if not cfgs:
         return None, "pick at least one method"
-
-    def labels(c: RunConfig):  # data in a custom folder or to download: checked when the run starts
-        return None if c.data_dir or c.download else dataset_labels(c.dataset, c.train_subset, c.seed)[0]
-
-    def draw(c: RunConfig):
-        return dataset_partition(c.dataset, c.num_clients, c.alpha, c.seed, c.min_size, c.train_subset)
-
     try:
-        return engine.check_runs(cfgs, labels=labels, draw=draw), None
+        return engine.check_runs(cfgs, labels=run_labels, draw=run_partition), None
     except (*engine.USER_ERRORS, ValueError) as e:
         return None, str(e)
+
+
+def run_labels(c: RunConfig):
+    """The training labels a run with ``c`` sees, from this app's cache; None for data in a custom
+    folder or to download (checked when the run starts)."""
+    return None if c.data_dir or c.download else dataset_labels(c.dataset, c.train_subset, c.seed)[0]
+
+
+def run_partition(c: RunConfig):
+    """The partition a run with ``c`` gets, from this app's cache (drawn on ``run_labels(c)``)."""
+    return dataset_partition(c.dataset, c.num_clients, c.alpha, c.seed, c.min_size, c.train_subset)
 
 
 def check_configs(cfgs: list[RunConfig]) -> str | None:

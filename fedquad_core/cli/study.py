@@ -6,6 +6,7 @@ from typing import Any
 
 from ..config.alpha import alpha_text
 from ..errors import UserError
+from ..runs import preflight_file
 from ..runs.store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
 from ..study.paper_claims import check_claims, claims_markdown
@@ -69,6 +70,7 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--yes-large-grid", action="store_true",
                    help="allow a grid of more than 1,000 points (each point is a run; see README, Reliability)")
+    r.add_argument("--preflight", help=argparse.SUPPRESS)  # the dashboard's check of this grid (runs.preflight_file)
     add_run_options(r)
     c = ssub.add_parser("cancel", parents=[common], help="stop a running study as Ctrl-C does (no new point; "
                         "running points stop after their round)")
@@ -145,8 +147,9 @@ def cancel_study(name: str, store: RunStore) -> int:
 
 
 def _run(args, store: RunStore) -> int:
+    handed = preflight_file.read(args.preflight, engine_fingerprint()) if args.preflight else None
     study = run_study(spec_from_args(args, store), store, jobs=args.jobs, threads=args.threads, ray=args.ray,
-                      quiet=args.quiet, large_grid=args.yes_large_grid)
+                      quiet=args.quiet, large_grid=args.yes_large_grid, handed=handed)
     args.metric, args.x_axis = list(DEFAULT_METRICS), None
     print_response(store, study, args)
     return 0

@@ -106,12 +106,12 @@ def test_the_run_checks_and_draws_itself_when_its_config_changed_after_the_prefl
 def test_a_damaged_or_foreign_preflight_file_is_not_trusted(tmp_path, damage):
     config = {"dataset": "digits", "seed": 0}
     parts = [np.array([0, 2]), np.array([1, 3])]
-    preflight_file.write(tmp_path, config, parts, "labels-digest", "engine")
-    found = preflight_file.read(tmp_path, config, "engine")
+    preflight_file.write(tmp_path / preflight_file.FILE, [(config, parts, "labels-digest")], "engine")
+    found = preflight_file.read_run(tmp_path, config, "engine")
     assert found is not None and found[1] == "labels-digest"
     assert all(np.array_equal(a, b) for a, b in zip(found[0], parts))
-    assert preflight_file.read(tmp_path, {**config, "seed": 1}, "engine") is None  # another config
-    assert preflight_file.read(tmp_path, config, "another engine") is None
+    assert preflight_file.read_run(tmp_path, {**config, "seed": 1}, "engine") is None  # another config
+    assert preflight_file.read_run(tmp_path, config, "another engine") is None
     path = tmp_path / preflight_file.FILE
     if damage == "truncate":
         path.write_bytes(path.read_bytes()[:40])
@@ -119,8 +119,36 @@ def test_a_damaged_or_foreign_preflight_file_is_not_trusted(tmp_path, damage):
         with np.load(path) as data:
             arrays = dict(data)
         if damage == "labels":
-            arrays["meta"] = np.array(json.dumps({**json.loads(str(arrays["meta"])), "labels": None}))
+            meta = json.loads(str(arrays["meta"]))
+            for entry in meta["entries"].values():
+                entry["labels"] = None
+            arrays["meta"] = np.array(json.dumps(meta))
         else:
-            arrays["indices"] = arrays["indices"][::-1].copy()  # the partition no longer matches its digest
+            arrays["indices_0"] = arrays["indices_0"][::-1].copy()  # the partition no longer matches its digest
         np.savez(path, **arrays)
-    assert preflight_file.read(tmp_path, config, "engine") is None
+    assert preflight_file.read_run(tmp_path, config, "engine") is None
+
+
+def test_a_study_from_the_dashboard_is_checked_once_and_its_driver_trusts_the_check(counted, monkeypatch):
+    from app.studies import catalog as studies
+    from fedquad_core.study import run as study_run
+
+    seen, started, root = counted
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(root))
+    trained = {}
+    monkeypatch.setattr(study_run, "run_in_pool", lambda todo, runs, **kw: trained.update(todo))
+    base = {**COMMON, "method": "fedavg", "method_params": {}}
+    checked, problem = studies.preflight_study("pre", base, {"method": ["fedavg", "fedquad"]})
+    assert problem is None and len(checked) == 2
+    studies.launch("pre", {"title": "pre", "base": base, "axes": {"method": ["fedavg", "fedquad"]}}, checked=checked)
+    assert seen == Counter({"check_config": 2, "alpha rule": 2, "draw": 1})
+    assert main(started[-1][3:]) == 0  # the driver, in-process: `fedquad study run pre --file ... --preflight ...`
+    assert seen == Counter({"check_config": 2, "alpha rule": 2, "draw": 1})  # nothing checked or drawn again
+    assert len(trained) == 2 and all(np.array_equal(a, b) for c in trained.values()
+                                     for a, b in zip(c.parts, checked[0].parts))
+    # without the dashboard's check (e.g. "Compute missing points"), the driver checks and draws itself
+    trained.clear()
+    studies.launch("pre")
+    assert "--preflight" not in started[-1]
+    assert main(started[-1][3:]) == 0
+    assert seen == Counter({"check_config": 4, "alpha rule": 4, "draw": 2})
