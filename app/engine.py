@@ -43,12 +43,13 @@ _LAZY = {
     "expand": "fedquad_core.study", "parse_axes": "fedquad_core.study", "parse_grid": "fedquad_core.study",
 }
 
-__all__ = ["launcher", "process_locks", "ALPHA_STEPS", "alpha_text", "parse_alpha", "limits", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "effective_rank", "singular_values", "spawn_detached",
+__all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "effective_rank", "singular_values", "spawn_detached",
            "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
            "layout_damage", "read_layout", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
            "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "p_text", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
            "claims_markdown", "follow_store", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
+__all__ += ["ALPHA_STEPS", "alpha_text", "parse_alpha", "limits"]  # the one α vocabulary, the forms' bounds
 
 
 def __getattr__(name: str):

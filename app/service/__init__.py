@@ -13,7 +13,7 @@ from app.roots import REPO_ROOT, recorded_dir, runs_dir
 from app.service.catalog import (ParamSpec, data_problem, dataset_info, dataset_labels, log_options, lt3_mask,
                                  method_citation, method_names, param_specs, partition_counts)
 from app.service.launching import (check_configs, config_defaults, dataset_defaults, launch_group, launch_preset,
-                                   make_configs, preflight, run_labels, run_partition, warm_launch)
+                                   make_configs, warm_launch)
 from app.service.runs import (DATASET_LABELS, PAIR_METHODS, PAIR_NOTE, PAIR_STUDIES, SOURCES, any_active, bundle,
                               cancel, delete, is_recorded, latest_group, local_snapshot_rounds, method_label,
                               metrics_frame, pair_note, read_config, read_local_snapshot, read_metrics, read_partition,
@@ -21,18 +21,22 @@ from app.service.runs import (DATASET_LABELS, PAIR_METHODS, PAIR_NOTE, PAIR_STUD
                               showing_pair, snapshot_notice, snapshot_notices, snapshot_rounds, source_of,
                               source_root, store, store_for, summary_table, without_damaged)
 from app.service.workers import keep_projection_worker, keep_warm_server
+# the one preflight, the one α vocabulary and the forms' shared ranges (issue 31)
+from app.service.catalog import ALPHAS, BOUNDS, alpha_text, parse_alpha, slider_alpha
+from app.service.launching import preflight, run_labels, run_partition
 
 __all__ = ["ACTIVE", "DATASET_NAMES", "DEVICES", "ConfigError", "DamagedRun", "DataError", "PartitionError",
            "RunConfig", "RunNotFound", "StoreError", "REPO_ROOT", "recorded_dir", "runs_dir",
            "ParamSpec", "data_problem", "dataset_info", "dataset_labels", "log_options", "lt3_mask",
            "method_citation", "method_names", "param_specs", "partition_counts",
-           "check_configs", "preflight", "run_labels", "run_partition", "config_defaults", "dataset_defaults", "launch_group", "launch_preset", "make_configs",
+           "check_configs", "config_defaults", "dataset_defaults", "launch_group", "launch_preset", "make_configs",
            "warm_launch", "DATASET_LABELS", "PAIR_METHODS", "PAIR_NOTE", "PAIR_STUDIES", "SOURCES", "any_active",
            "bundle", "cancel", "delete", "is_recorded", "latest_group", "local_snapshot_rounds", "method_label",
            "metrics_frame", "pair_note", "read_config", "read_local_snapshot", "read_metrics", "read_partition",
            "read_snapshot", "read_status", "recorded_pair", "run_label", "run_path", "runs_table", "showing_pair",
            "snapshot_notice", "snapshot_notices", "snapshot_rounds", "source_of", "source_root", "store",
            "store_for", "summary_table", "without_damaged", "keep_projection_worker", "keep_warm_server"]
+__all__ += ["ALPHAS", "BOUNDS", "alpha_text", "parse_alpha", "slider_alpha", "preflight", "run_labels", "run_partition"]
 
 
 def __getattr__(name: str):

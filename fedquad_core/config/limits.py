@@ -20,6 +20,12 @@ SNAPSHOT_EVERY_MAX = ROUNDS_MAX
 FLOAT_MAX = 3.4028234663852886e38  # float32's largest: |lr|, momentum, weight decay, a float method parameter
 SNAPSHOT_POINTS_FLOOR = 2_000  # the default: on a smaller test set it means all the test points evaluated
 GRID_POINTS_MAX = 1_000    # points of one study grid; --yes-large-grid lifts it
+# checked by preflight.validate (here so that the dashboard's forms read them without torch)
+SEED_MAX = 2**63 - 1  # torch.Generator.manual_seed's range; numpy takes any seed >= 0
+WORKERS_MAX = 256
+LOCAL_EPOCHS_MAX = 1000  # a client draws its batch order for all its epochs up front
+LOCAL_CLIENTS_MAX = 100  # each costs a forward pass and K x points x dim float16 a snapshot
+NAME_MAX = 200
 
 _INTS = (("rounds", "--rounds", ROUNDS_MAX), ("num_clients", "--clients", CLIENTS_MAX),
          ("snapshot_every", "--snapshot-every", SNAPSHOT_EVERY_MAX))

@@ -17,7 +17,7 @@ from .alpha import alpha_problem
 from .checked import Checked
 from .run import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
 from .field_types import type_problem
-from .limits import check_bounds
+from .limits import LOCAL_CLIENTS_MAX, LOCAL_EPOCHS_MAX, NAME_MAX, SEED_MAX, WORKERS_MAX, check_bounds
 from ..data import check_data, data_summary, load_dataset
 from .devices import resolve_device
 from ..errors import UserError
@@ -32,11 +32,6 @@ def _positive_int(name: str, value: Any, flag: str, minimum: int = 1, maximum: i
         raise ConfigError(f"{name} must be an integer {bounds} (got {value!r}): change {flag}")
 
 
-SEED_MAX = 2**63 - 1  # torch.Generator.manual_seed's range; numpy takes any seed >= 0
-WORKERS_MAX = 256
-LOCAL_EPOCHS_MAX = 1000  # a client draws its batch order for all its epochs up front
-LOCAL_CLIENTS_MAX = 100  # each costs a forward pass and K x points x dim float16 a snapshot
-NAME_MAX = 200
 
 
 def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConfig:
