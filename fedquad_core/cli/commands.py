@@ -9,6 +9,7 @@ import os
 import sys
 
 from ..config import RunConfig
+from ..config.alpha import alpha_text
 from ..errors import RUN_INPUT_ERRORS, UserError
 from ..runs.claims import claim, finished_run, release
 from ..runs.launcher import acquire_slot, held_slot
@@ -150,7 +151,7 @@ def cmd_list(args, store: RunStore) -> int:
             rows.append([info.run_id, "damaged"] + ["-"] * 6)
             continue
         s = summarize(store, info.run_id)
-        rows.append([info.run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), fmt(s["alpha"], "g"),
+        rows.append([info.run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), alpha_text(s["alpha"], "short"),
                      str(s["rounds"]), fmt(s["final_acc"])])
     print_table(["run", "state", "method", "dataset", "clients", "alpha", "rounds", "final acc"], rows)
     for info in infos:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ..config.alpha import alpha_text
 from ..runs.store import RunNotFound, RunStore, StoreError
 from .matched import MatchedComparison, accuracy_levels, curve as _curve, matched_comparison  # noqa: F401
 from .stats import LEVEL, bands_separated, first_crossing, holm, plateau_gain
@@ -322,7 +323,7 @@ def _label(coords: dict) -> str:
         if k == "method":
             parts.append(NAMES.get(v, str(v)))
         elif k == "alpha":
-            parts.append("IID" if v is None else f"α={v:g}")
+            parts.append(alpha_text(v, "label"))
         else:
             parts.append(f"{k}={v}")
     return ", ".join(parts)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..config import alpha_label
+from ..config.alpha import alpha_text
 from ..runs.store import RunStore, StoreError, _read_json, atomic_write_json
 from ..version import BOOKKEEPING, engine_fingerprint
 from ..errors import UserError
@@ -115,4 +115,4 @@ def grid_difference(study: dict[str, Any], base: dict[str, Any], axes: dict[str,
 
 
 def _axes_text(axes: dict[str, list]) -> str:
-    return " ".join(f"{k}={','.join(alpha_label(v) if k == 'alpha' else str(v) for v in vals)}" for k, vals in axes.items())
+    return " ".join(f"{k}={','.join(alpha_text(v) if k == 'alpha' else str(v) for v in vals)}" for k, vals in axes.items())
