@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
-from app.engine import atomic_write, pid_alive, process_locks
+from app.engine import RunStore, atomic_write, pid_alive, process_locks
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
@@ -127,10 +127,10 @@ def request_umap(run_dir, round_: int) -> bool:
 
 def compute_and_cache(run_dir, round_: int) -> Path:
     """Fit that snapshot's layout and write the cache (atomic); drops this process's marker."""
-    npz, cache, marker, _ = snapshot_files(run_dir, round_)
+    _, cache, marker, _ = snapshot_files(run_dir, round_)
     try:
-        with np.load(npz, allow_pickle=False) as data:
-            z = data["embeddings"]
+        store, run_id = _store(run_dir)
+        z = store.read_snapshot(run_id, round_)["embeddings"]  # DamagedRun names a damaged file
         xy = compute_umap(z)
         atomic_write(cache, lambda f: np.save(f, xy))
         return cache
@@ -140,6 +140,13 @@ def compute_and_cache(run_dir, round_: int) -> Path:
                 marker.unlink(missing_ok=True)
         except OSError:
             pass
+
+
+def _store(run_dir) -> tuple[RunStore, str]:
+    """The run store holding ``run_dir`` and the run's id in it: a run's snapshots are read through
+    the store (the one reader: shapes checked, a damaged file named)."""
+    run = Path(run_dir).resolve()
+    return RunStore(run.parent), run.name
 
 
 def claim(run_dir, round_: int) -> bool:
@@ -164,8 +171,8 @@ def compute_remaining(run_dir: str, near: int) -> list[int]:
     process: numba compiles or loads once per process, so it does the whole run)."""
     done: list[int] = []
     while True:
-        folder = Path(run_dir) / "embeddings"
-        rounds = sorted((int(p.stem.split("_")[1]) for p in folder.glob("round_*.npz")), key=lambda r: abs(r - near))
+        store, run_id = _store(run_dir)
+        rounds = sorted(store.snapshot_rounds(run_id), key=lambda r: abs(r - near))
         todo = [r for r in rounds if r not in done and claim(run_dir, r)]
         if not todo:
             return done

@@ -45,6 +45,8 @@ def test_procrustes_without_reference_or_with_mismatch():
 def fake_run(tmp_path):
     run = tmp_path / "run"
     (run / "embeddings").mkdir(parents=True)
+    (run / "config.json").write_text('{"method": "fedavg", "dataset": "digits"}')  # a run folder, as the store reads it
+    (run / "status.json").write_text('{"state": "finished"}')
     rng = np.random.default_rng(0)
     labels = np.arange(200) % 4
     z = rng.normal(size=(200, 16)) + 4.0 * labels[:, None]
