@@ -16,6 +16,7 @@ from typing import Sequence
 
 from ..user_errors import USER_ERRORS
 from ..runs.store import RunStore
+from ..study.run import StudyStopped
 from . import commands
 from .args import OneLineParser, add_run_options, int_in
 from .study import add_study_parser, cmd_study
@@ -84,8 +85,6 @@ def _main(argv: Sequence[str] | None) -> int:
         print("fedquad: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        from ..study.run import StudyStopped
-
         if not isinstance(exc, StudyStopped):
             raise
         print(f"fedquad: {exc}", file=sys.stderr)  # what finished and how to resume, one line

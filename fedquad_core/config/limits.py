@@ -84,8 +84,7 @@ def _default_batch(cfg) -> int:
 
 
 def _sizes(cfg, train_size, test_size) -> tuple[int | None, int | None]:
-    from ..data import data_summary  # lazy: the data loaders import torch (1.5-4 s); this module is torch-free
-
+    from ..data import data_summary  # lazy: about 1.4 s of torch (benchmarks/lazy_imports.py); the pages import limits
 
     try:
         summary = data_summary(cfg.dataset, data_dir=cfg.data_dir)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config.alpha import alpha_text
+from ..runs.files import Damaged
 from ..runs.store import RunStore, StoreError, _read_json, atomic_write_json
 from ..version import BOOKKEEPING, engine_fingerprint
 from ..errors import UserError
@@ -69,9 +70,6 @@ class StudyStore:
 
     def read(self, name: str) -> dict[str, Any]:
         """The study, or ``StudyNotFound`` / ``DamagedStudy`` (one line each)."""
-        from ..runs.files import Damaged
-        from .files import read_study
-
         path = self.path(name)
         if not os.path.lexists(path):
             raise StudyNotFound(f"no study {name!r} in {self.root}: `fedquad study list --runs-dir {self.root}` "

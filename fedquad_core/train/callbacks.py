@@ -7,6 +7,9 @@ import time
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
+
+from ..runs.stop_signals import interrupt_deferred
 
 
 class Callback:
@@ -62,8 +65,6 @@ class StoreCallback(Callback):
                                data_source=info.get("data_source"))
 
     def on_round(self, row):
-        from ..runs.stop_signals import interrupt_deferred
-
         with interrupt_deferred():  # the row and the status's round move together
             self.writer.append_metrics(row)
             self.writer.set_status("running", round=row["round"])
@@ -106,8 +107,6 @@ class ProgressCallback(Callback):
         self.bar = None
 
     def on_start(self, info):
-        from tqdm import tqdm
-
         self.bar = tqdm(total=info["rounds"], desc=self.label or info.get("method", "run"), unit="round",
                         file=self.stream, leave=True, dynamic_ncols=True)
 
