@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import presets, service, state
-from app.service.catalog import ALPHAS, BOUNDS, slider_alpha
+from app.service.catalog import ALPHAS, slider_alpha
 
 FIELDS = ("dataset", "model", "num_clients", "alpha", "participation", "local_epochs", "rounds", "lr", "batch_size",
           "snapshot_every", "seed", "train_subset", "device", "min_size")

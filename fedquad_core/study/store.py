@@ -17,6 +17,7 @@ from ..runs.files import Damaged
 from ..runs.store import RunStore, StoreError, _read_json, atomic_write_json
 from ..version import BOOKKEEPING, engine_fingerprint
 from ..errors import UserError
+from .files import read_study
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
