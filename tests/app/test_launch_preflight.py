@@ -152,3 +152,11 @@ def test_a_study_from_the_dashboard_is_checked_once_and_its_driver_trusts_the_ch
     assert "--preflight" not in started[-1]
     assert main(started[-1][3:]) == 0
     assert seen == Counter({"check_config": 4, "alpha rule": 4, "draw": 2})
+
+
+def test_the_launch_preflight_reuses_the_partitions_page_draw(counted):
+    seen, _, _ = counted
+    catalog.partition_counts("digits", 6, 0.5, 0, 10)  # what the Partitions page shows for these settings
+    assert seen["draw"] == 1
+    checked, problem = service.preflight(service.make_configs(["fedavg"], COMMON, {}))
+    assert problem is None and seen["draw"] == 1  # the same split, drawn once
