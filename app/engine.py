@@ -14,6 +14,8 @@ import importlib
 from fedquad_core.runs import launcher
 from fedquad_core.runs import locks as process_locks
 from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
+from fedquad_core.config.alpha import ALPHA_STEPS, alpha_text, parse_alpha
+from fedquad_core.config import limits
 from fedquad_core.numerics.geometry import effective_rank, singular_values
 from fedquad_core.config.method_labels import CITATIONS as METHOD_CITATIONS, LABELS as METHOD_LABELS, method_label
 from fedquad_core.runs.launcher import spawn_detached
@@ -39,8 +41,10 @@ _LAZY = {
     "METHODS": "fedquad_core.methods",
     "DataError": "fedquad_core.data", "check_data": "fedquad_core.data", "data_summary": "fedquad_core.data",
     "load_dataset": "fedquad_core.data",
-    "USER_ERRORS": "fedquad_core.errors",
+    "USER_ERRORS": "fedquad_core.user_errors",
+    "check_runs": "fedquad_core.config.preflight",
     "StudySpec": "fedquad_core.study", "check_grid": "fedquad_core.study", "check_name": "fedquad_core.study",
+    "check_study": "fedquad_core.study",
     "expand": "fedquad_core.study", "parse_axes": "fedquad_core.study", "parse_grid": "fedquad_core.study",
 }
 
@@ -51,6 +55,7 @@ __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError
            "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "NEGLIGIBLE", "p_text", "paired_test", "holm_adjust",
            "claim_verdicts", "format_p", "row_key", "run_value", "effect_text", "smallest_effect", "seed_of", "claim_judge", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
            "claims_markdown", "follow_store", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
+__all__ += ["ALPHA_STEPS", "alpha_text", "parse_alpha", "limits"]  # the one α vocabulary, the forms' bounds
 
 
 def __getattr__(name: str):

@@ -1,13 +1,11 @@
-"""User errors: bad input a user can fix, in one place. Every command catches ``USER_ERRORS``,
-prints the one line and exits 2, before any training starts; a run that fails on
-``RUN_INPUT_ERRORS`` records the message alone (no traceback) and re-raises it."""
+"""The errors a user can fix that are not a setting's (``UserError``: bad command-line input;
+``DataError``: missing or unreadable data), and ``RUN_INPUT_ERRORS``: what a run records as its
+one-line message (no traceback) and re-raises. A leaf: it imports nothing of the engine, so any
+module may import it. The tuple of every user error, from the modules that define them, is
+``user_errors.USER_ERRORS``."""
 from __future__ import annotations
 
 import errno
-
-from .config import ConfigError
-from .numerics.partition import PartitionError
-from .runs.store import RunNotFound, StoreError
 
 
 class DataError(Exception):
@@ -18,9 +16,9 @@ class UserError(Exception):
     """Bad command-line input; the message says what to change."""
 
 
-USER_ERRORS = (UserError, ConfigError, RunNotFound, StoreError, DataError, PartitionError)
-# a run: settings, data, and any ValueError of its preparation (partition, store, arguments)
-RUN_INPUT_ERRORS = (ConfigError, DataError, ValueError)
+# a run: settings, data, and any ValueError of its preparation (ConfigError, PartitionError and
+# StoreError are ValueErrors)
+RUN_INPUT_ERRORS = (DataError, ValueError)
 
 
 def os_error_line(exc: OSError) -> str:

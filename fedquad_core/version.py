@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .config import RunConfig
+
 PACKAGE = Path(__file__).resolve().parent
 NUMERIC_SOURCES = ("methods", "data", "numerics", "models.py", "config/run.py", "train/client.py", "train/rounds.py",
                    "train/runner.py", "train/local_metrics.py")
@@ -76,8 +78,7 @@ def engine_fingerprint() -> str:
 def key_settings(cfg) -> dict[str, Any]:
     """The settings that decide a run's numbers: method and dataset defaults written out,
     bookkeeping fields dropped, numbers of float fields as floats (1 and 1.0 are one run)."""
-    from .config import RunConfig
-    from .data import get_source
+    from .data import get_source  # lazy: about 1.4 s of torch (benchmarks/lazy_imports.py); the dashboard imports this module
 
     d = cfg.resolved().to_dict()
     for f in dataclasses.fields(RunConfig):

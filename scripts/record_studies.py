@@ -47,7 +47,7 @@ import numpy as np  # noqa: E402
 
 from app.presets import PRESETS  # noqa: E402  (plain data, no streamlit)
 from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.errors import USER_ERRORS  # noqa: E402
+from fedquad_core.user_errors import USER_ERRORS  # noqa: E402
 from fedquad_core.numerics.geometry import stratified_subset  # noqa: E402
 from fedquad_core.methods import METHODS  # noqa: E402
 from fedquad_core.study import StudySpec, StudyStore, check_grid, run_study  # noqa: E402

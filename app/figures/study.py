@@ -38,7 +38,6 @@ AXIS_TITLES = {"alpha": "α (evenly spaced)", "local_epochs": "local epochs", "m
                "beta": "β",
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
 PAIR = ("fedavg", "fedquad")
-IID = "IID"
 SPECTRUM_FLOOR = 1e-9  # singular values below this fraction of the largest are numerical zeros
 UNSET = object()  # "no slider position to mark" (None is a value: IID)
 OVERLAP_FILL = "rgba(120,120,120,0.16)"       # normal look: ~RGB 233 on the white plot area
@@ -68,9 +67,12 @@ def axis_name(axis: str) -> str:
 
 
 def value_label(axis: str, value) -> str:
-    """How a grid value reads on a slider and a tick: ``None`` alpha is "IID", numbers as %g."""
+    """How a grid value reads on a slider and a tick: alpha as the engine writes it (``alpha_text``,
+    short: "IID", "0.1"), other numbers as %g."""
+    if axis == "alpha":
+        return engine.alpha_text(value, "short")
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return IID if axis == "alpha" else "none"
+        return "none"
     return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
 from app.engine import DamagedRun, RunNotFound, RunStore, StoreError
-from app.engine import StudyStore, Verdict, check_claims, compare, row_key
+from app.engine import StudyStore, Verdict, alpha_text, check_claims, compare, row_key
 
 # which recorded study tells which part: the global model from fmnist-skew; the local models from
 # the candidate with the largest local collapse beyond seed noise (``strongest_local``), so a
@@ -207,10 +207,9 @@ def _same(a, b) -> bool:
 
 
 def alpha_label(alpha) -> str:
-    """"IID" for None (or NaN, as pandas stores None in a number column), else "α=0.1"."""
-    if alpha is None or (isinstance(alpha, float) and math.isnan(alpha)):
-        return "IID"
-    return f"α={alpha:g}"
+    """"IID" for None (or NaN, as pandas stores None in a number column), else "α=0.1" (the
+    engine's one α printer, ``alpha_text``)."""
+    return alpha_text(alpha, "label")
 
 
 def _local_collapse(d: "LessonData") -> Verdict | None:

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
-from app.engine import Damaged, atomic_write, pid_alive, process_locks, read_snapshot_file
+from app.engine import Damaged, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, pid_alive, process_locks
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
@@ -127,9 +127,11 @@ def request_umap(run_dir, round_: int) -> bool:
 
 def compute_and_cache(run_dir, round_: int) -> Path:
     """Fit that snapshot's layout and write the cache (atomic); drops this process's marker."""
-    npz, cache, marker, _ = snapshot_files(run_dir, round_)
+    _, cache, marker, _ = snapshot_files(run_dir, round_)
     try:
-        z = read_snapshot_file(Path(npz))["embeddings"]  # checked: regular file, bounded, never unpickled
+        store, run_id = _store(run_dir)
+        # through the store's reader (safe_io: a regular file, bounded, never unpickled); DamagedRun names a damaged file
+        z = store.read_snapshot(run_id, round_)["embeddings"]
         xy = compute_umap(z)
         atomic_write(cache, lambda f: np.save(f, xy))
         return cache
@@ -139,6 +141,13 @@ def compute_and_cache(run_dir, round_: int) -> Path:
                 marker.unlink(missing_ok=True)
         except OSError:
             pass
+
+
+def _store(run_dir) -> tuple[RunStore, str]:
+    """The run store holding ``run_dir`` and the run's id in it: a run's snapshots are read through
+    the store (the one reader: shapes checked, a damaged file named)."""
+    run = Path(run_dir).resolve()
+    return RunStore(run.parent), run.name
 
 
 def claim(run_dir, round_: int) -> bool:
@@ -163,15 +172,15 @@ def compute_remaining(run_dir: str, near: int) -> list[int]:
     process: numba compiles or loads once per process, so it does the whole run)."""
     done: list[int] = []
     while True:
-        folder = Path(run_dir) / "embeddings"
-        rounds = sorted((int(p.stem.split("_")[1]) for p in folder.glob("round_*.npz")), key=lambda r: abs(r - near))
+        store, run_id = _store(run_dir)
+        rounds = sorted(store.snapshot_rounds(run_id), key=lambda r: abs(r - near))
         todo = [r for r in rounds if r not in done and claim(run_dir, r)]
         if not todo:
             return done
         for r in todo:
             try:
                 compute_and_cache(run_dir, r)
-            except Damaged as e:  # named on the log's one line; the other rounds go on
+            except (Damaged, DamagedRun) as e:  # named on the log's one line; the other rounds go on
                 print(f"skipped round {r}: {e}", flush=True)
             done.append(r)
 
@@ -191,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         path = compute_and_cache(args.run_dir, args.round)
-    except Damaged as e:
+    except (Damaged, StoreError, RunNotFound) as e:  # a damaged snapshot (DamagedRun), or no run there
         print(f"python -m app.projection: error: {e}", file=sys.stderr, flush=True)
         return 2
     print(f"wrote {path} in {time.perf_counter() - t0:.1f} s", flush=True)

@@ -30,7 +30,7 @@ import traceback
 from pathlib import Path
 
 from app.projection import cache as proj
-from app.engine import ACTIVE, atomic_write_text, pid_alive, process_locks, read_json_file
+from app.engine import ACTIVE, RunNotFound, RunStore, StoreError, atomic_write_text, pid_alive, process_locks
 
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5
@@ -91,9 +91,17 @@ _started: dict[Path, subprocess.Popen] = {}
 
 def _active(run: Path) -> bool:
     try:
-        return read_json_file(run / "status.json", 1 << 20).get("state") in ACTIVE  # a regular file only
-    except (OSError, ValueError, AttributeError):
-        return True  # no status yet (or being replaced): treat as training
+        return RunStore(run.parent).read_status(run.name).get("state") in ACTIVE  # safe_io: a regular file only
+    except (RunNotFound, StoreError, OSError):
+        return True  # no status yet (or unreadable): treat as training
+
+
+def _snapshot_rounds(run: Path) -> list[int]:
+    """The run's snapshot rounds, as the run store reads them (a stray file name is ignored)."""
+    try:
+        return RunStore(run.parent).snapshot_rounds(run.name)
+    except (RunNotFound, StoreError, OSError):
+        return []
 
 
 class Queue:
@@ -118,10 +126,10 @@ class Queue:
             if self.quiet.get(emb) == stamp:
                 continue
             found, todo = False, []
-            for npz in emb.glob("round_*.npz"):
+            for r in _snapshot_rounds(run):
                 try:
-                    r, mtime = int(npz.stem.split("_")[1]), npz.stat().st_mtime
-                except (ValueError, IndexError, OSError):
+                    mtime = proj.snapshot_files(run, r)[0].stat().st_mtime
+                except OSError:
                     continue
                 if proj.umap_cached(run, r) is not None:
                     continue

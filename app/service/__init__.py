@@ -22,6 +22,9 @@ from app.service.runs import (DATASET_LABELS, PAIR_METHODS, PAIR_NOTE, PAIR_STUD
                               showing_pair, snapshot_notice, snapshot_notices, snapshot_rounds, source_of,
                               source_root, store, store_for, summary_table, without_damaged)
 from app.service.workers import keep_projection_worker, keep_warm_server
+# the one preflight, the one α vocabulary and the forms' shared ranges (issue 31)
+from app.service.catalog import ALPHAS, BOUNDS, alpha_text, parse_alpha, slider_alpha
+from app.service.launching import preflight, run_labels, run_partition
 
 __all__ = ["ACTIVE", "DATASET_NAMES", "DEVICES", "ConfigError", "DamagedRun", "DataError", "PartitionError",
            "RunConfig", "RunNotFound", "StoreError", "NotPresenter", "class_mode", "is_presenter", "is_student", "REPO_ROOT", "recorded_dir", "runs_dir",
@@ -34,6 +37,7 @@ __all__ = ["ACTIVE", "DATASET_NAMES", "DEVICES", "ConfigError", "DamagedRun", "D
            "read_snapshot", "read_status", "recorded_pair", "run_label", "run_path", "runs_table", "showing_pair",
            "snapshot_notice", "snapshot_notices", "snapshot_rounds", "source_of", "source_root", "store",
            "store_for", "summary_table", "without_damaged", "keep_projection_worker", "keep_warm_server"]
+__all__ += ["ALPHAS", "BOUNDS", "alpha_text", "parse_alpha", "slider_alpha", "preflight", "run_labels", "run_partition"]
 
 
 def __getattr__(name: str):

@@ -1,6 +1,7 @@
 """Methods and data as the forms see them: the methods' names, citations and slider metadata from
-the registry, the data sets' summaries and labels, and the clients x classes counts of a
-partition."""
+the registry, the α steps and the widgets' ranges every page shares (from the engine's limits), the
+data sets' summaries and labels, and the partitions (drawn once per settings) with their clients x
+classes counts."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,7 +12,22 @@ import numpy as np
 import streamlit as st
 
 from app import engine
-from app.engine import class_counts, partition
+from app.engine import ALPHA_STEPS, alpha_text, class_counts, limits, parse_alpha, partition  # noqa: F401 (service's)
+
+ALPHAS = list(ALPHA_STEPS)  # the α every page's slider offers (the engine's config.alpha.ALPHA_STEPS)
+SKEW_ALPHA = 0.3  # where an α slider rests for a value that is not a step (IID has its own checkbox)
+# The form widgets' ranges, on every page: the engine's hard limits (config.limits) where it has one;
+# the rest are the forms' own, inside what the preflight accepts (a seed up to 2**63 - 1 is not a
+# number a browser widget holds exactly: 1,000,000 here).
+BOUNDS = {"num_clients": (1, limits.CLIENTS_MAX), "rounds": (1, limits.ROUNDS_MAX),
+          "snapshot_every": (1, limits.SNAPSHOT_EVERY_MAX), "local_epochs": (1, limits.LOCAL_EPOCHS_MAX),
+          "seed": (0, 1_000_000), "min_size": (0, 10_000), "train_subset": (0, 1_000_000),
+          "participation": (0.01, 1.0), "lr": (0.0001, 1.0), "batch_size": (1, 4096)}
+
+
+def slider_alpha(alpha) -> float:
+    """Where an α slider shows ``alpha``: on its step, else at ``SKEW_ALPHA`` (IID included)."""
+    return alpha if alpha in ALPHAS else SKEW_ALPHA
 
 
 @dataclass(frozen=True)
@@ -77,12 +93,21 @@ def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0)
     return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def dataset_partition(dataset: str, num_clients: int, alpha: float | None, seed: int, min_size: int,
+                      train_subset: int | None = None) -> list[np.ndarray]:
+    """The split a run with these settings gets, drawn once per settings (the Partitions page's
+    figures and the Launch page's preflight share it); treat it as read-only."""
+    labels, _ = dataset_labels(dataset, train_subset, seed)
+    return partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
 def partition_counts(dataset: str, num_clients: int, alpha: float | None, seed: int, min_size: int,
                      train_subset: int | None = None) -> np.ndarray:
     """Clients x classes counts of the split a run with these settings gets (cached)."""
     labels, names = dataset_labels(dataset, train_subset, seed)
-    parts = partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+    parts = dataset_partition(dataset, num_clients, alpha, seed, min_size, train_subset)
     return class_counts(parts, labels, len(names))
 
 

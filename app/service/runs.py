@@ -11,7 +11,7 @@ import pandas as pd
 from app.roots import recorded_dir, runs_dir
 from app import engine
 from app.service.roles import require_presenter
-from app.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
+from app.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, alpha_text
 from app.export import files as export
 
 
@@ -72,8 +72,7 @@ def run_label(info) -> str:
     cfg = info.config
     if cfg.get("name"):
         return str(cfg["name"])
-    alpha = "IID" if cfg.get("alpha") is None else f"α={cfg.get('alpha'):g}"
-    return f"{method_label(cfg.get('method', '?'))} {alpha} ·{info.run_id[-6:]}"
+    return f"{method_label(cfg.get('method', '?'))} {alpha_text(cfg.get('alpha'), 'label')} ·{info.run_id[-6:]}"
 
 
 def runs_table() -> pd.DataFrame:

@@ -7,7 +7,6 @@ and the runs. Reading a recorded run never writes into its folder (no UMAP reque
 UMAP layout, else PCA)."""
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,8 +17,8 @@ from app import engine, service  # engine: its torch names (the grid and its che
 from app.projection import cache as projection
 from app.service import roles
 from app.projection import maths
-from app.engine import (RunNotFound, RunStore, StoreError, StudyStore, atomic_write_json, pid_alive, singular_values,
-                        spawn_detached, study_frame)
+from app.engine import (RunNotFound, RunStore, StoreError, StudyStore, alpha_text, launcher, singular_values,
+                        study_frame)
 
 SERIES, REPLICATE = "method", "seed"
 LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio", "local_cka",
@@ -207,56 +206,37 @@ def class_names(ref: StudyRef, run_id: str, n: int) -> list[str]:
     return [str(c) for c in names] if len(names) >= n else [str(i) for i in range(n)]
 
 
-# ---- computing a study's points in the background --------------------------------------------
-def _files(root: Path, name: str) -> tuple[Path, Path, Path]:
-    folder = Path(root) / ".studies"
-    return folder / f"{name}.study.json", folder / f"{name}.pid", folder / f"{name}.log"
-
-
+# ---- computing a study's points in the background (the engine's launcher: ``launch_study``) ----
 def running(ref: StudyRef) -> bool:
     """True while the background process computing this (user) study is alive."""
-    if ref.source != "mine":
-        return False
-    try:
-        return pid_alive(int(_files(service.runs_dir(), ref.name)[1].read_text().strip()))
-    except (OSError, ValueError):
-        return False
+    return ref.source == "mine" and launcher.study_launched(service.runs_dir(), ref.name)
 
 
 def log_tail(ref: StudyRef, lines: int = 5) -> str:
     try:
-        return "\n".join(_files(service.runs_dir(), ref.name)[2].read_text().splitlines()[-lines:])
+        return "\n".join(launcher.study_files(service.runs_dir(), ref.name)[3].read_text().splitlines()[-lines:])
     except OSError:
         return ""
 
 
 def grid_args(axes: dict) -> list[str]:
-    """``--grid axis=v1,v2`` arguments of the study CLI (None alpha as ``iid``)."""
+    """``--grid axis=v1,v2`` arguments of the study CLI (alpha written by ``alpha_text``: IID as ``iid``)."""
     out = []
     for axis, values in axes.items():
-        text = ",".join("iid" if v is None else repr(v) if isinstance(v, float) else str(v) for v in values)
+        text = ",".join(alpha_text(v) if axis == "alpha" else repr(v) if isinstance(v, float) else str(v)
+                        for v in values)
         out += ["--grid", f"{axis}={text}"]
     return out
 
 
-def launch(name: str, spec: dict | None = None, *, jobs: int | None = None) -> int:
-    """Start ``python -m fedquad_core study run NAME`` in the user's store, detached (it outlives
-    the dashboard, like a run); return its pid. ``spec`` ({"title", "base", "axes"}) starts a new
-    study; without it the stored study resumes: its missing points are trained, finished ones
-    reused (the engine never trains a run twice)."""
+def launch(name: str, spec: dict | None = None, *, jobs: int | None = None, checked: list | None = None) -> int:
+    """Start the study's driver (``python -m fedquad_core study run NAME``) in the user's store,
+    detached; return its pid. ``spec`` ({"title", "base", "axes"}) starts a new study; without it
+    the stored study resumes: its missing points are trained, finished ones reused (the engine
+    never trains a run twice). ``checked`` (``preflight_study``'s) is handed to the driver, which
+    then trains on the partitions checked here instead of checking the grid again."""
     roles.require_presenter("start a study")
-    root = service.runs_dir()
-    spec_file, pid_file, log_file = _files(root, name)
-    spec_file.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "fedquad_core", "study", "run", name, "--runs-dir", str(root), "--quiet"]
-    if spec is not None:
-        atomic_write_json(spec_file, spec)
-        cmd += ["--file", str(spec_file)]
-    if jobs:
-        cmd += ["--jobs", str(jobs)]
-    proc = spawn_detached(cmd, log_file, name=f"study-{name}", cwd=service.REPO_ROOT)
-    pid_file.write_text(str(proc.pid))
-    return proc.pid
+    return launcher.launch_study(service.runs_dir(), name, spec, checked=checked, jobs=jobs, cwd=service.REPO_ROOT)
 
 
 def compute_missing(ref: StudyRef) -> int:
@@ -266,15 +246,21 @@ def compute_missing(ref: StudyRef) -> int:
     return launch(ref.name)
 
 
-def check_study(name: str, base: dict, axes: dict) -> str | None:
-    """The engine's one up-front check of the whole grid (``check_grid``, through
-    ``service.check_configs``), as a one-line message, or None."""
+def preflight_study(name: str, base: dict, axes: dict) -> tuple[list | None, str | None]:
+    """(the checked points, None), or (None, the first problem as a one-line message): the
+    engine's one up-front check of the whole study (``check_study``: its axes, size and method
+    parameters, then each point's config once and each distinct partition once, with this app's
+    cached labels and partitions)."""
     try:
         engine.check_name(name)
         if service.runs_dir().joinpath("studies", f"{name}.json").exists():
-            return f"a study named {name!r} exists already: choose another name"
+            return None, f"a study named {name!r} exists already: choose another name"
         spec = engine.StudySpec(name, service.RunConfig.from_dict(base), engine.parse_axes(axes))
-        configs = [p.config for p in engine.expand(spec)]
+        return engine.check_study(spec, labels=service.run_labels, draw=service.run_partition)[2], None
     except (*engine.USER_ERRORS, ValueError, TypeError) as e:
-        return str(e)
-    return service.check_configs(configs)
+        return None, str(e)
+
+
+def check_study(name: str, base: dict, axes: dict) -> str | None:
+    """The first problem that would stop this study, as a one-line message, or None."""
+    return preflight_study(name, base, axes)[1]

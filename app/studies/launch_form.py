@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from app import presets, service, state
+from app.service.catalog import ALPHAS, slider_alpha
 
-ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0]
 FIELDS = ("dataset", "model", "num_clients", "alpha", "participation", "local_epochs", "rounds", "lr", "batch_size",
           "snapshot_every", "seed", "train_subset", "device", "min_size")
 DEFAULTS = {k: v for k, v in service.config_defaults().items() if k in FIELDS}  # the engine's defaults
@@ -14,9 +14,6 @@ CASTS = {"dataset": str, "model": str, "num_clients": int, "alpha": float, "part
          "local_epochs": int, "rounds": int, "lr": float, "batch_size": int, "snapshot_every": int,
          "seed": int, "train_subset": int, "device": str, "min_size": int}
 MODELS = ["auto", "mlp", "cnn", "resnet18"]
-BOUNDS = {"train_subset": (0, 1_000_000), "num_clients": (1, 10_000), "participation": (0.01, 1.0),
-          "rounds": (1, 10_000), "local_epochs": (1, 100), "lr": (0.0001, 1.0), "batch_size": (1, 4096),
-          "snapshot_every": (1, 1000), "seed": (0, 1_000_000), "min_size": (0, 10_000)}  # the widgets' ranges
 OPTIONS = {"dataset": list(service.DATASET_NAMES), "model": MODELS, "device": list(service.DEVICES), "alpha": ALPHAS}
 
 
@@ -28,7 +25,7 @@ def apply_preset() -> None:
     for k in DEFAULTS:
         st.session_state[f"l_{k}"] = cfg[k] if not (k == "train_subset" and cfg[k] is None) else 0
     st.session_state.l_iid = cfg["alpha"] is None
-    st.session_state.l_alpha = cfg["alpha"] if cfg["alpha"] in ALPHAS else 0.3
+    st.session_state.l_alpha = slider_alpha(cfg["alpha"])
     st.session_state.l_methods = list(p["methods"])
 
 

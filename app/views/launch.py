@@ -4,8 +4,9 @@ from __future__ import annotations
 import streamlit as st
 
 from app import presets, service, state
-from app.studies.launch_form import (ALPHAS, BOUNDS, CASTS, DEFAULTS, MODELS, OPTIONS, apply_dataset_defaults,
-                                      apply_preset, param_widget)
+from app.service.catalog import ALPHAS, BOUNDS, slider_alpha
+from app.studies.launch_form import (CASTS, DEFAULTS, MODELS, OPTIONS, apply_dataset_defaults, apply_preset,
+                                      param_widget)
 from app.studies.sweep_form import sweep_form
 
 st.title("Launch")
@@ -20,10 +21,9 @@ state.init("l_preset", presets.CUSTOM, str, [presets.CUSTOM, *presets.PRESETS])
 state.init("l_methods", ["fedavg", "fedquad"], state.LIST, methods_all)
 for k, d in DEFAULTS.items():
     lo, hi = BOUNDS.get(k, (None, None))
-    state.init(f"l_{k}", 0 if (k == "train_subset" and d is None) else d, CASTS[k], OPTIONS.get(k), lo=lo, hi=hi)
+    d = slider_alpha(d) if k == "alpha" else 0 if (k == "train_subset" and d is None) else d
+    state.init(f"l_{k}", d, CASTS[k], OPTIONS.get(k), lo=lo, hi=hi)
 state.init("l_iid", False, bool)
-if st.session_state.l_alpha not in ALPHAS:  # an engine default outside the slider's steps
-    st.session_state.l_alpha = 0.3
 KEYS = ["l_preset", "l_methods", "l_iid", *(f"l_{k}" for k in DEFAULTS)]
 
 st.selectbox("Preset", [presets.CUSTOM, *presets.PRESETS], key="l_preset", on_change=apply_preset)
@@ -77,14 +77,13 @@ common["train_subset"] = int(ss.l_train_subset) or None
 common["lr"] = float(ss.l_lr)
 if st.button("Start", type="primary", disabled=bool(problem) or not chosen, key="l_start"):
     try:
-        cfgs = service.make_configs(chosen, common, params)
-        error = service.check_configs(cfgs)
+        checked, error = service.preflight(service.make_configs(chosen, common, params))
     except (TypeError, ValueError) as e:
         error = str(e)
     if error:
         st.error(f"Not started: {error}")
     else:
-        group, ids = service.launch_group(cfgs)
+        group, ids = service.launch_group(checked)
         ss.last_group = group
         st.success(f"Started {len(ids)} run(s) in group {group}.")
         st.page_link("views/live.py", label="Watch them on the Live page", icon=":material/monitoring:")

@@ -8,8 +8,8 @@ import streamlit as st
 from app import service, state
 from app.figures import charts as figures
 from app.export.widgets import show_figure
+from app.service.catalog import ALPHAS, BOUNDS, SKEW_ALPHA
 
-ALPHAS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0]
 talk = state.talk()
 
 st.title("Partitions")
@@ -18,20 +18,20 @@ st.caption("Small α: each client sees few classes (strong skew). Large α: clos
            "of two other classes) there and falls back to a triplet term (2 classes) or plain CE (1 class).")
 
 state.init("p_ds", "digits", str, list(service.DATASET_NAMES))
-state.init("p_clients", 50, int, lo=1, hi=1000)
-state.init("p_alpha", 0.3, float, ALPHAS)
+state.init("p_clients", 50, int, lo=BOUNDS["num_clients"][0], hi=BOUNDS["num_clients"][1])
+state.init("p_alpha", SKEW_ALPHA, float, ALPHAS)
 state.init("p_iid", False, bool)
-state.init("p_seed", 0, int, lo=0, hi=10_000)
-state.init("p_min", 10, int, lo=0, hi=1000)
+state.init("p_seed", 0, int, lo=BOUNDS["seed"][0], hi=BOUNDS["seed"][1])
+state.init("p_min", 10, int, lo=BOUNDS["min_size"][0], hi=BOUNDS["min_size"][1])
 state.init("p_cmp", [], state.LIST, ALPHAS, item=float)
 KEYS = ("p_ds", "p_clients", "p_alpha", "p_iid", "p_seed", "p_min", "p_cmp")
 
 if not state.presenter():
     c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
     c1.selectbox("Dataset", service.DATASET_NAMES, key="p_ds")
-    c2.number_input("Clients", 1, 1000, key="p_clients")  # the bounds given to state.init above
-    c3.number_input("Seed", 0, 10_000, key="p_seed")
-    c4.number_input("Min samples per client", 0, 1000, key="p_min")
+    c2.number_input("Clients", *BOUNDS["num_clients"], key="p_clients")  # the bounds given to state.init above
+    c3.number_input("Seed", *BOUNDS["seed"], key="p_seed")
+    c4.number_input("Min samples per client", *BOUNDS["min_size"], key="p_min")
     c5, c6 = st.columns([4, 1])
     c5.select_slider("Dirichlet α (log scale)", ALPHAS, key="p_alpha", disabled=st.session_state.p_iid)
     c6.checkbox("IID", key="p_iid")
@@ -61,7 +61,7 @@ def draw(a, counts, key):
     _, names = service.dataset_labels(dataset, None, seed)
     mask = service.lt3_mask(counts)
     n_one = int(((counts > 0).sum(axis=1) == 1).sum())
-    name = "IID" if a is None else f"α = {a:g}"
+    name = service.alpha_text(a, "label")
     st.markdown(f"**{name}** — {int(mask.sum())} of {clients} clients have < 3 classes ({n_one} with a single class)")
     fig = figures.partition_heatmap(counts, class_names=list(names), lt3_mask=mask,
                                     title=f"{dataset}, {clients} clients, {name}", talk=talk)

@@ -39,7 +39,7 @@ shown = view.assign(
     created=[dt.datetime.fromtimestamp(t).strftime("%m-%d %H:%M") if t else "" for t in view["created"]],
     method=[service.method_label(m) if m else "" for m in view["method"]],
     progress=[f"{int(r or 0)}/{int(t) if t == t and t else '?'}" for r, t in zip(view["round"], view["total_rounds"])],
-    alpha=["IID" if a is None or a != a else f"{a:g}" for a in view["alpha"]],
+    alpha=[service.alpha_text(a, "short") for a in view["alpha"]],
     source=[SOURCES.get(x, x) for x in view["source"]],
 )
 Col = st.column_config

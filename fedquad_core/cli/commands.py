@@ -9,14 +9,20 @@ import os
 import sys
 
 from ..config import RunConfig
-from ..errors import UserError
+from ..config.alpha import alpha_text
+from ..errors import RUN_INPUT_ERRORS, UserError
+from ..runs.claims import claim, finished_run, release
 from ..runs.launcher import acquire_slot, held_slot
 from ..config.limits import check_bounds
 from ..config.preflight import check_config
+from ..study.store import StudyStore, valid_name
+from ..train.checked import prepare_checked
 from ..train.runner import auto_workers, execute, prepare
 from ..runs.stop_signals import sigint_ignored
 from ..runs.store import RunStore, process_identity
+from ..version import run_key
 from .args import config_from_args, read_json_file
+from .study import cancel_study
 from .tables import fmt, print_table, summarize
 
 
@@ -25,7 +31,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         status = store.read_status(args.run_id)
         if status.get("state") not in ("queued",):
             raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
-        cfg = RunConfig.from_dict(store.read_config(args.run_id))
+        stored = store.read_config(args.run_id)
+        cfg = RunConfig.from_dict(stored)
         writer = store.writer(args.run_id)
         writer.set_status("queued", **process_identity(os.getpid()))
         slot = held_slot()  # taken by slot_wait, which exec'd this process
@@ -39,11 +46,11 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         if slot is None:
             writer.set_status("cancelled", round=0)
             return 0
-        prep = None
         held = _claim(store, cfg, should_stop=writer.cancel_requested)  # never beside a run of the same key
         if held is False:
             writer.set_status("cancelled", round=0)
             return 0
+        prep = _checked_prep(store, args.run_id, cfg, stored)  # the launcher's preflight, trusted when it matches
     else:
         cfg = check_config(config_from_args(args))  # the preflight, before anything reads a setting
         if args.run_id and store.path(args.run_id).exists():  # the run-id rules, before any work
@@ -57,8 +64,6 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         held = _claim(store, cfg)
         reused = None if getattr(args, "again", False) else _finished(store, cfg)
         if reused:
-            from ..runs.claims import release
-
             release(held)
             print(f"run {reused}: finished already with these exact settings (same run key and engine): "
                   "not trained again (--again trains a new run anyway)")
@@ -71,17 +76,22 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
                              prep=prep)
             return _report(store, run_id, slot)
     finally:
-        from ..runs.claims import release
-
         release(held or None)
+
+
+def _checked_prep(store: RunStore, run_id: str, cfg: RunConfig, stored: dict):
+    """The run's data and partition from the preflight the launcher ran (``train.checked``), or None:
+    no preflight file, a digest that does not match, or data that fails to load. With None,
+    ``execute`` prepares the run itself (the preflight, then the draw) and records any failure."""
+    try:
+        return prepare_checked(cfg, store.path(run_id), stored)
+    except RUN_INPUT_ERRORS:
+        return None
 
 
 def _claim(store: RunStore, cfg, *, should_stop=lambda: False):
     """The claim of ``cfg``'s run key (README, "Reliability"): waits while another process trains
     the same key. False when ``should_stop()`` came first; None for a config too broken to key."""
-    from ..runs.claims import claim
-    from ..version import run_key
-
     try:
         key = run_key(cfg)
     except (ValueError, TypeError):
@@ -97,9 +107,6 @@ def _claim(store: RunStore, cfg, *, should_stop=lambda: False):
 
 
 def _finished(store: RunStore, cfg) -> str | None:
-    from ..runs.claims import finished_run
-    from ..version import run_key
-
     try:
         return finished_run(store, run_key(cfg))
     except (ValueError, TypeError):
@@ -182,7 +189,7 @@ def cmd_list(args, store: RunStore) -> int:
             rows.append([info.run_id, "damaged"] + ["-"] * 6)
             continue
         s = summarize(store, info.run_id)
-        rows.append([info.run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), fmt(s["alpha"], "g"),
+        rows.append([info.run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), alpha_text(s["alpha"], "short"),
                      str(s["rounds"]), fmt(s["final_acc"])])
     print_table(["run", "state", "method", "dataset", "clients", "alpha", "rounds", "final acc"], rows)
     for info in infos:
@@ -219,13 +226,8 @@ def cmd_compare(args, store: RunStore) -> int:
 
 
 def cmd_cancel(args, store: RunStore) -> int:
-    from ..study.store import valid_name
-    from ..study.store import StudyStore
-
     if not store.exists(args.run) and valid_name(args.run) and StudyStore(store.root).exists(args.run):
-        from .study import cancel_study  # a study of that name: stop it as Ctrl-C does
-
-        return cancel_study(args.run, store)
+        return cancel_study(args.run, store)  # a study of that name: stop it as Ctrl-C does
     done = store.request_cancel(args.run)
     print(f"cancel requested for {args.run}: {done}")
     return 0

@@ -14,8 +14,10 @@ import sys
 import threading
 from typing import Sequence
 
-from ..errors import USER_ERRORS, os_error_line
+from ..errors import os_error_line
 from ..runs.store import RunStore
+from ..study.run import StudyStopped
+from ..user_errors import USER_ERRORS
 from . import commands
 from .args import OneLineParser, add_run_options, int_in
 from .study import add_study_parser, cmd_study
@@ -88,8 +90,6 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"fedquad: error: {os_error_line(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:
-        from ..study.run import StudyStopped
-
         if not isinstance(exc, StudyStopped):
             raise
         print(f"fedquad: {exc}", file=sys.stderr)  # what finished and how to resume, one line

@@ -4,13 +4,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..config import alpha_label
+from ..config.alpha import alpha_text
 from ..errors import UserError
+from ..runs import preflight_file
 from ..runs.store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
 from ..study.paper_claims import check_claims, claims_markdown
 from ..study.matched import matched_accuracy
-from ..study.store import DamagedStudy
+from ..study.run import request_study_cancel
+from ..study.store import DamagedStudy, check_name
 from ..study.table import mean_std_text, response_table, slider_axes, study_frame
 from ..version import engine_fingerprint
 from ..safe_io import one_line
@@ -69,6 +71,7 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--yes-large-grid", action="store_true",
                    help="allow a grid of more than 1,000 points (each point is a run; see README, Reliability)")
+    r.add_argument("--preflight", help=argparse.SUPPRESS)  # the dashboard's check of this grid (runs.preflight_file)
     add_run_options(r)
     c = ssub.add_parser("cancel", parents=[common], help="stop a running study as Ctrl-C does (no new point; "
                         "running points stop after their round)")
@@ -139,9 +142,6 @@ def _cancel(args, store: RunStore) -> int:
 
 
 def cancel_study(name: str, store: RunStore) -> int:
-    from ..study.store import check_name
-    from ..study.run import request_study_cancel
-
     if not request_study_cancel(store.root, check_name(name)):
         print(f"study {name} is not running in {store.root}: nothing to cancel")
         return 0
@@ -150,8 +150,9 @@ def cancel_study(name: str, store: RunStore) -> int:
 
 
 def _run(args, store: RunStore) -> int:
+    handed = preflight_file.read(args.preflight, engine_fingerprint()) if args.preflight else None
     study = run_study(spec_from_args(args, store), store, jobs=args.jobs, threads=args.threads, ray=args.ray,
-                      quiet=args.quiet, large_grid=args.yes_large_grid)
+                      quiet=args.quiet, large_grid=args.yes_large_grid, handed=handed)
     args.metric, args.x_axis = list(DEFAULT_METRICS), None
     print_response(store, study, args)
     return 0
@@ -232,7 +233,7 @@ def _cell(entry: dict, metric: str) -> str:
 
 
 def _value(axis: str, value: Any) -> str:
-    return alpha_label(value) if axis == "alpha" else str(value)
+    return alpha_text(value) if axis == "alpha" else str(value)
 
 
 def print_response(store: RunStore, study: dict[str, Any], args) -> None:

@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from ..config import alpha_label
+from ..config.alpha import alpha_text, parse_alpha
 from ..errors import UserError
 from ..methods import METHODS
 from ..runs.store import RunStore, atomic_write_text
@@ -23,8 +23,8 @@ from .args import add_run_options, config_from_args, int_in
 from .tables import print_table, summarize
 
 
-def _floats(text: str) -> list[float | None]:
-    return [None if t.strip().lower() in ("iid", "inf") else float(t) for t in text.split(",") if t.strip()]
+def _alphas(text: str) -> list[float | None]:
+    return [parse_alpha(t) for t in text.split(",") if t.strip()]
 
 
 def _ints(text: str) -> list[int]:
@@ -40,7 +40,7 @@ def add_sweep_parser(sub) -> None:
                        description="Run a grid of federated runs and print methods as rows, settings as columns, "
                                    "mean ± std over seeds.")
     p.add_argument("--methods", type=_names, default=list(METHODS), help=f"comma list (default all: {','.join(METHODS)})")
-    p.add_argument("--alphas", type=_floats, default=[0.5], help="comma list of Dirichlet alphas, 'iid' allowed (default 0.5)")
+    p.add_argument("--alphas", type=_alphas, default=[0.5], help="comma list of Dirichlet alphas, 'iid' allowed (default 0.5)")
     p.add_argument("--clients", dest="clients_list", type=_ints, default=[10], help="comma list of client counts (default 10)")
     p.add_argument("--seeds", type=_ints, default=[0], help="comma list of seeds (default 0)")
     p.add_argument("--metric", choices=("final_acc", "best_acc", "final_ratio"), default="final_acc",
@@ -67,7 +67,7 @@ def spec(args: argparse.Namespace):
 
 def setting_label(cfg: dict[str, Any]) -> str:
     alpha = cfg["alpha"]
-    return f"α={alpha_label(alpha, 'g')}, {cfg['num_clients']} clients"
+    return f"{alpha_text(alpha, 'label')}, {cfg['num_clients']} clients"
 
 
 def table(store: RunStore, run_ids: list[str], metric: str) -> tuple[list[str], list[list[str]]]:

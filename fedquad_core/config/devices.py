@@ -17,7 +17,7 @@ def usable_cores() -> int:
 
 
 def resolve_device(name: str):
-    import torch
+    import torch  # lazy: about 1.5 s of torch (benchmarks/lazy_imports.py); the dashboard's launcher imports this module
 
     if name == "cuda" and not torch.cuda.is_available():
         raise ConfigError("--device cuda was asked for but no CUDA GPU is available: use --device auto or cpu")

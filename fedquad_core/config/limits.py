@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import ConfigError, UserError
+from ..errors import UserError
+from .run import DATASET_DEFAULTS, ConfigError
 
 ROUNDS_MAX = 10_000        # about a day of digits rounds, weeks of CIFAR ones
 CLIENTS_MAX = 10_000       # and never more than the training samples (validate)
@@ -21,10 +22,16 @@ FLOAT_TINY = 1.1754943508222875e-38  # float32's smallest normal: a smaller non-
 SNAPSHOT_POINTS_FLOOR = 2_000  # the default: on a smaller test set it means all the test points evaluated
 GRID_POINTS_MAX = 1_000    # points of one study grid; --yes-large-grid lifts it ...
 GRID_POINTS_HARD_MAX = 100_000  # ... up to this: a study file of about 15 MB, prepared in seconds
+# checked by preflight.validate (here so that the dashboard's forms read them without torch)
+SEED_MAX = 2**63 - 1  # torch.Generator.manual_seed's range; numpy takes any seed >= 0
+WORKERS_MAX = 256
+LOCAL_EPOCHS_MAX = 1000  # a client draws its batch order for all its epochs up front
+LOCAL_CLIENTS_MAX = 100  # each costs a forward pass and K x points x dim float16 a snapshot
+NAME_MAX = 200
 
 _INTS = (("rounds", "--rounds", ROUNDS_MAX), ("num_clients", "--clients", CLIENTS_MAX),
          ("snapshot_every", "--snapshot-every", SNAPSHOT_EVERY_MAX))
-_FLOATS = (("lr", "--lr"), ("momentum", "--momentum"), ("weight_decay", "--weight-decay"), ("alpha", "--alpha"))
+_FLOATS = (("lr", "--lr"), ("momentum", "--momentum"), ("weight_decay", "--weight-decay"))  # alpha: alpha.alpha_problem
 
 
 def _number(value: Any) -> bool:
@@ -89,13 +96,11 @@ def check_bounds(cfg, *, train_size: int | None = None, test_size: int | None = 
 
 
 def _default_batch(cfg) -> int:
-    from .run import DATASET_DEFAULTS
-
     return int((DATASET_DEFAULTS.get(cfg.dataset) or {}).get("batch_size") or 0)
 
 
 def _sizes(cfg, train_size, test_size) -> tuple[int | None, int | None]:
-    from ..data import data_summary
+    from ..data import data_summary  # lazy: about 1.4 s of torch (benchmarks/lazy_imports.py); the pages import limits
 
     try:
         summary = data_summary(cfg.dataset, data_dir=cfg.data_dir)

@@ -1,16 +1,27 @@
 """The one check of a configuration or a grid before any work starts: every setting
-(``validate``), the device, the data and each distinct partition (``check_grid``). Nothing
-here changes a run's numbers, so this module is not part of the engine fingerprint."""
+(``validate``, with the upper bounds of ``limits``), the device, the data and each distinct
+partition (``check_runs``). What passes comes out as ``Checked`` values: the resolved config with
+its partition, drawn once, and the digest of the labels it was drawn on. The launcher hands both to
+the run's process (``runs.preflight_file``), which trusts a checked config whose digests match
+instead of checking and drawing again (``train.checked``). Nothing here changes a run's numbers,
+so this module is not part of the engine fingerprint."""
 from __future__ import annotations
 
 import dataclasses
 import math
 import os
+import stat
+import zipfile
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
+from .alpha import alpha_problem
+from .checked import Checked
 from .run import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
 from .field_types import type_problem
+from .limits import LOCAL_CLIENTS_MAX, LOCAL_EPOCHS_MAX, NAME_MAX, SEED_MAX, WORKERS_MAX, check_bounds
 from ..data import check_data, data_summary, get_source, load_dataset
 from ..data.tiny_imagenet import CACHE_NAME
 from ..data.tiny_imagenet_files import CACHE_KEYS
@@ -18,19 +29,13 @@ from .devices import resolve_device
 from ..errors import UserError
 from ..methods import METHODS, get_method
 from ..numerics.partition import partition
+from ..runs.preflight_file import labels_digest
 
 
 def _positive_int(name: str, value: Any, flag: str, minimum: int = 1, maximum: int | None = None) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum or (maximum is not None and value > maximum):
         bounds = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
         raise ConfigError(f"{name} must be an integer {bounds} (got {value!r}): change {flag}")
-
-
-SEED_MAX = 2**63 - 1  # torch.Generator.manual_seed's range; numpy takes any seed >= 0
-WORKERS_MAX = 256
-LOCAL_EPOCHS_MAX = 1000  # a client draws its batch order for all its epochs up front
-LOCAL_CLIENTS_MAX = 100  # each costs a forward pass and K x points x dim float16 a snapshot
-NAME_MAX = 200
 
 
 def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConfig:
@@ -48,8 +53,9 @@ def validate(cfg: RunConfig, *, num_train_samples: int | None = None) -> RunConf
         raise ConfigError(f"unknown model {cfg.model!r}: choose one of {', '.join(MODEL_NAMES)} (--model)")
     if cfg.device not in DEVICES:
         raise ConfigError(f"unknown device {cfg.device!r}: choose one of {', '.join(DEVICES)} (--device)")
-    if cfg.alpha is not None and cfg.alpha <= 0:
-        raise ConfigError(f"alpha must be a number > 0 (got {cfg.alpha!r}): change --alpha (small = strong skew), or use --iid")
+    problem = alpha_problem(cfg.alpha)
+    if problem:
+        raise ConfigError(problem)
     cfg = cfg.with_dataset_defaults()
     _positive_int("clients", cfg.num_clients, "--clients")
     _positive_int("rounds", cfg.rounds, "--rounds")
@@ -94,8 +100,6 @@ def check_config(cfg: RunConfig) -> RunConfig:
     """The settings preflight of one configuration, run once per configuration on every path
     (``fedquad run``, ``study``, ``sweep``, the dashboard): every setting and the method's
     parameters. Returns the config with its data set's defaults filled in."""
-    from .limits import check_bounds
-
     checked = validate(cfg)
     cfg.params()
     check_bounds(checked)  # upper bounds that fit the machine and the data (README, "Reliability")
@@ -146,11 +150,6 @@ def _check_data_cache(cfg: RunConfig) -> None:
 def _npz_headers(path: Path) -> dict[str, tuple] | None:
     """``{name: (shape, dtype)}`` of an ``.npz``'s arrays from their headers, or None when it is not
     a regular, readable ``.npz``."""
-    import stat
-    import zipfile
-
-    import numpy as np
-
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None
@@ -217,6 +216,7 @@ def _validate_method_params(cfg: RunConfig) -> None:
 
 
 Labels = Callable[[RunConfig], Any]
+Draw = Callable[[RunConfig], Any]
 
 
 def _load_labels(cfg: RunConfig, seed: int):
@@ -225,12 +225,14 @@ def _load_labels(cfg: RunConfig, seed: int):
     return ds.y_train.numpy()
 
 
-def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> list[list | None]:
+def check_runs(configs: list[RunConfig], *, labels: Labels | None = None, draw: Draw | None = None) -> list[Checked]:
     """Every user error of a grid (settings, devices, data, each distinct partition) before any
-    run starts; returns each config's checked partition (None where ``labels`` gave no labels).
-    ``labels(cfg)`` may supply the training labels a run with ``cfg`` would see (the dashboard's
-    cache), or None to skip that data's size and partition checks; by default the data set is
-    loaded once per distinct draw."""
+    run starts, each configuration checked once and each distinct partition drawn once; returns
+    one ``Checked`` per configuration. ``labels(cfg)`` may supply the training labels a run with
+    ``cfg`` would see (the dashboard's cache), or None to skip that data's size and partition
+    checks; by default the data set is loaded once per distinct draw. ``draw(cfg)`` may supply
+    the partition of ``cfg`` drawn on those labels (the dashboard's cache of the Partitions page's
+    draws); by default it is drawn here."""
     if not configs:
         raise UserError("the grid has no points")
     for cfg in configs:
@@ -239,23 +241,29 @@ def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> lis
         resolve_device(device)
     drawn: dict[tuple, Any] = {}
     parts: dict[tuple, list] = {}
-    out: list[list | None] = []
+    out: list[Checked] = []
     for cfg in configs:
         data_key = (cfg.dataset, cfg.data_dir, cfg.download, cfg.train_subset, cfg.seed if cfg.train_subset else 0)
         if data_key not in drawn:
             check_data(cfg.dataset, data_dir=cfg.data_dir, download=cfg.download)
-            drawn[data_key] = labels(cfg) if labels else _load_labels(cfg, data_key[4])
-        y = drawn[data_key]
-        if y is None:
-            out.append(None)
+            y = labels(cfg) if labels else _load_labels(cfg, data_key[4])
+            drawn[data_key] = None if y is None else (y, labels_digest(y))
+        if drawn[data_key] is None:
+            out.append(Checked(cfg.resolved()))
             continue
+        y, digest = drawn[data_key]
         check_samples(cfg, len(y))
         part_key = (data_key, cfg.alpha, cfg.num_clients, cfg.seed, cfg.min_size)
         if part_key not in parts:
-            parts[part_key] = partition(y, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size)
-            from .limits import check_bounds
-
+            parts[part_key] = (draw(cfg) if draw else
+                               partition(y, cfg.num_clients, cfg.alpha, seed=cfg.seed, min_size=cfg.min_size))
             check_bounds(cfg.with_dataset_defaults(), train_size=len(y),
                          largest_client=max((len(p) for p in parts[part_key]), default=0))
-        out.append(parts[part_key])
+        out.append(Checked(cfg.resolved(), parts[part_key], digest))
     return out
+
+
+def check_grid(configs: list[RunConfig], *, labels: Labels | None = None) -> list[list | None]:
+    """``check_runs``'s partitions alone: each config's checked partition (None where ``labels``
+    gave no labels)."""
+    return [c.parts for c in check_runs(configs, labels=labels)]

@@ -20,6 +20,7 @@ import traceback
 from pathlib import Path
 
 from ..runs import locks
+from ..version import engine_fingerprint
 from ..runs.store import RunStore, pid_alive, process_identity
 from ..runs.launcher import ANSWER_S, IDLE_S, LOCK_NAME, _read_line, socket_path
 
@@ -31,6 +32,8 @@ def preload() -> None:
     here may leave a thread behind (the server forks): scikit-learn's loaders import pandas and
     so pyarrow, whose jemalloc starts a background thread unless told not to."""
     os.environ.setdefault("JE_ARROW_MALLOC_CONF", "background_thread:false")
+    # lazy by design: this is the preload, after the store's lock (a second server exits before
+    # importing anything) and after the variable above; cli.main alone is about 1.6 s (benchmarks/lazy_imports.py)
     import torch  # noqa: F401
     import torch.optim  # noqa: F401
 
@@ -38,7 +41,6 @@ def preload() -> None:
     from ..numerics import geometry  # noqa: F401
     from ..train import local_metrics, runner  # noqa: F401
     from ..cli import main  # noqa: F401
-    from ..version import engine_fingerprint
 
     engine_fingerprint()  # each run's key: of the code this server (and so each run it forks) has loaded
     for name in ("torch._dynamo",  # the first optimizer step imports it (about 1 s)
@@ -131,7 +133,7 @@ def _child(go_r: int, conn: socket.socket, listener: socket.socket, store: RunSt
         os.dup2(log, 2)
         os.close(log)
         os.close(null)
-        from ..cli import main
+        from ..cli import main  # loaded by preload (a look-up here); at the top it would load before the lock
 
         code = main(["run", "--runs-dir", str(store.root), "--run-id", run_id, "--no-progress", "--slots", str(slots)])
     except BaseException:  # noqa: BLE001 - the child must never return into the server's loop

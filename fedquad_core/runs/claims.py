@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import IO, Callable
 
+from ..study.store import finished_runs
+
 _KEY = re.compile(r"^[0-9a-f]{16}$")
 
 
@@ -82,6 +84,4 @@ def release(f: IO | None) -> None:
 
 def finished_run(runs, key: str) -> str | None:
     """The first (by id) finished run of this engine with run key ``key`` in the store, or None."""
-    from ..study.store import finished_runs
-
     return finished_runs(runs).get(key)

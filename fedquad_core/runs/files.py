@@ -7,9 +7,13 @@ Only the fields that readers use are checked; unknown extra fields are allowed.
 """
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .. import safe_io
 
@@ -168,8 +172,6 @@ MAX_ARRAY_FILE = 256 << 20  # a snapshot of 10,000 points x 512 dimensions is 20
 def _array_file(path: Path):
     """A snapshot or layout file's bytes as a file object, read through ``safe_io`` (a regular
     file, bounded), so ``np.load`` never opens a pipe or a device itself."""
-    import io
-
     try:
         return io.BytesIO(safe_io.read_bytes(path, MAX_ARRAY_FILE))
     except safe_io.DamagedFile as e:
@@ -184,9 +186,7 @@ def read_local_snapshot(folder: Path, round_: int) -> dict[str, Any]:
     [K, classes] booleans, ``embeddings`` [K, n, d] and ``start_embeddings`` [n, d] floats,
     ``update_cosine`` [K, K] floats. Raises ``Damaged`` naming the file when it is missing,
     unreadable or of another shape."""
-    import zipfile
 
-    import numpy as np
 
     name = f"local_round_{int(round_):04d}.npz"
     try:
@@ -257,10 +257,6 @@ def snapshot_rounds(folder: Path) -> list[int]:
 def read_snapshot(path: Path) -> dict[str, Any]:
     """The arrays of a snapshot ``.npz`` (never unpickled), or ``Damaged``: not a readable npz (random
     bytes, a pickled object array), or without 2-D numeric ``embeddings`` and 1-D ``labels`` of one length."""
-    import zipfile
-
-    import numpy as np
-
     where = f"embeddings/{path.name}"
     try:
         with np.load(_array_file(path), allow_pickle=False) as data:
@@ -326,8 +322,6 @@ def _cached_reason(path: Path, cache: dict, read, missing) -> str | None:
 def read_layout(path: Path, n: int | None = None):
     """A stored 2-D layout ``umap_round_NNNN.npy`` (``(n, 2)`` finite floats, never unpickled), or
     ``Damaged``; ``n``, when given, is the number of points its snapshot holds."""
-    import numpy as np
-
     where = f"embeddings/{path.name}"
     try:
         xy = np.load(_array_file(path), allow_pickle=False)

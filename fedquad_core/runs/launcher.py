@@ -1,4 +1,4 @@
-"""Background runs: each run is a separate OS process running the engine (``python -m
+"""Background runs and studies: each run is a separate OS process running the engine (``python -m
 fedquad_core run --run-id ...``) that writes into the run store, so closing the dashboard
 never stops a run. Concurrency is bounded by slot files locked with ``fcntl``: the kernel frees a
 slot when its process ends, however it ends. A queued run waits for its slot in a small process
@@ -6,7 +6,9 @@ that has not loaded torch (``slot_wait``). A daemon thread per child waits on it
 run never lingers as a zombie of the dashboard. When the store has a warm server (the dashboard
 starts one: ``fedquad_core.prefork``, which says how it works), a launched run is forked from it
 instead, with the engine already imported; this module is the launcher's side of its socket
-(``request``, ``server_alive``, the file names). This module imports no torch."""
+(``request``, ``server_alive``, the file names). A study started from the dashboard is one
+detached driver process (``launch_study``: ``fedquad study run``), recorded in the store's
+``.studies`` folder. This module imports no torch."""
 from __future__ import annotations
 
 import fcntl
@@ -20,10 +22,13 @@ import time
 from pathlib import Path
 from typing import IO
 
-from . import locks
+from .. import safe_io
+from . import locks, preflight_file
 from ..config import RunConfig
+from ..config.checked import Checked
 from ..config.devices import usable_cores
-from .store import RunStore, pid_alive, process_identity
+from ..version import engine_fingerprint
+from .store import RunStore, atomic_write_json, pid_alive, process_identity, run_process_alive
 
 # the warm server's files in a store, and how long a launch waits on it (fedquad_core.prefork)
 LOCK_NAME = ".prefork.lock"
@@ -49,14 +54,20 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = None, slots: int | None = None,
-           extra: dict | None = None) -> str:
+def launch(cfg: RunConfig | Checked, runs_dir: str | os.PathLike, *, run_id: str | None = None,
+           slots: int | None = None, extra: dict | None = None) -> str:
     """Create the run folder (state 'queued') and start its process; return the run id at once.
+    A ``Checked`` config (``preflight.check_runs``) hands its partition to the process
+    (``preflight_file``), which then neither checks the config nor draws the partition again.
     ``extra`` is stored beside the config (e.g. the dashboard's comparison group)."""
+    checked = cfg if isinstance(cfg, Checked) else Checked(cfg)
     store = RunStore(runs_dir)
     store.root.mkdir(parents=True, exist_ok=True)
-    config = cfg.resolved().to_dict()
+    config = checked.config.resolved().to_dict()
     writer = store.create(config, run_id)
+    if checked.parts is not None and checked.labels_digest:
+        preflight_file.write(writer.path / preflight_file.FILE, [(config, checked.parts, checked.labels_digest)],
+                             engine_fingerprint())
     if extra:
         writer.set_status("queued", **extra)
     slots = slots or default_slots()
@@ -68,6 +79,55 @@ def launch(cfg: RunConfig, runs_dir: str | os.PathLike, *, run_id: str | None = 
     proc = spawn_detached(cmd, writer.path / "log.txt", name=writer.run_id)
     writer.set_status("queued", **process_identity(proc.pid))
     return writer.run_id
+
+
+STUDIES = ".studies"  # <root>/.studies/<name>.study.json, .preflight.npz, .pid, .log: the dashboard's drivers
+
+
+def study_files(root, name: str) -> tuple[Path, Path, Path, Path]:
+    """A launched study's files: its spec, the preflight handed to its driver, the driver's
+    identity (pid and start time) and its log."""
+    folder = Path(root) / STUDIES
+    return (folder / f"{name}.study.json", folder / f"{name}.preflight.npz", folder / f"{name}.pid",
+            folder / f"{name}.log")
+
+
+def launch_study(root, name: str, spec: dict | None = None, *, checked: list[Checked] | None = None,
+                 jobs: int | None = None, cwd: str | os.PathLike | None = None) -> int:
+    """Start ``python -m fedquad_core study run NAME`` on the store at ``root``, detached (it
+    outlives the dashboard, like a run); return its pid. ``spec`` ({"title", "base", "axes"})
+    starts a new study; without it the stored study resumes. ``checked`` (``study.check_study``'s,
+    of this spec) is handed to the driver, which then trains each point on its checked partition
+    without checking the grid again."""
+    spec_file, handed_file, pid_file, log_file = study_files(root, name)
+    spec_file.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "fedquad_core", "study", "run", name, "--runs-dir", str(root), "--quiet"]
+    if spec is not None:
+        atomic_write_json(spec_file, spec)
+        cmd += ["--file", str(spec_file)]
+    handed_file.unlink(missing_ok=True)  # a former launch's: never handed to this one
+    entries = [(c.config.to_dict(), c.parts, c.labels_digest) for c in checked or () if c.parts is not None]
+    if entries:
+        preflight_file.write(handed_file, entries, engine_fingerprint())
+        cmd += ["--preflight", str(handed_file)]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    proc = spawn_detached(cmd, log_file, name=f"study-{name}", cwd=cwd)
+    atomic_write_json(pid_file, process_identity(proc.pid))
+    return proc.pid
+
+
+def study_launched(root, name: str) -> bool:
+    """True while the driver ``launch_study`` started for study ``name`` is alive (its pid and
+    start time, as for a run: a reused pid does not count; a file holding a bare pid, as older
+    dashboards wrote it, counts while that pid's command line names fedquad)."""
+    try:
+        identity = safe_io.read_json(study_files(root, name)[2], 64 << 10)  # a regular file, bounded
+    except (OSError, ValueError):  # DamagedFile is a ValueError
+        return False
+    if isinstance(identity, int) and not isinstance(identity, bool):
+        identity = {"pid": identity}
+    return isinstance(identity, dict) and run_process_alive(identity)
 
 
 def ensure_warm_server(root, parent: int | None = None, idle_s: float = IDLE_S) -> bool:

@@ -397,7 +397,7 @@ class RunWriter:
                 path.unlink(missing_ok=True)
 
     def save_weights(self, state_dict: dict[str, Any]) -> None:
-        import torch
+        import torch  # lazy: about 1.5 s of torch (benchmarks/lazy_imports.py); the store is read by torch-free processes
 
         atomic_write(self.path / "model.pt", lambda f: torch.save(state_dict, f))
 

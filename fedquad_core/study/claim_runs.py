@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..config.alpha import alpha_text
 from ..runs.store import RunNotFound, RunStore, StoreError
 from .matched import seed_of
 
@@ -125,7 +126,7 @@ def label(coords: dict) -> str:
         if k == "method":
             parts.append(NAMES.get(v, str(v)))
         elif k == "alpha":
-            parts.append("IID" if v is None else f"α={v:g}")
+            parts.append(alpha_text(v, "label"))
         else:
             parts.append(f"{k}={v}")
     return ", ".join(parts)

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig, alpha_label
+from ..config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
+from ..config.alpha import alpha_text, parse_alpha
 from ..errors import UserError
 from ..methods import METHODS
 from ..methods.params import method_param_fields
@@ -46,14 +47,14 @@ def axis_name(key: str) -> str:
 
 
 def parse_value(axis: str, value: Any) -> Any:
-    """One grid value of ``axis`` as the type its field wants ('iid' / 'inf' / None for alpha = IID)."""
+    """One grid value of ``axis`` as the type its field wants (alpha: ``parse_alpha``, IID as 'iid')."""
     text = value.strip() if isinstance(value, str) else value
     kind = _config_fields().get(axis)
     if kind is None:  # a method parameter
         kind = "int" if method_param_fields()[axis].metadata.get("integer") else "float"
     try:
-        if axis == "alpha" and (text is None or str(text).lower() in ("iid", "inf", "none", "null")):
-            return None
+        if axis == "alpha":
+            return parse_alpha(text)  # nan / inf numbers: validate() names the flag to change
         if text is None and "None" in kind:
             return None
         if "bool" in kind:
@@ -128,7 +129,7 @@ class Point:
 
 
 def _label(coords: dict[str, Any]) -> str:
-    return " ".join(f"{k}={alpha_label(v) if k == 'alpha' else v}" for k, v in coords.items())
+    return " ".join(f"{k}={alpha_text(v) if k == 'alpha' else v}" for k, v in coords.items())
 
 
 def expand(spec: StudySpec) -> list[Point]:

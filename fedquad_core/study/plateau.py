@@ -48,7 +48,7 @@ class Plateau:
         sd = math.sqrt(math.fsum((s - self.mean) ** 2 for s in self.slopes) / (len(self.slopes) - 1))
         if sd == 0:
             return None
-        from scipy import stats as _scipy
+        from scipy import stats as _scipy  # lazy: about 0.7 s of scipy.stats (benchmarks/lazy_imports.py); the pages import this module
 
         for n in range(2, 1001):
             if abs(self.mean) + float(_scipy.t.ppf(0.5 + LEVEL / 2, n - 1)) * sd / math.sqrt(n) <= BAND:

@@ -10,20 +10,19 @@ package importable (``pip install -e .`` or the same image); Ray is an optional 
 """
 from __future__ import annotations
 
+import socket
 import sys
+import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from ..config import RunConfig
 from ..errors import UserError
 from ..runs.store import RunStore, StoreError, atomic_write
+from ..train.runner import execute
 
 
 def _run_task(cfg_dict: dict[str, Any], threads: int | None) -> tuple[str, dict[str, bytes], str | None]:
-    import tempfile
-
-    from ..train.runner import execute
-
     with tempfile.TemporaryDirectory(prefix="fedquad-ray-") as tmp:
         store = RunStore(tmp)
         error = None
@@ -83,9 +82,6 @@ def _write_run(store: RunStore, run_id: str, files: dict[str, bytes]) -> None:
 
 def check_reachable(address: str) -> None:
     """Fail in seconds, not minutes (ray.init retries a dead address for a long time)."""
-    import socket
-
-
     host, sep, port = address.rpartition(":")
     if address == "auto" or not sep or not port.isdigit():
         return
@@ -101,7 +97,7 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
     """Run every config as a Ray task; return the stored run ids in the order of ``configs``.
     ``on_done(i, run_id, error)`` is called as the i-th run's folder lands in ``store``."""
     try:
-        import ray
+        import ray  # lazy: an optional extra (pip install ray), absent by default
     except ImportError:
 
         raise UserError("--ray needs Ray: pip install ray (or pip install -e '.[ray]')") from None

@@ -5,21 +5,35 @@ file as it finishes. A failed point is reported and the study goes on; Ctrl-C ca
 running points after their current round, and running the study again resumes it."""
 from __future__ import annotations
 
+import ctypes
 import dataclasses
+import fcntl
 import os
 import signal
 import sys
 import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing import get_context
+from pathlib import Path
 from typing import Any, Callable
 
-from ..config import RunConfig
+from tqdm import tqdm
+
+from ..config import ConfigError, RunConfig
+from ..config.checked import Checked
 from ..config.devices import usable_cores
-from ..errors import UserError
-from ..config.preflight import check_grid
-from ..runs.store import ACTIVE, RunStore, new_run_id
+from ..config.limits import check_grid_size, check_text
+from ..config.preflight import Draw, Labels, check_runs
+from ..errors import RUN_INPUT_ERRORS, UserError
+from ..methods import METHODS
+from ..runs.claims import claim, finished_run, release
+from ..runs.preflight_file import Handed
+from ..runs.store import ACTIVE, RunStore, atomic_write_text, new_run_id
+from ..train.checked import prepare_from
+from ..train.runner import execute
 from ..version import engine_fingerprint
-from .grid import expand, keyed, parse_axes
+from .grid import Point, expand, keyed, parse_axes
 from .ray import check_reachable, run_on_ray
 from .store import StudyStore, finished_runs, grid_difference
 
@@ -40,32 +54,71 @@ def _study_dict(spec, points, previous: dict | None, index: dict[str, str]) -> d
     }
 
 
-def prepare_study(spec, store, *, large_grid: bool = False) -> tuple[StudyStore, dict[str, Any], dict[str, RunConfig]]:
-    """Every check, then the study file written: (studies, study dict, key -> config to train).
-    A grid above ``limits.GRID_POINTS_MAX`` points is refused unless ``large_grid``."""
-    from ..config.limits import check_grid_size, check_text
-
-    studies = store if isinstance(store, StudyStore) else StudyStore(store.root)
-    spec = dataclasses.replace(spec, axes=parse_axes(spec.axes))  # a spec built in code is checked too
+def study_points(spec, *, large_grid: bool = False) -> tuple[Any, list[Point]]:
+    """The study's axes parsed (a spec built in code is checked too), its size, title, description
+    and shared method parameters checked, and its points: (the parsed spec, its points). A grid
+    above ``limits.GRID_POINTS_MAX`` points is refused before it is expanded, unless ``large_grid``."""
+    spec = dataclasses.replace(spec, axes=parse_axes(spec.axes))
     check_grid_size(spec.axes, allow_large=large_grid)  # before a million points are made
     check_text(spec.title, "the title", "--title (or the file's title)", 200)
     check_text(spec.description, "the description", "--description (or the file's description)")
     check_method_params(spec)
-    points = expand(spec)
+    return spec, expand(spec)
+
+
+def check_points(points: list[Point], *, labels: Labels | None = None, draw: Draw | None = None,
+                 handed: Handed | None = None) -> list[Checked]:
+    """Each point's config checked once and each distinct partition drawn once (``check_runs``);
+    or, when ``handed`` (the preflight file of the dashboard's check of this very grid, under this
+    engine) holds every point's config, its checked partitions, without checking again."""
+    configs = [p.config for p in points]
+    return _handed(configs, handed) or check_runs(configs, labels=labels, draw=draw)
+
+
+def _handed(configs: list[RunConfig], handed: Handed | None) -> list[Checked] | None:
+    if handed is None:
+        return None
+    out = []
+    for cfg in configs:
+        try:
+            resolved = cfg.resolved()
+        except (ValueError, TypeError):  # a config too broken to resolve: check_runs says what is wrong
+            return None
+        found = handed.get(resolved.to_dict())
+        if found is None:
+            return None
+        out.append(Checked(resolved, *found))
+    return out
+
+
+def check_study(spec, *, large_grid: bool = False, labels: Labels | None = None,
+                draw: Draw | None = None) -> tuple[Any, list[Point], list[Checked]]:
+    """Every check of a study before any work (the dashboard's, before it starts the driver):
+    ``study_points`` then ``check_points``."""
+    spec, points = study_points(spec, large_grid=large_grid)
+    return spec, points, check_points(points, labels=labels, draw=draw)
+
+
+def prepare_study(spec, store, *, large_grid: bool = False,
+                  handed: Handed | None = None) -> tuple[StudyStore, dict[str, Any], dict[str, Checked]]:
+    """Every check, then the study file written: (studies, study dict, key -> checked config to
+    train). ``handed``: see ``check_points``."""
+    studies = store if isinstance(store, StudyStore) else StudyStore(store.root)
+    spec, points = study_points(spec, large_grid=large_grid)
     previous = studies.read(spec.name) if studies.exists(spec.name) else None
     if previous is not None:
         diff = grid_difference(previous, spec.base.to_dict(), spec.axes)
         if diff:
             raise UserError(f"study {spec.name!r} already exists with another grid ({diff}): "
                             "choose a new name, or rerun it with its own grid to resume it")
-    check_grid([p.config for p in points])
+    checked = check_points(points, handed=handed)
     points = keyed(points)
     index = finished_runs(studies.runs)
     study = _study_dict(spec, points, previous, index)
-    todo: dict[str, RunConfig] = {}
-    for p in points:
+    todo: dict[str, Checked] = {}
+    for p, c in zip(points, checked):
         if p.key not in index:
-            todo.setdefault(p.key, p.config)
+            todo.setdefault(p.key, c)
     studies.write(study)
     return studies, study, todo
 
@@ -73,9 +126,6 @@ def prepare_study(spec, store, *, large_grid: bool = False) -> tuple[StudyStore,
 def check_method_params(spec) -> None:
     """The shared method parameters of a study are checked like ``run --config``'s: each must be a
     parameter of a method of the study (one of them, when method is an axis), or it is refused."""
-    from ..config import ConfigError
-    from ..methods import METHODS
-
     params = spec.base.method_params
     if not isinstance(params, dict):
         raise ConfigError(f"method_params must be an object of parameter: value (got {params!r})")
@@ -88,11 +138,12 @@ def check_method_params(spec) -> None:
 
 
 def run_study(spec, store, *, jobs: int | None = None, threads: int | None = None, ray: str | None = None,
-              quiet: bool = False, large_grid: bool = False) -> dict[str, Any]:
-    """Run the study's missing points; return the study dict (also saved in ``<root>/studies``)."""
+              quiet: bool = False, large_grid: bool = False, handed: Handed | None = None) -> dict[str, Any]:
+    """Run the study's missing points; return the study dict (also saved in ``<root>/studies``).
+    ``handed``: the dashboard's preflight of this grid (``check_points``)."""
     if ray:
         check_reachable(ray)
-    studies, study, todo = prepare_study(spec, store, large_grid=large_grid)
+    studies, study, todo = prepare_study(spec, store, large_grid=large_grid, handed=handed)
     keys = {p["key"] for p in study["points"]}
     say = (lambda msg: None) if quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     say(f"study {spec.name}: {len(study['points'])} points, {len(keys)} distinct runs, {len(keys) - len(todo)} "
@@ -116,11 +167,11 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
         saved["dirty"] = True
         save(force=len(todo) <= SMALL_STUDY)
         if error:
-            say(f"study {spec.name}: run {run_id} ({todo[key].name}) failed: {error.splitlines()[0]}")
+            say(f"study {spec.name}: run {run_id} ({todo[key].config.name}) failed: {error.splitlines()[0]}")
 
     if todo and ray:
         keys_in_order = list(todo)
-        run_on_ray(list(todo.values()), studies.runs, ray, threads=threads,
+        run_on_ray([c.config for c in todo.values()], studies.runs, ray, threads=threads,
                    on_done=lambda i, run_id, error: done(keys_in_order[i], run_id, error))
     elif todo:
         cancel = cancel_path(studies.root, spec.name)
@@ -154,16 +205,12 @@ def _finished(runs: RunStore, run_id: str) -> bool:
 
 
 def _running_lock_path(root, name: str):
-    from pathlib import Path
-
     return Path(root) / "studies" / f".{name}.running"
 
 
 def _hold_running_lock(root, name: str):
     """A shared flock held while a driver trains the study's points (several drivers may); only a
     live driver can hold it, so ``study cancel`` can tell whether anyone would see its request."""
-    import fcntl
-
     path = _running_lock_path(root, name)
     path.parent.mkdir(parents=True, exist_ok=True)
     f = open(path, "a")
@@ -173,8 +220,6 @@ def _hold_running_lock(root, name: str):
 
 def study_running(root, name: str) -> bool:
     """Whether a live driver holds the study's running lock (the kernel decides, not a file's content)."""
-    import fcntl
-
     path = _running_lock_path(root, name)
     if not path.is_file():
         return False
@@ -189,8 +234,6 @@ def study_running(root, name: str) -> bool:
 
 def request_study_cancel(root, name: str) -> bool:
     """Ask every driver of study ``name`` to stop (as Ctrl-C does); False when none is running."""
-    from ..runs.store import atomic_write_text
-
     if not study_running(root, name):
         return False
     atomic_write_text(cancel_path(root, name), "cancel\n")
@@ -209,8 +252,6 @@ class StudyStopped(Exception):
 
 def cancel_path(root, name: str):
     """The file ``fedquad study cancel NAME`` writes; the study's driver polls it."""
-    from pathlib import Path
-
     return Path(root) / "studies" / f".{name}.cancel"
 
 
@@ -227,8 +268,6 @@ def _init_worker(driver: int) -> None:
 
 def _die_with_parent(parent: int) -> None:
     if sys.platform.startswith("linux"):
-        import ctypes
-
         try:
             ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
         except (OSError, AttributeError):
@@ -241,13 +280,12 @@ def _stopped(stop: str) -> bool:
     return os.path.exists(stop)
 
 
-def _run_one(payload: tuple[dict, str, str, int | None, str, str]) -> str | None:
-    """Train one point under the claim of its key; the id of the run that holds the key (a
-    finished run another process trained while this one waited is reused), or None when the
-    study was stopped first."""
-    config, root, run_id, threads, stop, key = payload
-    from ..runs.claims import claim, finished_run, release
-
+def _run_one(payload: tuple) -> str | None:
+    """Train one point under the claim of its key, on the partition the driver's preflight checked
+    (``train.checked``; when it cannot be used, the run checks and draws itself); the id of the run
+    that holds the key (a finished run another process trained while this one waited is reused), or
+    None when the study was stopped first."""
+    config, root, run_id, threads, stop, key, parts, labels = payload
     if _stopped(stop):  # the study was interrupted before this point started
         return None
     held = claim(root, key, should_stop=lambda: _stopped(stop))
@@ -257,9 +295,9 @@ def _run_one(payload: tuple[dict, str, str, int | None, str, str]) -> str | None
         reused = finished_run(RunStore(root), key)
         if reused or _stopped(stop):
             return reused
-        from ..train.runner import execute
-
-        run_id = execute(RunConfig.from_dict(config), RunStore(root), run_id=run_id, progress=False, threads=threads)
+        cfg = RunConfig.from_dict(config)
+        run_id = execute(cfg, RunStore(root), run_id=run_id, progress=False, threads=threads,
+                         prep=_checked_prep(cfg, parts, labels))
         if RunStore(root).read_status(run_id).get("stopped_by") in ("SIGINT", "SIGTERM"):
             open(stop, "a").close()  # the signal reached the group: no next point, before the driver looks
         return run_id
@@ -267,17 +305,26 @@ def _run_one(payload: tuple[dict, str, str, int | None, str, str]) -> str | None
         release(held)
 
 
-def run_in_pool(todo: dict[str, RunConfig], runs: RunStore, *, jobs: int, threads: int | None, on_done: Done,
-                progress: bool = True, cancel_file=None) -> None:
-    """Train each config (keyed by run key) in a pool of ``jobs`` spawned processes; ``on_done``
-    as each ends. On Ctrl-C, SIGTERM or ``cancel_file`` appearing: points not started are dropped,
-    running ones cancelled after their current round (state 'cancelled'), and ``StudyStopped`` is
-    raised (with the signal's name) once they have stopped."""
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from multiprocessing import get_context
+def _checked_prep(cfg: RunConfig, parts, labels):
+    """The point's data and partition from the driver's preflight, or None (no partition handed, or
+    it does not fit the labels loaded here, or the data fails to load): ``execute`` then prepares
+    the run itself and records any failure."""
+    if parts is None or not labels:
+        return None
+    try:
+        return prepare_from(cfg, parts, labels)
+    except RUN_INPUT_ERRORS:
+        return None
 
-    from tqdm import tqdm
 
+def run_in_pool(todo: dict[str, Checked | RunConfig], runs: RunStore, *, jobs: int, threads: int | None,
+                on_done: Done, progress: bool = True, cancel_file=None) -> None:
+    """Train each config (keyed by run key; a ``Checked`` one on its checked partition) in a pool of
+    ``jobs`` spawned processes; ``on_done`` as each ends. On Ctrl-C, SIGTERM or ``cancel_file``
+    appearing: points not started are dropped, running ones cancelled after their current round
+    (state 'cancelled'), and ``StudyStopped`` is raised (with the signal's name) once they have
+    stopped."""
+    todo = {key: c if isinstance(c, Checked) else Checked(c) for key, c in todo.items()}
     stop = runs.root / f".study-stop-{os.urandom(4).hex()}"
     flag: dict[str, Any] = {"signal": None}
 
@@ -301,9 +348,10 @@ def run_in_pool(todo: dict[str, RunConfig], runs: RunStore, *, jobs: int, thread
             item = next(queue, None)
             if item is None:
                 return
-            key, cfg = item
-            run_id = new_run_id(cfg.method)
-            futures[pool.submit(_run_one, (cfg.to_dict(), str(runs.root), run_id, threads, str(stop), key))] = (key, run_id)
+            key, c = item
+            run_id = new_run_id(c.config.method)
+            futures[pool.submit(_run_one, (c.config.to_dict(), str(runs.root), run_id, threads, str(stop), key,
+                                           c.parts, c.labels_digest))] = (key, run_id)
 
     def report(fut) -> None:
         key, planned = futures.pop(fut)

@@ -123,7 +123,7 @@ def _var(v: Sequence[float]) -> float:
 
 
 def _t_sf(t: float, df: float) -> float:
-    from scipy import stats as _scipy
+    from scipy import stats as _scipy  # lazy: about 0.7 s of scipy.stats (benchmarks/lazy_imports.py); the pages import this module
 
     return float(_scipy.t.sf(t, df))
 
@@ -223,7 +223,7 @@ def mean_interval(values: Sequence[float], level: float = LEVEL) -> tuple[float,
     sd = math.sqrt(_var(v))
     if sd == 0.0:
         return m, m, m
-    from scipy import stats as _scipy
+    from scipy import stats as _scipy  # lazy: about 0.7 s of scipy.stats (benchmarks/lazy_imports.py); the pages import this module
 
     half = float(_scipy.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
     return m, m - half, m + half
@@ -245,7 +245,7 @@ def slope(values: Sequence[float], level: float = LEVEL) -> tuple[float, float, 
     se = math.sqrt(resid / (n - 2) / sxx)
     if se == 0.0:
         return b, b, b
-    from scipy import stats as _scipy
+    from scipy import stats as _scipy  # lazy: about 0.7 s of scipy.stats (benchmarks/lazy_imports.py); the pages import this module
 
     half = float(_scipy.t.ppf(0.5 + level / 2, n - 2)) * se
     return b, b - half, b + half

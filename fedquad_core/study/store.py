@@ -12,10 +12,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..config import alpha_label
+from ..config.alpha import alpha_text
+from ..runs.files import Damaged
 from ..runs.store import STUDIES_FOLDER, RunStore, StoreError, _read_json, atomic_write_json
 from ..version import BOOKKEEPING, engine_fingerprint
 from ..errors import UserError
+from .files import read_study
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -69,9 +71,6 @@ class StudyStore:
 
     def read(self, name: str) -> dict[str, Any]:
         """The study, or ``StudyNotFound`` / ``DamagedStudy`` (one line each)."""
-        from ..runs.files import Damaged
-        from .files import read_study
-
         path = self.path(name)
         if not os.path.lexists(path):
             raise StudyNotFound(f"no study {name!r} in {self.root}: `fedquad study list --runs-dir {self.root}` "
@@ -115,4 +114,4 @@ def grid_difference(study: dict[str, Any], base: dict[str, Any], axes: dict[str,
 
 
 def _axes_text(axes: dict[str, list]) -> str:
-    return " ".join(f"{k}={','.join(alpha_label(v) if k == 'alpha' else str(v) for v in vals)}" for k, vals in axes.items())
+    return " ".join(f"{k}={','.join(alpha_text(v) if k == 'alpha' else str(v) for v in vals)}" for k, vals in axes.items())

@@ -7,6 +7,10 @@ import time
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
+
+from ..runs.stop_signals import interrupt_deferred
+from ..safe_io import one_line
 
 
 class Callback:
@@ -62,8 +66,6 @@ class StoreCallback(Callback):
                                data_source=info.get("data_source"))
 
     def on_round(self, row):
-        from ..runs.stop_signals import interrupt_deferred
-
         with interrupt_deferred():  # the row and the status's round move together
             self.writer.append_metrics(row)
             self.writer.set_status("running", round=row["round"])
@@ -99,8 +101,6 @@ class StoreCallback(Callback):
 
 def _error_line(text: str) -> str:
     """A run's error as one line of bounded length: "no space left ..." for a full disk."""
-    from ..safe_io import one_line
-
     first = text.strip().splitlines()[0] if text.strip() else "failed"
     if "[Errno 28]" in first or "No space left on device" in first:
         return "no space left on the run store's disk: free some space, or use another --runs-dir"
@@ -129,8 +129,6 @@ class ProgressCallback(Callback):
         self.bar = None
 
     def on_start(self, info):
-        from tqdm import tqdm
-
         self.bar = tqdm(total=info["rounds"], desc=self.label or info.get("method", "run"), unit="round",
                         file=self.stream, leave=True, dynamic_ncols=True)
 

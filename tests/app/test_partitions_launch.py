@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
@@ -71,3 +72,18 @@ def test_launch_tiny_run_then_live_shows_it(empty_store):
     assert not at.exception
     acc = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert len(acc["data"]) == 2 and all(len(trace_values(t)) == 2 for t in acc["data"])
+
+
+def test_every_page_offers_the_same_alpha_steps_and_client_bound():
+    """One list of α values and one client bound for the Partitions and Launch pages (and the
+    engine's limit is that bound)."""
+    from app.service import catalog
+    from app.studies import launch_form
+    from fedquad_core.config import limits
+    from fedquad_core.config.alpha import ALPHA_STEPS
+
+    assert catalog.ALPHAS == list(ALPHA_STEPS) and launch_form.OPTIONS["alpha"] is catalog.ALPHAS
+    assert catalog.BOUNDS["num_clients"] == (1, limits.CLIENTS_MAX)
+    for page in ("partitions.py", "launch.py"):
+        text = (Path(__file__).resolve().parents[2] / "app" / "views" / page).read_text()
+        assert "ALPHAS = [" not in text and 'BOUNDS["num_clients"]' in text, page

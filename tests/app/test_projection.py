@@ -45,6 +45,8 @@ def test_procrustes_without_reference_or_with_mismatch():
 def fake_run(tmp_path):
     run = tmp_path / "run"
     (run / "embeddings").mkdir(parents=True)
+    (run / "config.json").write_text('{"method": "fedavg", "dataset": "digits"}')  # a run folder, as the store reads it
+    (run / "status.json").write_text('{"state": "finished"}')
     rng = np.random.default_rng(0)
     labels = np.arange(200) % 4
     z = rng.normal(size=(200, 16)) + 4.0 * labels[:, None]
@@ -103,6 +105,8 @@ def test_the_projection_process_names_a_pickled_snapshot_in_one_line(tmp_path):
 
     run = tmp_path / "run"
     (run / "embeddings").mkdir(parents=True)
+    (run / "config.json").write_text('{"method": "fedavg", "dataset": "digits"}')  # a run folder, as the store reads it
+    (run / "status.json").write_text('{"state": "finished"}')
     np.savez(run / "embeddings" / "round_0001.npz", embeddings=np.array([object()], dtype=object), labels=np.array([1]))
     proc = subprocess.run([sys.executable, "-m", "app.projection", str(run), "1"], capture_output=True, text=True,
                           timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))

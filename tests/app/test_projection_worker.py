@@ -19,8 +19,12 @@ WARM_TIMEOUT_S = 300  # a fresh machine compiles numba once (about a minute on 2
 
 
 def write_snapshot(run: Path, round_: int, n: int = 120, age_s: float = 0.0) -> Path:
-    """A run folder's snapshot in the store's format (no training): 4 separated classes."""
+    """A run folder's snapshot in the store's format (no training): 4 separated classes; the folder
+    holds a config and a status, as every run folder does (the worker reads runs through the store)."""
     (run / "embeddings").mkdir(parents=True, exist_ok=True)
+    for name, text in (("config.json", '{"method": "fedavg", "dataset": "digits"}'), ("status.json", '{"state": "running"}')):
+        if not (run / name).exists():
+            (run / name).write_text(text)
     rng = np.random.default_rng(round_)
     labels = np.arange(n) % 4
     z = (rng.normal(size=(n, 8)) + 5.0 * labels[:, None]).astype(np.float32)

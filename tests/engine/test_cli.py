@@ -59,7 +59,7 @@ def test_sweep_prints_methods_by_settings_with_mean_and_std(tmp_path, capsys):
     assert code == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].split("  ")[0].strip() == "method"
-    assert "α=0.5, 4 clients" in out[0] and "α=iid, 4 clients" in out[0]
+    assert "α=0.5, 4 clients" in out[0] and "IID, 4 clients" in out[0]
     rows = {line.split()[0]: line for line in out[2:]}
     assert set(rows) == {"FedAvg", "FedQuad"}
     assert rows["FedQuad"].count("±") == 2

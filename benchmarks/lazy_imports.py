@@ -1,0 +1,39 @@
+"""What the engine's remaining function-level imports save: the import time of each module imported
+lazily, each in a fresh Python process (median of ``--repeat`` runs). Their comments cite these
+numbers ("lazy: 1.3-1.6 s"); rerun this after a dependency upgrade.
+
+    python benchmarks/lazy_imports.py [--repeat 3]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+
+# the lazily imported module, and where the engine imports it inside a function
+LAZY = {
+    "torch": "config/devices.py resolve_device, runs/store.py save_weights",
+    "fedquad_core.data": "config/limits.py _sizes, version.py key_settings",
+    "fedquad_core.cli.main": "prefork/server.py preload and _child",
+    "scipy.stats": "study/stats.py welch",
+}
+CODE = "import time; t = time.perf_counter(); import {name}; print(time.perf_counter() - t)"
+
+
+def seconds(name: str) -> float:
+    out = subprocess.run([sys.executable, "-c", CODE.format(name=name)], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=3)
+    args = p.parse_args()
+    for name, where in LAZY.items():
+        runs = [seconds(name) for _ in range(args.repeat)]
+        print(f"{name:24s} {min(runs):.2f}-{max(runs):.2f} s (median {statistics.median(runs):.2f})  {where}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""The Dirichlet α in one place: how it is read (``parse_alpha``), how it is written
+(``alpha_text``), the one rule a value must meet (``alpha_problem``) and the α steps every page
+offers (``ALPHA_STEPS``). IID is ``None`` in a RunConfig; in text it is ``iid`` (read in any case;
+``inf``, ``none`` and ``null`` are read as IID too, as the command line and study files always
+accepted them). Torch-free: the dashboard's first modules import it.
+
+The rule is checked once per configuration, by the preflight (``preflight.validate``). The
+partition's own guard (``numerics.partition.dirichlet_partition``) repeats it inside the draw: that
+module is part of the engine fingerprint and stays as it is."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .limits import FLOAT_MAX, _float32_problem
+from .run import alpha_label
+
+IID_WORDS = ("iid", "inf", "none", "null")  # read as IID; written "iid" (value style) or "IID"
+# the α a page offers (Partitions, Launch, the comparison picker): 1-2-3-5 steps from strong skew
+# to close to IID
+ALPHA_STEPS = (0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+STYLES = ("value", "short", "label")
+
+
+def parse_alpha(value: Any) -> float | None:
+    """An α from text or a number: None for IID (None or an ``IID_WORDS`` word, any case), else the
+    number as a float (not yet checked: ``alpha_problem`` says whether it is allowed). Raises
+    ``ValueError`` for anything else (a bool, text that is not a number)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"alpha {value!r} is not a number")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    if text.lower() in IID_WORDS:
+        return None
+    return float(text)
+
+
+def is_iid(alpha: Any) -> bool:
+    """None, or NaN (how pandas stores None in a number column)."""
+    return alpha is None or (isinstance(alpha, float) and math.isnan(alpha))
+
+
+def alpha_text(alpha: float | None, style: str = "value") -> str:
+    """An α written out: ``value`` ("iid", "0.5": what ``parse_alpha`` reads back exactly, for the
+    command line and study files), ``short`` ("IID", "0.5": table cells, slider ticks) or ``label``
+    ("IID", "α=0.5": titles and sentences). NaN counts as IID."""
+    if style not in STYLES:
+        raise ValueError(f"unknown alpha style {style!r}: use one of {', '.join(STYLES)}")
+    if is_iid(alpha):
+        return alpha_label(None) if style == "value" else alpha_label(None, iid="IID")
+    if style == "value":
+        return alpha_label(alpha)
+    return ("α=" if style == "label" else "") + alpha_label(alpha, "g")
+
+
+def alpha_problem(alpha: Any) -> str | None:
+    """The one rule of α, as a one-line message naming the flag, or None: IID (None), or a finite
+    number > 0 that float32 can hold (not below its smallest normal number: ``limits._float32_problem``)."""
+    if alpha is None:
+        return None
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        return f"alpha must be a finite number or IID (got {alpha!r}): change --alpha, or use --iid"
+    if not math.isfinite(alpha) or abs(alpha) > FLOAT_MAX:
+        return (f"alpha must be a finite number float32 can hold (at most {FLOAT_MAX:.3g}; got {alpha!r}): "
+                "change --alpha")
+    if alpha <= 0:
+        return f"alpha must be a number > 0 (got {alpha!r}): change --alpha (small = strong skew), or use --iid"
+    problem = _float32_problem(alpha)  # a positive α float32 rounds to 0
+    return f"alpha {problem}: change --alpha" if problem else None
