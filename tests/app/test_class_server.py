@@ -1,4 +1,4 @@
-"""The class server as the README starts it (`PORT=... bash scripts/start.sh --class`): it listens
+"""The class server as docs/classroom.md starts it (`PORT=... bash scripts/start.sh --class`): it listens
 on a non-loopback address, prints the presenter's and the students' links before anything else,
 writes a new secret at every start, and the secret is in no HTTP response a student gets. Plain
 `bash scripts/start.sh` listens on loopback only. Traffic goes to 127.0.0.1 and this machine's own

@@ -1,4 +1,4 @@
-"""A class in real browsers (headless Chromium): the class server started as the README says
+"""A class in real browsers (headless Chromium): the class server started as docs/classroom.md says
 (`PORT=... bash scripts/start.sh --class --max-sessions 5`), one presenter context (the secret link)
 and student contexts opening the students' link, the plain address, a wrong secret and the secret
 of the server's previous start.
