@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 
+from fedquad_core.config.alpha import alpha_text  # the one way an α is written (Partitions)
 from fedquad_core.runs.store import RunStore
 
 ROUNDS = 20  # ~0.5 s per round on 2 busy cores: long enough to watch the curve grow, short enough
@@ -90,16 +91,16 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     wait_idle(page, 90_000)
     summary = page.locator("p", has_text=re.compile(r"of \d+ clients have < 3 classes")).first
     before_text, before_data = summary.inner_text(), plot_data(page)
-    assert "α = 0.3" in before_text, before_text
+    assert alpha_text(0.3, "label") in before_text, before_text
     slider = page.locator('.st-key-p_alpha input[type="range"]')
     slider.focus()
     slider.press("ArrowRight")  # 0.3 -> 0.5
-    page.locator("p", has_text="α = 0.5").first.wait_for(timeout=60_000)
+    page.locator("p", has_text=alpha_text(0.5, "label")).first.wait_for(timeout=60_000)
     wait_idle(page)
     poll(lambda: plot_data(page) != before_data, 30, 0.5, "the heatmap to change after moving the α slider")
     title = page.locator(".js-plotly-plot").first.evaluate("g => g.layout.title.text")
-    assert "α = 0.5" in title, title  # the figure's title follows too
-    page.locator("p", has_text="α = 0.3").wait_for(state="detached", timeout=60_000)
+    assert alpha_text(0.5, "label") in title, title  # the figure's title follows too
+    page.locator("p", has_text=alpha_text(0.3, "label")).wait_for(state="detached", timeout=60_000)
 
     # ---- Launch: the preset, shortened, started -----------------------------------------------------
     go(page, "Launch")
