@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.engine import Verdict, compare, seed_of, smallest_effect
+from app.service.engine import Verdict, compare, seed_of, smallest_effect
 from app.lesson.data import LessonData
 
 def _runs(d: LessonData, alpha, method: str) -> dict:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from app.engine import DamagedFile, follow_store, read_text_file
+import app.service.follow_store as follow_store
+from app.service.engine import DamagedFile, read_text_file
 
 SECRET_FILE_ENV = "FEDQUAD_CLASS_SECRET_FILE"
 CODE_ENV = "FEDQUAD_CLASS_CODE"

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from app.roots import recorded_dir, runs_dir
-from app import engine
+import app.service.engine as engine
 from app.service.roles import require_presenter
-from app.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, alpha_text
+from app.service.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, alpha_text
 from app.export import files as export
 
 
