@@ -273,7 +273,7 @@ _CLAIMS: dict[tuple, list] = {}
 def claims_of(data: LessonData) -> list:
     """The claims table of ``data``'s root (``engine.check_claims``), computed once per root and
     state of its study files (it reads every claim's runs: seconds)."""
-    folder = Path(data.root) / "studies"
+    folder = StudyStore(data.root).folder
     try:
         stamp = tuple(sorted((f.name, f.stat().st_mtime_ns) for f in folder.glob("*.json")))
     except OSError:

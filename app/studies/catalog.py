@@ -18,8 +18,8 @@ from app.service import engine  # its torch names (the grid and its checks) on f
 from app.projection import cache as projection
 from app.service import roles
 from app.projection import maths
-from app.service.engine import (RunNotFound, RunStore, StoreError, StudyStore, alpha_text, launcher, singular_values,
-                        study_frame)
+from app.service.engine import (DamagedStudy, RunNotFound, RunStore, StoreError, StudyStore, alpha_text, launcher,
+                                singular_values, study_frame)
 
 SERIES, REPLICATE = "method", "seed"
 LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio", "local_cka",
@@ -55,8 +55,6 @@ def damaged_studies() -> list[str]:
 
 
 def _scan() -> tuple[list[StudyRef], list[str]]:
-    from app.service.engine import DamagedStudy
-
     out, damaged = [], []
     for source in ("recorded", "mine"):
         root = service.source_root(source)
