@@ -19,6 +19,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+import segno
 import streamlit as st
 
 from app.service import roles
@@ -103,7 +104,6 @@ def student_link(code: str, talk: bool) -> str:
 
 
 def qr_png(text: str) -> bytes:
-    import segno
 
     buf = io.BytesIO()
     segno.make(text, error="m").save(buf, kind="png", scale=8, border=2, dark="#000000", light="#ffffff")

@@ -103,6 +103,7 @@ def open_sessions() -> int | None:
     manager; None when that cannot be read (then no cap is applied: a class is never locked out by
     a Streamlit upgrade)."""
     try:
+        # inside the try: a Streamlit upgrade that moves it costs the cap, never the page
         from streamlit.runtime import Runtime
 
         return int(Runtime.instance()._session_mgr.num_active_sessions())  # noqa: SLF001 (no public count)
