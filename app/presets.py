@@ -1,6 +1,6 @@
 """Launch presets, as data. Each preset is the methods to compare plus RunConfig fields shared
 by all of them (every method gets the same partition and seed); fields left out take
-RunConfig's defaults. The numbers were measured: see README, 'The one-minute demo'."""
+RunConfig's defaults. The numbers were measured: see docs/demo.md."""
 from __future__ import annotations
 
 PRESETS: dict[str, dict] = {

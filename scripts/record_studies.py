@@ -60,7 +60,7 @@ MARGINS = [0.0, 0.25, 0.5, 1.0, 2.0]
 # hold one embedding per measured client and point): 300, within the 30 MB budget; the other
 # studies keep only the means of the local metrics (no per-client rows).
 SMALL, SMALL_POINTS = ("digits-local", "fmnist-skew", "fmnist-regime", "fmnist-paper", "fmnist-paper-2pct"), 300
-SEEDS = 5  # every study that backs a row of the claims table (README, "The paper's claims, checked")
+SEEDS = 5  # every study that backs a row of the claims table (docs/claims.md)
 
 
 def _preset(name: str, drop: tuple[str, ...]) -> dict:

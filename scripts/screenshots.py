@@ -1,4 +1,4 @@
-"""Screenshots of every dashboard page into assets/ (PNG), with headless Debian Chromium.
+"""Screenshots of every dashboard page into docs/img/ (PNG), with headless Debian Chromium.
 
     # against a running app (bash scripts/start.sh)
     .venv/bin/python scripts/screenshots.py --url http://127.0.0.1:8501
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--url", default="http://127.0.0.1:8501", help="a running app (default %(default)s)")
     ap.add_argument("--start", action="store_true", help="start the app itself on a free port (needs --runs-dir)")
     ap.add_argument("--runs-dir", type=Path, default=ROOT / "runs", help="run store for --start (default ./runs)")
-    ap.add_argument("--out", type=Path, default=ROOT / "assets", help="output folder (default assets/)")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img", help="output folder (default docs/img/)")
     ap.add_argument("--pages", nargs="+", choices=[p[0] for p in PAGES], help="only these pages")
     ap.add_argument("--width", type=int, default=1400)
     ap.add_argument("--height", type=int, default=900, help="viewport height; pages taller than it grow it")

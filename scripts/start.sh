@@ -40,5 +40,7 @@ if [ "$CLASS" = 1 ]; then
   export FEDQUAD_CLASS_SECRET_FILE="$SECRET_FILE" FEDQUAD_CLASS_CODE="$CODE" FEDQUAD_CLASS_MAX_SESSIONS="$MAX_SESSIONS"
   ADDRESS=${HOST:-0.0.0.0}
 fi
-exec .venv/bin/streamlit run app/main.py --server.address "$ADDRESS" --server.port "${PORT:-8501}" \
+# scripts/serve.py: streamlit run, plus one headless visit of the opening page as soon as the server
+# answers (the first browser then finds the app's modules imported and the opening figures built)
+exec .venv/bin/python scripts/serve.py app/main.py --server.address "$ADDRESS" --server.port "${PORT:-8501}" \
   --server.fileWatcherType none --server.headless true

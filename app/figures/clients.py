@@ -1,4 +1,4 @@
-"""Figures of the Clients page (each client's local model, README "Clients"): the measured clients
+"""Figures of the Clients page (each client's local model, docs/clients.md): the measured clients
 as points (classes held against a local metric), one client's class histogram and its metrics
 over rounds, its local embeddings next to the global model's, and the update-cosine matrix.
 Pure builders: pandas / numpy in, a themed ``plotly`` Figure out."""

@@ -1,4 +1,4 @@
-"""Figures of a study (a grid of runs, see README, "Studies"): curves at one grid point with a band over
+"""Figures of a study (a grid of runs, see docs/studies.md): curves at one grid point with a band over
 seeds, response plots against a slider axis with the methods' band overlap marked, the FedQuad
 margins heatmap with FedAvg as the colour bar's reference, and the singular-value spectra across
 alpha (the picture of FedDecorr, Shi et al. ICLR 2023, Fig. 1).

@@ -3,7 +3,7 @@ for the local models, ``fmnist-skew`` for the global model across alpha), or the
 or runs for every step, read from a run-store root, with the handful of look-ups the steps need.
 Pure: no streamlit.
 
-A study is the JSON described in README, "Studies" (``<root>/studies/<name>.json``). When the user has runs but
+A study is the JSON described in docs/studies.md (``<root>/studies/<name>.json``). When the user has runs but
 no study with the needed axes, ``study_from_runs`` builds the same shape from the finished runs
 (axes alpha x method x seed), so the steps have one code path.
 """

@@ -63,7 +63,7 @@ def equal_samples(d: LessonData, alpha) -> Verdict | None:
     return compare(a, b, smallest_effect("final_acc"))
 
 
-DEMO_STUDY = "digits-alpha"  # the recorded study made with the one-minute demo's settings (README, "Recorded studies")
+DEMO_STUDY = "digits-alpha"  # the recorded study made with the one-minute demo's settings (docs/studies.md, "Recorded studies")
 
 
 def demo_comparison(data: LessonData) -> dict | None:

@@ -115,7 +115,8 @@ def quadruplet_figure(points: dict, m1: float, m2: float, form: str = "fedquad",
     for i, (r, centre) in enumerate(zip(q.radii, q.ring_centres), start=1):
         x, y = _ring(pts[centre], r)
         who = "n1" if i == 1 else "n2"
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"term {i} = 0 outside ({NAMES[who]})",
+        # talk mode: the ring's colour names its negative (a shorter legend keeps the plot on a projector's first screen)
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"term {i} = 0 outside" + ("" if talk else f" ({NAMES[who]})"),
                                  line=dict(color=colors[who], dash="dash", width=2), hoverinfo="skip"))
     for k in POINTS:
         fig.add_trace(go.Scatter(
@@ -131,8 +132,10 @@ def quadruplet_figure(points: dict, m1: float, m2: float, form: str = "fedquad",
                            xref="x", yref="y", axref="x", ayref="y", showarrow=True, arrowhead=3,
                            arrowwidth=3 if talk else 2, arrowcolor="#333", text="")
     second = "d(a,n2)" if form == "fedquad" else "d(n1,n2)"
-    fig.update_layout(title=title or f"{FORMS[form]}: term 1 {q.terms[0]:.2f}, term 2 {q.terms[1]:.2f} "
-                                     f"(2nd term uses {second})", height=HEIGHT, showlegend=True)
+    # talk mode: the terms' values stand under the figure (term 1, term 2, loss) and need no title
+    full = (f"{FORMS[form]} (2nd term: {second})" if talk else
+            f"{FORMS[form]}: term 1 {q.terms[0]:.2f}, term 2 {q.terms[1]:.2f} (2nd term uses {second})")
+    fig.update_layout(title=title or full, height=HEIGHT, showlegend=True)
     span = max(2.2, max(float(np.abs(v).max()) for v in pts.values()) + max(q.radii) * 0.3)
     fig.update_xaxes(range=[-span, span], zeroline=False)
     fig.update_yaxes(range=[-span, span], scaleanchor="x", scaleratio=1, zeroline=False)

@@ -6,11 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from app.export.widgets import show_figure
-from app.figures.theme import refit
 from app.lesson import quadruplet as quad
 
 QUAD_KEYS = ("q_m1", "q_m2", "q_preset", "q_chen")
-HALF_WIDTH = 600  # px: one of two columns at 1280 px
 
 
 def quad_settings() -> tuple[float, float, dict]:
@@ -67,9 +65,6 @@ def _figures(talk: bool) -> None:
         q = quad.quadruplet(points, m1, m2, form)
         with col:
             fig = quad.quadruplet_figure(points, m1, m2, form, talk=talk)
-            if talk:  # laid out for the half of a projector's 1280 px it gets, not a third: the square plot fits the first screen
-                fig.layout.height = quad.HEIGHT
-                fig = refit(fig, HALF_WIDTH, True)
             show_figure(fig, f"quad_{form}", pd.DataFrame(quad.quadruplet_table(points, m1, m2, form)),
                         f"quadruplet_{form}")
             t = st.columns(3)

@@ -284,7 +284,7 @@ _CHECKS = {"the test before Holm's correction": "before Holm", "± 2 std bands a
 
 
 def _short_robustness(text_: str) -> str:
-    """``robust``, or ``no: <the checks that disagree>`` (the claims table in full: README,
+    """``robust``, or ``no: <the checks that disagree>`` (the claims table in full: docs/claims.md,
     ``fedquad study claims``)."""
     if not text_.startswith("not robust: "):
         return text_

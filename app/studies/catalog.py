@@ -1,4 +1,4 @@
-"""The dashboard's door to studies (README, "Studies"): the studies of both run-store roots (the user's
+"""The dashboard's door to studies (docs/studies.md): the studies of both run-store roots (the user's
 and the recorded, read-only one), their points as a table, the final snapshot of a run as the
 Explore page shows it, and starting a study's missing points as a detached background process.
 

@@ -175,7 +175,9 @@ def position(view: View, points: pd.DataFrame) -> switcher.Position:
     return memo(key, lambda: shared.prepared(_widen_lone(view, points, _position(view, points))), store="_x_pos", size=64)
 
 
-LONE_WIDTH = 1200  # px: a figure alone in its row spans the page (1216 px at 1280 with the sidebar collapsed)
+# px: a figure alone in its row spans the page: 1216 px at 1280 with the sidebar collapsed, about
+# 880 with it open (laid out for the narrower, its text stays inside at either)
+LONE_WIDTH = 860
 
 
 def _widen_lone(view: View, points: pd.DataFrame, pos: switcher.Position) -> switcher.Position:

@@ -1,4 +1,4 @@
-"""Clients: each client's local model, where collapse starts (README, "Clients"): the measured
+"""Clients: each client's local model, where collapse starts (docs/clients.md): the measured
 clients of one round, one client's classes, embeddings and numbers, and the update cosines."""
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ damaged = studies.damaged_studies()
 if damaged:
     st.warning("Damaged, left out: " + "; ".join(damaged[:2]) + (f"; and {len(damaged) - 2} more" if len(damaged) > 2 else ""))
 if not refs:
-    st.info("No study yet. Recorded studies ship in `assets/recorded/` (see the README); start your own on the "
+    st.info("No study yet. Recorded studies ship in `assets/recorded/` (see docs/studies.md); start your own on the "
             "Launch page (mark one or two settings as a sweep) or with `python -m fedquad_core study run NAME "
             "--grid alpha=0.1,1,iid --grid method=fedavg,fedquad --grid seed=0,1`.")
     st.stop()

@@ -43,7 +43,7 @@ def strict_int(text: str) -> int:
 
 
 def strict_float(text: str) -> float:
-    """argparse type: a number as written in the README (``0.1``, ``1e-3``); ``_`` is refused."""
+    """argparse type: a number as written in the docs (``0.1``, ``1e-3``); ``_`` is refused."""
     try:
         if "_" in text:
             raise ValueError

@@ -90,7 +90,7 @@ def _checked_prep(store: RunStore, run_id: str, cfg: RunConfig, stored: dict):
 
 
 def _claim(store: RunStore, cfg, *, should_stop=lambda: False):
-    """The claim of ``cfg``'s run key (README, "Reliability"): waits while another process trains
+    """The claim of ``cfg``'s run key (docs/reliability.md): waits while another process trains
     the same key. False when ``should_stop()`` came first; None for a config too broken to key."""
     try:
         key = run_key(cfg)

@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(p)
     p.add_argument("--name", help="label shown in lists and the dashboard")
     p.add_argument("--run-id", help="run folder name (default: time-method-random); an existing queued run is started")
-    p.add_argument("--threads", type=int_in(1, 1024), help="torch threads for this process (default 1; see README)")
+    p.add_argument("--threads", type=int_in(1, 1024), help="torch threads for this process (default 1; see docs/performance.md)")
     p.add_argument("--slots", type=int_in(1, 1024), help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--again", action="store_true", help="train even when a finished run with these exact settings "

@@ -70,7 +70,7 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     r.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--yes-large-grid", action="store_true",
-                   help="allow a grid of more than 1,000 points (each point is a run; see README, Reliability)")
+                   help="allow a grid of more than 1,000 points (each point is a run; see docs/reliability.md)")
     r.add_argument("--preflight", help=argparse.SUPPRESS)  # the dashboard's check of this grid (runs.preflight_file)
     add_run_options(r)
     c = ssub.add_parser("cancel", parents=[common], help="stop a running study as Ctrl-C does (no new point; "

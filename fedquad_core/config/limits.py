@@ -1,4 +1,4 @@
-"""Upper bounds on every count and size of a run and a study (README, "Reliability").
+"""Upper bounds on every count and size of a run and a study (docs/reliability.md).
 
 ``config.validate`` checks types, choices and lower bounds; ``check_bounds`` adds what fits this
 machine and the data set: a run cannot ask for more rounds than anyone waits for, more snapshot

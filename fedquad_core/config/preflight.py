@@ -102,7 +102,7 @@ def check_config(cfg: RunConfig) -> RunConfig:
     parameters. Returns the config with its data set's defaults filled in."""
     checked = validate(cfg)
     cfg.params()
-    check_bounds(checked)  # upper bounds that fit the machine and the data (README, "Reliability")
+    check_bounds(checked)  # upper bounds that fit the machine and the data (docs/reliability.md)
     return checked
 
 

@@ -13,7 +13,7 @@ DEVICES = ("auto", "cpu", "cuda")
 CLIENT_EXECS = ("auto", "sequential", "parallel", "vmap")  # how a round's clients are trained
 DEFAULT_MODEL = {"digits": "mlp", "fashion-mnist": "cnn", "cifar10": "cnn", "cifar100": "resnet18",
                  "tiny-imagenet": "resnet18"}
-# Local SGD per data set; a RunConfig field left at None takes its data set's value (see README,
+# Local SGD per data set; a RunConfig field left at None takes its data set's value (see docs/methods.md,
 # "How the defaults were chosen"). Image sets: NIID-Bench's (Li et al. 2021) lr 0.01, momentum 0.9,
 # batch 64, weight decay 1e-5. Digits: measured on 50 clients of 28 samples (2 steps a round), where
 # lr 0.01 leaves the model under-trained (FedAvg 15.9 % after 30 rounds).

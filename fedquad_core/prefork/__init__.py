@@ -1,7 +1,7 @@
 """A warm start for background runs: one process per run store that has imported the engine once
 (torch, scikit-learn, the methods, the data loaders, the optimizer's first-step imports) and forks
 each launched run from there, so a run starts training without the seconds a fresh Python spends
-importing them (``benchmarks/demo_first_point.py``; README, "Speed").
+importing them (``benchmarks/demo_first_point.py``; docs/performance.md).
 
 The dashboard starts it (``launcher.ensure_warm_server``, after its first page); by hand:
 ``python -m fedquad_core.prefork ROOT [--parent PID] [--idle-exit SECONDS]``. The server is

@@ -1,4 +1,4 @@
-"""Studies: a named grid of runs over run settings, computed once (see README, "Studies").
+"""Studies: a named grid of runs over run settings, computed once (see docs/studies.md).
 
 - ``grid``: the spec, its axes and values, and its points (``StudySpec``, ``parse_grid``, ``expand``)
 - ``store``: study files beside the runs, and the index of finished runs by run key

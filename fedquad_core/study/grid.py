@@ -1,4 +1,4 @@
-"""A study: a named grid of runs over run settings, computed once (see README, "Studies").
+"""A study: a named grid of runs over run settings, computed once (see docs/studies.md).
 
     spec = StudySpec("digits-alpha", base=RunConfig(...), axes=parse_grid(["alpha=0.1,iid", "seed=0,1"]))
     check_grid([p.config for p in expand(spec)])   # preflight: every user error, before any run

@@ -16,7 +16,7 @@ from typing import Any
 from ..runs.store import RunNotFound, RunStore, StoreError
 from .stats import LEVEL, Difference, bands_separated, p_text, paired, tost, welch
 
-# the mean local-model metrics of the last snapshot row that has them (README, "Local models");
+# the mean local-model metrics of the last snapshot row that has them (docs/run-store.md, "Local models");
 # None for runs that did not measure their clients
 LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio", "local_cka",
                  "update_cosine", "update_norm")

@@ -1,4 +1,4 @@
-"""A small synthetic run-store root in the studies contract's shape (README, "Studies"): finished runs
+"""A small synthetic run-store root in the studies contract's shape (docs/studies.md): finished runs
 with config, status, metrics, partition and embedding snapshots (plus a stored UMAP), and
 ``studies/<name>.json`` over alpha x method x seed. Fake numbers, well-formed files; the lesson
 tests read it as the recorded root or as the user's runs."""

@@ -1,4 +1,4 @@
-"""The class server as the README starts it (`PORT=... bash scripts/start.sh --class`): it listens
+"""The class server as docs/classroom.md starts it (`PORT=... bash scripts/start.sh --class`): it listens
 on a non-loopback address, prints the presenter's and the students' links before anything else,
 writes a new secret at every start, and the secret is in no HTTP response a student gets. Plain
 `bash scripts/start.sh` listens on loopback only. Traffic goes to 127.0.0.1 and this machine's own
@@ -99,6 +99,13 @@ def test_plain_start_listens_on_loopback_only(tmp_path):
     try:
         assert _reachable("127.0.0.1", port) and not _reachable(LAN, port)
         assert "token=" not in log.read_text()
+        # scripts/serve.py visits the opening page once, plain and in talk mode, before any browser comes
+        deadline = time.monotonic() + 120
+        while "warm-up: /?talk=1 ready" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        text = log.read_text()
+        assert "warm-up: /? ready" in text and "warm-up: /?talk=1 ready" in text, text[-2000:]
+        assert "Traceback" not in text
     finally:
         _stop(proc)
 

@@ -1,4 +1,4 @@
-"""Damaged snapshot and UMAP files (README, "Reliability"): random bytes or a pickled object array
+"""Damaged snapshot and UMAP files (docs/reliability.md): random bytes or a pickled object array
 in a snapshot ``.npz`` or a ``umap_round_*.npy`` (never unpickled), and a stray
 ``embeddings/round_abc.npz``. Embeddings, Geometry and Lesson steps 4 and 6 show the other rounds and
 runs with a one-line notice naming the damaged file, never an exception box; nothing is written."""

@@ -254,3 +254,13 @@ def test_pptx_slides(deck):
     flat = [_flat(" ".join(cells[c])) for c in range(len(columns))]
     found = [r for r in rows if all(_flat(cell) in flat[c] for c, cell in enumerate(r))]
     assert len(found) == len(rows) and len(cells[0]) == len(rows), (len(found), len(cells[0]), len(rows))
+
+
+def test_the_docs_give_this_decks_page_count(deck):
+    """docs/lesson.md and docs/talk.md ("Open the PDF once before the talk") state the deck's page
+    count: it is the page count of the deck the recorded lesson gives."""
+    _, files, _ = deck
+    pages = len(PdfReader(io.BytesIO(files["pdf"])).pages)
+    said = {page: re.findall(r"(\d+) pages(?:,\s+PDF| for the eight steps)", (REPO / "docs" / page).read_text())
+            for page in ("lesson.md", "talk.md")}
+    assert said == {"lesson.md": [str(pages)], "talk.md": [str(pages)]}, f"the docs say {said}; the deck has {pages}"

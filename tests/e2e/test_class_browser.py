@@ -1,4 +1,4 @@
-"""A class in real browsers (headless Chromium): the class server started as the README says
+"""A class in real browsers (headless Chromium): the class server started as docs/classroom.md says
 (`PORT=... bash scripts/start.sh --class --max-sessions 5`), one presenter context (the secret link)
 and student contexts opening the students' link, the plain address, a wrong secret and the secret
 of the server's previous start.
@@ -70,6 +70,16 @@ def _open(browser, url: str):
     return page
 
 
+def _open_sidebar(page) -> None:
+    """Open the sidebar where it starts collapsed (talk mode), as a user does with the arrow."""
+    if page.evaluate("() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+                     " return s ? s.getBoundingClientRect().width : 0; }") < 100:
+        page.get_by_test_id("stExpandSidebarButton").first.click()
+    page.wait_for_function("() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+                           " return !!s && s.getBoundingClientRect().width > 200; }", timeout=30_000)
+    time.sleep(1.0)
+
+
 def _write_controls(page) -> list[str]:
     """The write controls a page shows (its buttons and the sidebar's page links)."""
     shown = [t.strip() for t in page.locator("button, [data-testid='stSidebarNavLink']").all_inner_texts()]
@@ -77,10 +87,12 @@ def _write_controls(page) -> list[str]:
 
 
 def _step(page) -> int | None:
-    title = page.locator(".fq-step-title")
-    if not title.count():
-        return None
-    return int(title.first.inner_text().split(" ·")[0])
+    """The Lesson step a page shows: its title in the Back / Next row (talk mode) or its heading."""
+    for title in page.locator(".fq-step-title, [data-testid='stMain'] h2").all_inner_texts():
+        m = re.match(r"\s*(\d+) ·", title)
+        if m:
+            return int(m.group(1))
+    return None
 
 
 def _until(check, timeout: float = 30.0) -> bool:
@@ -110,7 +122,7 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
             try:
                 presenter = _open(browser, f"{base}/?token={secret}&talk=1")
                 assert "token=" not in presenter.url  # taken out of the address at once
-                presenter.get_by_test_id("stExpandSidebarButton").first.click()
+                _open_sidebar(presenter)
                 assert _until(lambda: presenter.get_by_text("Collapse in one minute").count() > 0)
                 assert presenter.locator("[data-testid='stSidebarNavLink']", has_text="Launch").count()
                 assert presenter.get_by_text(f"follow={code}").count()  # the students' link, on the presenter's page
@@ -119,15 +131,20 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
                     ("students' link", f"{base}/?follow={code}&talk=1"), ("plain address", f"{base}/"),
                     ("wrong secret", f"{base}/?token={'x' * 32}"), ("old secret", f"{base}/?token={old_secret}"))}
                 for how, page in students.items():
-                    page.get_by_test_id("stExpandSidebarButton").first.click()
-                    time.sleep(1.0)
+                    _open_sidebar(page)
                     assert not _write_controls(page), (how, _write_controls(page))
                     assert secret not in page.content() and "token=" not in page.url, how
                     assert page.get_by_text("Following the lecturer").count(), how
 
                 # the presenter moves to the Lesson's step 4: every student follows
-                presenter.goto(f"{base}/lesson?step=4&talk=1")
+                # (within the presenter's session: a reload is a new session, which needs the presenter's link again)
+                presenter.locator("[data-testid='stSidebarNavLink']", has_text="Lesson").first.click()
                 presenter.locator(".fq-step-title").first.wait_for(timeout=120_000)
+                for _ in range(3):
+                    before = _step(presenter)
+                    presenter.get_by_role("button", name="Next →").click()
+                    assert _until(lambda: _step(presenter) == before + 1, 60)
+                assert _step(presenter) == 4
                 for how, page in students.items():
                     assert _until(lambda: _step(page) == 4, 60), (how, _step(page))
                 presenter.get_by_role("button", name="Next →").click()

@@ -1,4 +1,4 @@
-"""Damaged entries under <root>/studies (README, "Reliability"): `study list` names each damaged
+"""Damaged entries under <root>/studies (docs/reliability.md): `study list` names each damaged
 file with its reason and goes on with the others; `show` and `run` refuse it in one line (exit 2),
 never "no study" for a file that is there and never a traceback; a stray file whose name is not a
 study name is ignored. Nothing is written or deleted."""

@@ -1,4 +1,4 @@
-"""Studies across processes (README, "Reliability"): two drivers of one grid train each run key
+"""Studies across processes (docs/reliability.md): two drivers of one grid train each run key
 once; Ctrl-C and SIGTERM stop a study with unstarted points left unstarted and exit code 130;
 SIGKILL of the driver takes its pool workers with it; ``fedquad study cancel`` stops it.
 

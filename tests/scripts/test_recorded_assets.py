@@ -182,17 +182,17 @@ def test_every_tested_row_keeps_its_p_and_prints_one_comparison(claims):
     assert "Holm within the row" in claims[9].measure
 
 
-def test_the_readme_claims_table_is_the_one_these_runs_give():
-    """README's "The paper's claims, checked" is ``fedquad study claims --runs-dir assets/recorded``
-    pasted whole (table, verdict rule, plateau lines): nothing in it typed by hand, nothing left
-    from an earlier recording."""
+def test_the_docs_claims_table_is_the_one_these_runs_give():
+    """docs/claims.md ("The paper's claims, checked") is ``fedquad study claims --runs-dir
+    assets/recorded`` pasted whole (table, verdict rule, plateau lines): nothing in it typed by hand,
+    nothing left from an earlier recording."""
     from fedquad_core.study.paper_claims import claims_markdown
 
     table = claims_markdown(check_claims(RECORDED)).strip()
-    readme = (RECORDED.parents[1] / "README.md").read_text()
-    start = readme.index("| # | Claim (paper)")
-    assert readme[start:start + len(table)] == table, (
-        "README's claims table differs from `fedquad study claims --runs-dir assets/recorded`: paste it again")
+    page = (RECORDED.parents[1] / "docs" / "claims.md").read_text()
+    start = page.index("| # | Claim (paper)")
+    assert page[start:start + len(table)] == table, (
+        "docs/claims.md's claims table differs from `fedquad study claims --runs-dir assets/recorded`: paste it again")
 
 
 def test_a_geometry_row_is_robust_only_where_matched_accuracy_agrees(claims):

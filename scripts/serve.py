@@ -1,0 +1,100 @@
+"""Start the dashboard's Streamlit server and warm it, so the first browser is not the one who pays
+for a cold server (``bash scripts/start.sh`` runs this; arguments are ``streamlit run``'s).
+
+A cold server pays, on its first page, for importing the app's modules, scanning the recorded
+studies, building the opening study's figures (kept in ``app/studies/shared.py`` for every
+session), registering the figure switcher and freezing the startup heap. Here one headless
+session does that as soon as the server answers its health check: it opens the default page over
+Streamlit's own websocket (as a browser does: ``/_stcore/stream``, one ``rerun_script``), once as
+the dashboard looks and once in talk mode (the class's links open in talk mode), waits for each
+run to finish and closes. It is a visitor like any other (a student in class mode, reading only).
+``FEDQUAD_WARMUP=0`` turns it off; ``benchmarks/first_page.py`` measures the difference.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WARM_QUERIES = ("", "talk=1")  # the plain address, and the presenter's and students' links (talk mode)
+
+
+def _option(args: list[str], name: str, default: str) -> str:
+    for i, a in enumerate(args):
+        if a == name and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(name + "="):
+            return a.split("=", 1)[1]
+    return default
+
+
+def local_url(args: list[str]) -> str:
+    """The server's address as this machine reaches it (all addresses: loopback)."""
+    host = _option(args, "--server.address", "127.0.0.1")
+    host = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+    return f"http://{'[' + host + ']' if ':' in host else host}:{_option(args, '--server.port', '8501')}"
+
+
+def wait_healthy(url: str, timeout: float = 300.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def visit(url: str, query: str, timeout: float = 120.0) -> bool:
+    """One page run of ``url/?query`` over Streamlit's websocket, until the script finished."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from websockets.sync.client import connect
+
+    with connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"], origin=url,
+                 max_size=None, open_timeout=timeout) as ws:
+        msg = BackMsg()
+        msg.rerun_script.query_string = query
+        msg.rerun_script.page_script_hash = ""
+        ws.send(msg.SerializeToString())
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+            if fwd.WhichOneof("type") == "script_finished":
+                return True
+    return False
+
+
+def warm(url: str) -> None:
+    """Wait for the server, then visit the opening page once per query (errors only lose the warm-up)."""
+    if not wait_healthy(url):
+        return
+    for query in WARM_QUERIES:
+        t0 = time.monotonic()
+        try:
+            if visit(url, query):
+                print(f"  warm-up: /?{query} ready in {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+        except Exception as e:  # noqa: BLE001 - a warm-up: the first browser then pays, as before
+            print(f"warm-up of /?{query} skipped: {e}", file=sys.stderr)
+            return
+
+
+def main(argv: list[str]) -> None:
+    if os.environ.get("FEDQUAD_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off"):
+        threading.Thread(target=warm, args=(local_url(argv),), name="fedquad-warmup", daemon=True).start()
+    from streamlit.web.cli import main as streamlit_main
+
+    sys.argv = ["streamlit", "run", *argv]
+    streamlit_main()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
