@@ -3,7 +3,7 @@ students who open it follow the presenter's page, Explore study and slider posit
 step, within about a second; a student can step out ("Explore on my own") and back in.
 
 The presenter's position lives in the run store (``<runs>/follow/<code>.json``, written
-atomically by ``fedquad_core.runs.follow``), so students on any server process see it. Only the
+atomically by ``app.service.follow_store``), so students on any server process see it. Only the
 session that pressed "Share my position with the class" writes it, once per page run whose
 position changed (and after each Explore slider move, from the sliders' fragment); a following
 session only reads it: about once a second in a small fragment, which re-runs the page when the
@@ -19,10 +19,11 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+import segno
 import streamlit as st
 
 from app.service import roles
-from app.engine import follow_store
+from app.service import follow_store
 from app.roots import runs_dir
 
 PARAM = "follow"          # the student's link: ?follow=<code>
@@ -103,7 +104,6 @@ def student_link(code: str, talk: bool) -> str:
 
 
 def qr_png(text: str) -> bytes:
-    import segno
 
     buf = io.BytesIO()
     segno.make(text, error="m").save(buf, kind="png", scale=8, border=2, dark="#000000", light="#ffffff")

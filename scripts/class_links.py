@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.roots import runs_dir  # noqa: E402  (pure: no streamlit)
-from fedquad_core.runs.follow import new_code  # noqa: E402
+from app.service.follow_store import new_code  # noqa: E402  (the app's follow codes; no streamlit)
 from fedquad_core.runs.store import atomic_write_text  # noqa: E402
 
 

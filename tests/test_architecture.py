@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("fedquad_core", "app")
-DOOR = "app.engine"  # the one app module that may import fedquad_core
+DOOR = "app.service.engine"  # the one app module that may import fedquad_core
 
 
 def _module_name(path: Path) -> str:

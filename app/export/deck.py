@@ -5,6 +5,7 @@ exported as slides on the Lesson page (same PDF / PPTX / zip code as the lesson,
 from __future__ import annotations
 
 import plotly.graph_objects as go
+import streamlit as st
 
 from app.export.slides import Slide, SlideFigure
 
@@ -12,8 +13,6 @@ KEY = "my_deck"
 
 
 def _deck() -> list[dict]:
-    import streamlit as st
-
     return st.session_state.setdefault(KEY, [])
 
 

@@ -38,6 +38,7 @@ def browser_path() -> str | None:
     if env:
         return env if os.access(env, os.X_OK) else None
     try:
+        # inside the try: a missing or changed choreographer (kaleido's) reads as "no browser found"
         from choreographer.browsers.chromium import Chromium
 
         return Chromium.find_browser(skip_local=False)
@@ -49,6 +50,7 @@ def browser_path() -> str | None:
 def export_available() -> tuple[bool, str]:
     """(True, browser path) when PNG/SVG/PDF export can work, else (False, why not)."""
     try:
+        # inside the try: without kaleido the pages say why export is off instead of failing to import
         import kaleido  # noqa: F401
         from plotly.io._kaleido import kaleido_available
     except ImportError:
@@ -78,7 +80,7 @@ def figure_bytes(fig: go.Figure, fmt: str) -> bytes:
 
 
 def _render(fig: go.Figure, opts: dict, path: str) -> bytes:
-    import kaleido
+    import kaleido  # may be missing: export_available() says so, and no page import fails on it
 
     with _lock:  # kaleido's sync server pairs requests and answers through one queue
         kaleido.start_sync_server(path=path, mathjax=False, silence_warnings=True)

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
-from app.engine import DamagedRun, RunNotFound, RunStore, StoreError
-from app.engine import StudyStore, Verdict, alpha_text, check_claims, compare, row_key
+from app.service.engine import DamagedRun, RunNotFound, RunStore, StoreError
+from app.service.engine import StudyStore, Verdict, alpha_text, check_claims, compare, row_key
 
 # which recorded study tells which part: the global model from fmnist-skew; the local models from
 # the candidate with the largest local collapse beyond seed noise (``strongest_local``), so a
@@ -273,7 +273,7 @@ _CLAIMS: dict[tuple, list] = {}
 def claims_of(data: LessonData) -> list:
     """The claims table of ``data``'s root (``engine.check_claims``), computed once per root and
     state of its study files (it reads every claim's runs: seconds)."""
-    folder = Path(data.root) / "studies"
+    folder = StudyStore(data.root).folder
     try:
         stamp = tuple(sorted((f.name, f.stat().st_mtime_ns) for f in folder.glob("*.json")))
     except OSError:

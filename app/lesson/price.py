@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.engine import Verdict, compare, seed_of, smallest_effect
+from app.service.engine import Verdict, compare, seed_of, smallest_effect
 from app.lesson.data import LessonData
+from app.lesson.figures import versus
 
 def _runs(d: LessonData, alpha, method: str) -> dict:
     """seed -> metrics rows of the finished runs of ``method`` at ``alpha``."""
@@ -78,8 +79,6 @@ def demo_comparison(data: LessonData) -> dict | None:
     at_samples_ = equal_samples(d, alpha)
     if spent is None or at_samples_ is None:
         return None
-    from app.lesson.figures import versus
-
     rounds = versus(d, "final_acc", {"alpha": alpha, "method": "fedquad"}, {"alpha": alpha, "method": "fedavg"})
     return {"study": DEMO_STUDY, "alpha": alpha, "samples": spent["samples"], "rounds": rounds,
             "equal_samples": at_samples_}

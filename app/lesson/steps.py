@@ -19,8 +19,8 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from app.engine import (accuracy_profile, claim_verdicts, compare, format_p, hold_share, matched_comparison,
-                        smallest_effect)
+from app.service.engine import (accuracy_profile, claim_verdicts, compare, format_p, hold_share, matched_comparison,
+                                smallest_effect)
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.lesson.data import ROLES, LessonData, Missing, StoreError, alpha_label, claims_of, strongest_local, table_row
 from app.lesson.figures import (LABELS, PAIR, claims_figure, claims_summary_figure, first_seed, local_client_item, most_local_epochs,

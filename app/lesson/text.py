@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from app import engine
+from app.service import engine
 from app.lesson.data import alpha_label
 
 NOISE_WORDS = "inconclusive with {seeds}: the 95 % CI of the difference includes 0, {p}"

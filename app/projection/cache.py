@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
-from app.engine import Damaged, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, pid_alive, process_locks
+from app.service.engine import (Damaged, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, layout_damage,
+                                pid_alive, process_locks, read_layout)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
@@ -53,8 +54,6 @@ def worker_alive(root) -> bool:
 def umap_cached(run_dir, round_: int, n: int | None = None) -> np.ndarray | None:
     """The cached UMAP layout of that snapshot (``(n, 2)`` floats, never unpickled), or None: none
     cached, or a damaged file (the page's notice names it, ``service.snapshot_notices``)."""
-    from app.engine import Damaged, read_layout
-
     try:
         return read_layout(snapshot_files(run_dir, round_)[1], n)
     except Damaged:
@@ -63,8 +62,6 @@ def umap_cached(run_dir, round_: int, n: int | None = None) -> np.ndarray | None
 
 def umap_ready(run_dir, round_: int) -> bool:
     """True when that snapshot's layout is cached and reads (checked once per file version)."""
-    from app.engine import layout_damage
-
     path = snapshot_files(run_dir, round_)[1]
     return path.is_file() and layout_damage(path) is None
 

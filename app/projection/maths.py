@@ -7,6 +7,7 @@ import numpy as np
 
 def pca_2d(z) -> np.ndarray:
     """(n, 2) float32 PCA projection; each axis signed so its largest loading is positive."""
+    # only when an embedding is drawn: sklearn.decomposition is 1.1 s to import (measured), off the first page
     from sklearn.decomposition import PCA
 
     z = np.asarray(z, dtype=np.float64).reshape(len(z), -1)

@@ -64,6 +64,7 @@ def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> bool:
     if folder is None:
         return False
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    # after NUMBA_CACHE_DIR is set: numba reads it once, at import
     import numba
     from numba.core.errors import NumbaWarning
 
@@ -84,10 +85,10 @@ def compute_umap(z) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ImportWarning)  # "Tensorflow not installed"
         warnings.filterwarnings("ignore", message="using precomputed metric")  # no inverse_transform: fine
-        import umap
+        import umap  # 16 s to import (measured): only in the process that fits a layout
 
         if len(z) < EXACT_BELOW:  # umap's own exact path, minus its Python loop over the pairs
-            from sklearn.metrics import pairwise_distances
+            from sklearn.metrics import pairwise_distances  # 1.0 s to import (measured): only for a small fit
 
             dist = pairwise_distances(z.astype(np.float64), metric="euclidean")
             return umap.UMAP(**params, metric="precomputed").fit_transform(dist).astype(np.float32)

@@ -30,7 +30,7 @@ import traceback
 from pathlib import Path
 
 from app.projection import cache as proj
-from app.engine import ACTIVE, RunNotFound, RunStore, StoreError, atomic_write_text, pid_alive, process_locks
+from app.service.engine import ACTIVE, RunNotFound, RunStore, StoreError, atomic_write_text, pid_alive, process_locks
 
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from app import engine
-from app.engine import ALPHA_STEPS, alpha_text, class_counts, limits, parse_alpha, partition  # noqa: F401 (service's)
+import app.service.engine as engine
+from app.service.engine import ALPHA_STEPS, alpha_text, class_counts, limits, parse_alpha, partition  # noqa: F401 (service's)
 
 ALPHAS = list(ALPHA_STEPS)  # the α every page's slider offers (the engine's config.alpha.ALPHA_STEPS)
 SKEW_ALPHA = 0.3  # where an α slider rests for a value that is not a step (IID has its own checkbox)

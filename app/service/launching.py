@@ -8,9 +8,10 @@ import time
 import uuid
 from typing import Any
 
-from app import engine, presets
+import app.service.engine as engine
+from app import presets
 from app.service.roles import require_presenter
-from app.engine import RunConfig, launcher
+from app.service.engine import RunConfig, launcher
 from app.roots import runs_dir
 from app.service.catalog import dataset_labels, dataset_partition
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from app.engine import DamagedFile, follow_store, read_text_file
+import app.service.follow_store as follow_store
+from app.service.engine import DamagedFile, read_text_file
 
 SECRET_FILE_ENV = "FEDQUAD_CLASS_SECRET_FILE"
 CODE_ENV = "FEDQUAD_CLASS_CODE"
@@ -102,6 +103,7 @@ def open_sessions() -> int | None:
     manager; None when that cannot be read (then no cap is applied: a class is never locked out by
     a Streamlit upgrade)."""
     try:
+        # inside the try: a Streamlit upgrade that moves it costs the cap, never the page
         from streamlit.runtime import Runtime
 
         return int(Runtime.instance()._session_mgr.num_active_sessions())  # noqa: SLF001 (no public count)

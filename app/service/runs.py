@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from app.roots import recorded_dir, runs_dir
-from app import engine
+import app.service.engine as engine
 from app.service.roles import require_presenter
-from app.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, alpha_text
+from app.service.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, StudyStore, alpha_text
 from app.export import files as export
 
 
@@ -128,14 +128,11 @@ def recorded_pair() -> list[str]:
 
 
 def _pair_of(name: str) -> list[str]:
-    import json
-
-    path = recorded_dir() / "studies" / f"{name}.json"
-    try:
-        points = json.loads(path.read_text()).get("points") or []
+    try:  # the study store's reader (safe_io: a regular file, bounded, checked), as the Lesson reads it
+        points = StudyStore(recorded_dir()).read(name).get("points") or []
         rows = [(p["coords"], p["run_id"]) for p in points if p.get("run_id")]
         alphas = [c.get("alpha") for c, _ in rows if isinstance(c.get("alpha"), (int, float))]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (StoreError, OSError, ValueError, KeyError, TypeError, AttributeError):
         return []
     if not alphas:
         return []

@@ -7,7 +7,7 @@ import threading
 
 import streamlit as st
 
-from app.engine import launcher
+from app.service.engine import launcher
 from app.projection import worker as projection_worker
 from app.roots import runs_dir
 

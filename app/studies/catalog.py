@@ -13,12 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app import engine, service  # engine: its torch names (the grid and its checks) on first use
+from app import service
+from app.service import engine  # its torch names (the grid and its checks) on first use
 from app.projection import cache as projection
 from app.service import roles
 from app.projection import maths
-from app.engine import (RunNotFound, RunStore, StoreError, StudyStore, alpha_text, launcher, singular_values,
-                        study_frame)
+from app.service.engine import (DamagedStudy, RunNotFound, RunStore, StoreError, StudyStore, alpha_text, launcher,
+                                singular_values, study_frame)
 
 SERIES, REPLICATE = "method", "seed"
 LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio", "local_cka",
@@ -54,8 +55,6 @@ def damaged_studies() -> list[str]:
 
 
 def _scan() -> tuple[list[StudyRef], list[str]]:
-    from app.engine import DamagedStudy
-
     out, damaged = [], []
     for source in ("recorded", "mine"):
         root = service.source_root(source)

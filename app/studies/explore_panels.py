@@ -9,7 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import engine, service, state, switcher
+from app import service, state, switcher
+from app.service import engine
 from app.export.widgets import render_downloads
 from app.figures import captions
 from app.figures import study as sf

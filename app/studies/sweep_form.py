@@ -8,7 +8,7 @@ import time
 import streamlit as st
 
 from app import service, state
-from app.engine import parse_grid
+from app.service.engine import parse_grid
 from app.studies import catalog as studies
 
 SETTINGS = {"alpha": "Dirichlet α", "num_clients": "clients", "participation": "participation", "seed": "seed",

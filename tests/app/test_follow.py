@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import MAIN, move, switcher
 from lesson_helpers import write_lesson_root
 
-from fedquad_core.runs import follow as follow_store
+from app.service import follow_store
 
 LESSON, EXPLORE = "views/lesson.py", "views/explore.py"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.engine import RunStore, study_frame
+from app.service.engine import RunStore, study_frame
 from app.figures import study as sf
 
 RECORDED = Path(__file__).resolve().parents[2] / "assets" / "recorded"

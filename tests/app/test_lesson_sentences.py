@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from app.engine import compare
+from app.service.engine import compare
 from app.lesson import steps as lesson
 from app.lesson import text
 

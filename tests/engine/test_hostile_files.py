@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from fedquad_core import safe_io
-from fedquad_core.runs import follow
 from fedquad_core.runs.store import RunStore
 
 from engine_helpers import tiny_config
@@ -61,17 +60,6 @@ def test_special_file_in_a_run_is_named_and_list_and_show_finish(name, special, 
     assert info.damaged and name in info.damaged and "\n" not in info.damaged
     shown = _cli("show", "bad", "--runs-dir", str(store.root))
     assert "Traceback" not in shown.stderr
-
-
-@pytest.mark.parametrize("special", ["fifo", "dev-zero"])
-def test_special_follow_file_reads_as_no_position_at_once(special, tmp_path):
-    code = follow.new_code()
-    path = follow.path_of(tmp_path, code)
-    path.parent.mkdir(parents=True)
-    _replace_with(path, special)
-    t0 = time.monotonic()
-    assert follow.read_position(tmp_path, code) is None
-    assert time.monotonic() - t0 < 5
 
 
 @pytest.mark.parametrize("special", ["fifo", "dev-zero"])

@@ -1,14 +1,18 @@
-"""Follow the lecturer, the engine side: the presenter's position file (``<root>/follow/<code>.json``)
-round-trips, its seq goes up on every write, and a bad code, a damaged or foreign file reads as
-None (or is refused for writing) instead of raising or naming another path."""
+"""Follow the lecturer, the store side (``app.service.follow_store``, the app's, not the engine's):
+the presenter's position file (``<root>/follow/<code>.json``) round-trips, its seq goes up on every
+write, and a bad code, a damaged, foreign or special file (a pipe, /dev/zero) reads as None (or is
+refused for writing) instead of raising, hanging or naming another path."""
 from __future__ import annotations
 
+import ast
 import json
 import os
+import time
+from pathlib import Path
 
 import pytest
 
-from fedquad_core.runs import follow
+from app.service import follow_store as follow
 
 
 def test_a_position_round_trips_and_its_seq_goes_up(tmp_path):
@@ -77,7 +81,30 @@ def test_the_write_is_atomic_a_failed_write_keeps_the_old_file(tmp_path, monkeyp
     assert json.loads((tmp_path / "follow" / f"{code}.json").read_text())["seq"] == 1
 
 
-def test_the_follow_module_is_not_fingerprinted():
-    from fedquad_core import version
+@pytest.mark.parametrize("special", ["fifo", "dev-zero"])
+def test_a_special_follow_file_reads_as_no_position_at_once(special, tmp_path):
+    code = follow.new_code()
+    path = follow.path_of(tmp_path, code)
+    path.parent.mkdir(parents=True)
+    if special == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    t0 = time.monotonic()
+    assert follow.read_position(tmp_path, code) is None
+    assert time.monotonic() - t0 < 5
 
-    assert not any("runs" in s for s in version.NUMERIC_SOURCES)
+
+def test_the_engine_keeps_only_the_folder_name():
+    """The engine reserves the ``follow`` folder in its store (never a run id) and knows nothing
+    else of it: no engine module is, or imports, the follow store."""
+    from fedquad_core.runs.store import FOLLOW_FOLDER, RESERVED
+
+    assert follow.FOLDER == FOLLOW_FOLDER == "follow" and FOLLOW_FOLDER in RESERVED
+    engine = Path(__file__).resolve().parents[2] / "fedquad_core"
+    assert not (engine / "runs" / "follow.py").exists()
+    for path in engine.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] + [a.name for a in node.names] if isinstance(node, ast.ImportFrom) else [])
+            assert not any("follow" in n.split(".") for n in names), f"{path} imports {names}"

@@ -1,6 +1,7 @@
 """The dashboard's one door to the engine: every name the app uses from ``fedquad_core`` is
-imported here and nowhere else in ``app/`` (``tests/app/test_layout.py`` checks it), so a move
-inside the engine changes this file only.
+imported here and nowhere else in ``app/`` (``tests/app/test_one_door.py`` checks it), so a move
+inside the engine changes this file only. App modules outside ``app/service`` import it as
+``from app.service import engine`` or ``from app.service.engine import X``.
 
 The store, config, partition, launcher, geometry and study-table names are light and imported at
 once. The names below ``_LAZY`` pull in torch (the method registry, the data loaders, the study
@@ -20,11 +21,10 @@ from fedquad_core.numerics.geometry import effective_rank, singular_values
 from fedquad_core.config.method_labels import CITATIONS as METHOD_CITATIONS, LABELS as METHOD_LABELS, method_label
 from fedquad_core.runs.launcher import spawn_detached
 from fedquad_core.numerics.partition import PartitionError, class_counts, partition
-from fedquad_core.runs.store import (ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
+from fedquad_core.runs.store import (ACTIVE, FOLLOW_FOLDER, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
                                 atomic_write_text, pid_alive)
 from fedquad_core.safe_io import DamagedFile, read_json as read_json_file, read_text as read_text_file
 from fedquad_core.runs.files import Damaged, layout_damage, read_layout, read_snapshot as read_snapshot_file
-from fedquad_core.runs import follow as follow_store
 from fedquad_core.version import engine_fingerprint
 from fedquad_core.config.holding import hold_share
 from fedquad_core.study.store import DamagedStudy, StudyStore
@@ -54,7 +54,7 @@ __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError
            "layout_damage", "read_layout", "DamagedFile", "read_json_file", "read_text_file", "read_snapshot_file", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
            "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "NEGLIGIBLE", "p_text", "paired_test", "holm_adjust",
            "claim_verdicts", "format_p", "row_key", "run_value", "effect_text", "smallest_effect", "seed_of", "claim_judge", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
-           "claims_markdown", "follow_store", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
+           "claims_markdown", "FOLLOW_FOLDER", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
 __all__ += ["ALPHA_STEPS", "alpha_text", "parse_alpha", "limits"]  # the one α vocabulary, the forms' bounds
 
 

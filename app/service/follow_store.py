@@ -5,7 +5,10 @@ whichever server process, can read it and follow.
 Only the presenter's session writes the file (atomically: a temp file in the same folder, then
 ``os.replace``); a student's session only reads it. ``code`` is a short random token that a link
 carries (``?follow=<code>``): a strict pattern keeps it from naming any other path. A missing,
-damaged or foreign file reads as None, never raises. Not part of the numerics (no fingerprint).
+damaged or foreign file reads as None, never raises.
+
+The app's, not the engine's: the engine knows only that ``follow`` is a folder of its store, never
+a run (``fedquad_core.runs.store.FOLLOW_FOLDER``); what a position holds is the dashboard's.
 """
 from __future__ import annotations
 
@@ -15,8 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import safe_io
-from .store import FOLLOW_FOLDER as FOLDER, atomic_write_json
+from app.service.engine import FOLLOW_FOLDER as FOLDER, DamagedFile, atomic_write_json, read_json_file
 
 CODE = re.compile(r"[a-z0-9]{6,16}")
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read off a projector
@@ -52,8 +54,8 @@ def read_position(root: Path | str, code: str) -> dict | None:
         return None
     path = Path(root) / FOLDER / f"{code}.json"
     try:  # a regular file of at most MAX_BYTES: a pipe or /dev/zero here never hangs or fills memory
-        data = safe_io.read_json(path, MAX_BYTES)
-    except (OSError, safe_io.DamagedFile):
+        data = read_json_file(path, MAX_BYTES)
+    except (OSError, DamagedFile):
         return None
     if not isinstance(data, dict):
         return None
