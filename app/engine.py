@@ -1,5 +1,5 @@
 """The dashboard's one door to the engine: every name the app uses from ``fedquad_core`` is
-imported here and nowhere else in ``app/`` (``tests/app/test_layout.py`` checks it), so a move
+imported here and nowhere else in ``app/`` (``tests/test_architecture.py`` checks it), so a move
 inside the engine changes this file only.
 
 The store, config, partition, launcher, geometry and study-table names are light and imported at
