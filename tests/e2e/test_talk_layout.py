@@ -16,8 +16,9 @@ The projector (1280x720, talk and presenter mode): every Lesson step's main figu
 Explore's first figure lie whole inside the first screen, and a Lesson step's one line saying what
 the figure shows stands above it (its sentences and p-values go under it).
 
-One server serves the eight sweeps (``recordedserver``, module-wide: the figures are the recorded
-studies', and every sweep opens its own pages). Run alone with
+One server serves the eight sweeps (``recorded_server``, module-wide: the figures are the recorded
+studies', and every sweep opens its own pages); on several cores (scripts/test.sh) the sweeps are
+two ``xdist_group``s of four, normal+talk and presenter+talk-sidebar, one server per group's worker. Run alone with
 ``.venv/bin/python -m pytest -q tests/e2e/test_talk_layout.py``; ``TALK_SHOTS=folder`` also saves a
 full-page screenshot of every page looked at. Needs Debian's chromium and fails, never skips,
 without it."""
@@ -30,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, serve, chromium_path, dump_page, failed
+from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, dump_page, failed, serve
 from layout_checks import in_frames, page_problems, settle, until_still
 
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "clients", "runs"]
@@ -80,7 +81,7 @@ def presenter_problems(page, where: str, lesson: bool, explore: bool = False) ->
 
 
 @pytest.fixture(scope="module")
-def recordedserver(tmp_path_factory):
+def recorded_server(tmp_path_factory):
     """The dashboard on the recorded studies that ship (assets/recorded), an empty run store."""
     yield from serve(tmp_path_factory.mktemp("layout"), RECORDED)
 
@@ -193,14 +194,15 @@ def _walk(page, url: str, mode: str, viewport: str, shots: Path | None) -> list[
 
 
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
-@pytest.mark.parametrize("mode", list(MODES))
-def test_every_figure_fits(recordedserver, request, mode, viewport):
+@pytest.mark.parametrize("mode", [pytest.param(m, marks=pytest.mark.xdist_group(f"talk-layout-{i // 2}")) for i, m in
+                                  enumerate(MODES)])
+def test_every_figure_fits(recorded_server, request, mode, viewport):
     exe = chromium_path()
     if exe is None:
         pytest.fail(INSTALL_HINT)
     from playwright.sync_api import sync_playwright
 
-    url, _ = recordedserver
+    url, _ = recorded_server
     shots = Path(os.environ["TALK_SHOTS"]) if os.environ.get("TALK_SHOTS") else None
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
