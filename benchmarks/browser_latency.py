@@ -54,16 +54,16 @@ import json
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from serving import Dashboard, DashboardError, free_port  # noqa: E402,F401 - free_port: for the other benchmarks
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 STUDY = "recorded:digits-alpha"
@@ -134,65 +134,25 @@ def chromium_path() -> str:
     sys.exit("browser_latency: Debian's chromium is missing (`apt-get install chromium`, or set CHROMIUM_PATH)")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def load1() -> float:
     return os.getloadavg()[0]
 
 
-class Server:
-    """The dashboard of ``app_root`` in its own process group, against the recorded studies and an
-    empty run store. The projection worker is off unless ``worker`` (as under ``scripts/start.sh``);
-    the warm server for runs (``fedquad_core.prefork``) is on unless ``warm`` is False."""
+class Server(Dashboard):
+    """The dashboard of ``app_root`` in its own process group (scripts/serving.py), against the
+    recorded studies and an empty run store (``work``/runs, log ``work``/streamlit.log). The
+    projection worker is off unless ``worker`` (as under ``scripts/start.sh``); the warm server for
+    runs (``fedquad_core.prefork``) is on unless ``warm`` is False."""
 
     def __init__(self, app_root: Path, recorded: Path, work: Path, *, worker: bool = False, warm: bool = True):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.runs = work / "runs"
-        self.log = work / "streamlit.log"
-        env = {**os.environ, "FEDQUAD_RUNS_DIR": str(self.runs), "FEDQUAD_RECORDED_DIR": str(recorded),
-               "FEDQUAD_PROJECTION_WORKER": "0", "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE",
-               "PYTHONUNBUFFERED": "1", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-               "PYTHONPATH": str(app_root)}
-        if worker:
-            del env["FEDQUAD_PROJECTION_WORKER"]
-        if not warm:
-            env["FEDQUAD_WARM_SERVER"] = "0"
-        streamlit = ROOT / ".venv" / "bin" / "streamlit"
-        self.started = time.monotonic()
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(
-                [str(streamlit), "run", "app/main.py", "--server.address", "127.0.0.1", "--server.port", str(self.port),
-                 "--server.fileWatcherType", "none", "--server.headless", "true"],
-                cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
+        super().__init__(work / "runs", recorded, app_root=app_root, log=work / "streamlit.log", worker=worker,
+                         warm=warm)
 
-    def wait_healthy(self, timeout: float = 120.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                sys.exit(f"streamlit exited ({self.proc.returncode}):\n{self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        sys.exit(f"streamlit did not answer within {timeout:.0f} s")
-
-    def stop(self) -> None:
+    def wait_healthy(self, timeout: float = 120.0) -> "Server":
         try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=10)
-        except (ProcessLookupError, PermissionError):
-            pass
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            return super().wait_healthy(timeout, every=0.05)
+        except DashboardError as e:
+            sys.exit(f"browser_latency: {e}")
 
 
 FIRST_CHANGE: list[float] = []  # per move: start -> the first chart change (the server's answer arriving)

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_latency import OBSERVER, ROOT, chromium_path, first_page_run, free_port, load1, open_browser  # noqa: E402
 sys.path.insert(0, str(ROOT / "scripts"))
-from serve import wait_healthy  # noqa: E402
+from serve import wait_healthy  # noqa: E402  (scripts/serve.py: start.sh's launcher)
 
 READY = "warm-up: /?talk=1 ready"
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import serving  # noqa: E402
+from serving import Dashboard, DashboardError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -53,38 +53,21 @@ def log(msg: str) -> None:
     print(f"[screenshots] {msg}", flush=True)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def wait_healthy(url: str, timeout: float, app: Dashboard | None = None) -> None:
+    try:
+        if app is not None:
+            app.wait_healthy(timeout)
+        else:
+            serving.wait_healthy(url, timeout=timeout)
+    except DashboardError as e:
+        sys.exit(f"{e}\n(start the app with bash scripts/start.sh, or pass --start)")
 
 
-def wait_healthy(url: str, timeout: float, proc: subprocess.Popen | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            sys.exit(f"streamlit exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    sys.exit(f"no app answers at {url}/_stcore/health (start it with bash scripts/start.sh, or pass --start)")
-
-
-def start_app(runs_dir: Path, port: int) -> subprocess.Popen:
-    """The app as scripts/start.sh starts it, in its own process group."""
-    env = {**os.environ, "FEDQUAD_RUNS_DIR": str(runs_dir), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
-           "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE"),
-           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    exe = ROOT / ".venv" / "bin" / "streamlit"
-    cmd = [str(exe) if exe.exists() else "streamlit", "run", "app/main.py", "--server.address", "127.0.0.1",
-           "--server.port", str(port), "--server.fileWatcherType", "none", "--server.headless", "true"]
-    log_file = open(runs_dir.parent / f"screenshots-streamlit-{port}.log", "wb")
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+def start_app(runs_dir: Path) -> Dashboard:
+    """The app on a free port, in its own process group (scripts/serving.py), with its projection
+    worker; the recorded root is ``$FEDQUAD_RECORDED_DIR`` when set, else the app's default."""
+    threads = {k: os.environ.get(k, v) for k, v in (("OMP_NUM_THREADS", "1"), ("OMP_WAIT_POLICY", "PASSIVE"))}
+    return Dashboard(runs_dir, worker=True, env=threads)
 
 
 def wait_idle(page, timeout_ms: int = 120_000) -> None:
@@ -223,15 +206,15 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit(f"no chromium at {args.chromium}: apt-get install chromium (scripts/setup.sh installs it)")
     from playwright.sync_api import sync_playwright
 
-    proc, base = None, args.url.rstrip("/")
+    app, base = None, args.url.rstrip("/")
     if args.start:
         args.runs_dir = args.runs_dir.resolve()
         args.runs_dir.mkdir(parents=True, exist_ok=True)
-        port = free_port()
-        proc, base = start_app(args.runs_dir, port), f"http://127.0.0.1:{port}"
+        app = start_app(args.runs_dir)
+        base = app.url
         log(f"started the app on {base} against {args.runs_dir}")
     try:
-        wait_healthy(base, 120.0, proc)
+        wait_healthy(base, 120.0, app)
         args.out.mkdir(parents=True, exist_ok=True)
         query = "?talk=1" if args.talk else ""
         suffix = "-talk" if args.talk else ""
@@ -260,12 +243,8 @@ def main(argv: list[str] | None = None) -> int:
                 shoot(page, args.out / f"{stem}{suffix}.png", args.width, args.height, args.max_height)
             browser.close()
     finally:
-        if proc is not None:
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=15)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                os.killpg(proc.pid, signal.SIGKILL)
+        if app is not None:
+            app.stop(15)
     return 0
 
 

@@ -16,8 +16,10 @@ import os
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serving import healthy  # noqa: E402  (the health check the tests and benchmarks use too)
 
 ROOT = Path(__file__).resolve().parents[1]
 WARM_QUERIES = ("", "talk=1")  # the plain address, and the presenter's and students' links (talk mode)
@@ -42,12 +44,8 @@ def local_url(args: list[str]) -> str:
 def wait_healthy(url: str, timeout: float = 300.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return True
-        except OSError:
-            pass
+        if healthy(url):
+            return True
         time.sleep(0.1)
     return False
 

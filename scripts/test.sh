@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Run the whole test suite on a fresh Debian machine with Python 3.11: installs what is missing
 # (apt packages, .venv, Python packages) via scripts/setup.sh, then runs pytest. Safe to run twice.
+# The tests run on every core (pytest-xdist, at most 4 workers; FEDQUAD_TEST_WORKERS=N to choose,
+# 0 for one process): a test file stays on one worker, tests marked xdist_group share one, the
+# longest files start first (tests/conftest.py), and the 20 slowest tests are printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE PYTHONUNBUFFERED=1
-exec .venv/bin/python -m pytest -q -ra "$@"
+workers=${FEDQUAD_TEST_WORKERS:-$(n=$(nproc); echo $(( n < 4 ? n : 4 )))}
+exec .venv/bin/python -m pytest -q -ra -n "$workers" --dist loadgroup "$@"

@@ -1,6 +1,6 @@
 """One list of bad inputs for every way a run is configured: `fedquad run` flags, config files, and
 dashboard URLs. Each case names the fragment the one-line message (or the fallback) must show.
-Every `fedquad run` flag must have at least one case here (tests/engine/test_bad_inputs.py checks
+Every `fedquad run` flag must have at least one case here (tests/engine/cli/test_bad_inputs.py checks
 that against the parser, so a new flag fails until it gets one). ``{tmp}`` is the test's folder."""
 
 # (extra `fedquad run` arguments, fragment of the one-line error)
@@ -91,7 +91,7 @@ CLI = [
     (["--name", "x" * 300], "at most 200"),
     (["--run-id", "../escape"], "invalid run id"),
     (["--run-id", "a/b"], "invalid run id"),
-    (["--run-id", "not-a-run"], "exists and is not a run"),  # tests/engine/test_bad_inputs.py makes this folder
+    (["--run-id", "not-a-run"], "exists and is not a run"),  # tests/engine/cli/test_bad_inputs.py makes this folder
     (["--threads", "-1"], "argument --threads: -1 is outside 1..1024"),
     (["--threads", "x"], "argument --threads: 'x' is not an integer"),
     (["--slots", "0"], "argument --slots: 0 is outside"),

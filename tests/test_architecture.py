@@ -1,6 +1,8 @@
 """The layout's rules, read from the source with ``ast`` (every import, at any level, also inside
-functions; relative imports resolved): no import cycle within the project, the app reaches the
-engine through one door module, and the engine never imports the app or Streamlit."""
+functions; relative imports resolved): no import cycle within the project (nor within the engine or
+the app alone), the app reaches the engine through one door module, the engine never imports the
+app or Streamlit, and the dashboard's pages live in ``app/views``. The project's one import-graph
+checker (it also took over tests/app/test_layout.py's rules)."""
 from __future__ import annotations
 
 import ast
@@ -129,6 +131,14 @@ def test_no_import_cycle_in_the_project():
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
 
 
+def test_the_app_has_no_import_cycle():
+    edges = _project_edges(_graph())
+    app = {k: {t for t in v if t.split(".")[0] == "app"} for k, v in edges.items() if k.split(".")[0] == "app"}
+    assert len(app) > 30  # the whole app was read
+    cycles = _cycles(app)
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
 def test_the_engine_imports_neither_the_app_nor_streamlit():
     bad = {name: sorted(t for t in targets if t.split(".")[0] in ("app", "streamlit"))
            for name, targets in _graph().items() if name.startswith("fedquad_core")}
@@ -143,6 +153,14 @@ def test_the_app_reaches_the_engine_through_one_door():
            for name, targets in graph.items() if name.startswith("app") and name != DOOR}
     bad = {k: v for k, v in bad.items() if v}
     assert not bad, f"app modules importing fedquad_core other than {DOOR}: {bad}"
+    assert any(t.split(".")[0] == "fedquad_core" for t in graph[DOOR])  # and the door does
+
+
+def test_pages_live_in_views_not_pages():
+    # Streamlit reads a ``pages/`` folder beside the entry file as a multipage app of its own; with
+    # st.navigation, a sidebar button's click was then lost (the one-click demo started nothing).
+    assert not (ROOT / "app" / "pages").exists()
+    assert (ROOT / "app" / "views" / "runs.py").exists()
 
 
 LOOSE_LIMIT = 8  # modules loose at a package's top (``__init__`` and ``__main__`` included)

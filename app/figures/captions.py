@@ -4,7 +4,7 @@ pages put it before their own, more technical note.
 
 A sentence about a figure whose axes change with the study (Explore's response plots and heatmap)
 names them with ``{x}`` and ``{y}``: ``plain(key, fig)`` fills them in from the figure's own axis
-titles, so the words under a figure are those on it (``tests/app/test_caption_axes.py``)."""
+titles, so the words under a figure are those on it (``tests/app/figures/test_caption_axes.py``)."""
 from __future__ import annotations
 
 import re

@@ -525,7 +525,7 @@ def themed_figure(data: list[dict], layout: dict, talk: bool = False, *, overrid
     validation is skipped (``_validate=False``, as plotly itself does for its built-in templates).
     ``data`` holds trace dicts with ``type``; ``layout`` uses nested keys (``title=dict(text=...)``,
     not ``title_text``). The builders that use it are checked against the validated construction
-    in ``tests/app/test_theme_layout.py`` (an unknown property there raises). ``overrides`` are
+    in ``tests/app/figures/test_theme_layout.py`` (an unknown property there raises). ``overrides`` are
     merged into the layout after the look (settings the look must not change)."""
     layout = _merge(theme_layout(data, layout, talk), overrides or {})
     if talk:

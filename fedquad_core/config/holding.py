@@ -1,6 +1,6 @@
 """The holding rule's share, importable without torch (``train/local_metrics.py``, which applies the
 rule, pulls torch in), so the dashboard can print "each ≥ 2 % of its data" before any torch import.
-``tests/engine/test_local_metrics.py`` checks it against the rule the runs apply."""
+``tests/engine/train/test_local_metrics.py`` checks it against the rule the runs apply."""
 from __future__ import annotations
 
 HOLD_OF_EVEN = 5  # a class is a client's own from 1/5 of an even share of its samples

@@ -1,6 +1,6 @@
 """The methods' display names and citations, importable without torch (the registry in
 ``methods/`` pulls it in), so the dashboard's first page can name and cite the methods before any
-torch import. ``tests/engine/test_method_labels.py`` checks both tables against the registry."""
+torch import. ``tests/engine/config/test_method_labels.py`` checks both tables against the registry."""
 from __future__ import annotations
 
 LABELS = {"fedavg": "FedAvg", "fedprox": "FedProx", "moon": "MOON", "supcon": "SupConFL", "triplet": "TripletFL",

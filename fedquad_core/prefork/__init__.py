@@ -26,5 +26,5 @@ the launcher's side of the socket (``request``, ``server_alive``, the file names
 - **When it exits**: when its parent is gone, after ``--idle-exit`` seconds without a request,
   or when its socket file is removed. The runs it started are in their own sessions and go on.
 - **Same numbers**: a forked run computes what a fresh process computes (the preload runs no torch
-  operation and seeds nothing; tests/engine/test_prefork.py compares the metrics of both).
+  operation and seeds nothing; tests/engine/prefork/test_prefork.py compares the metrics of both).
 """

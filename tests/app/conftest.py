@@ -18,7 +18,7 @@ def _threads(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.setenv("OMP_WAIT_POLICY", "PASSIVE")
     monkeypatch.setenv("FEDQUAD_PROJECTION_WORKER", "0")  # pages under test start no UMAP worker
-    monkeypatch.setenv("FEDQUAD_WARM_SERVER", "0")  # ... and no warm server for runs (tests/engine/test_prefork.py)
+    monkeypatch.setenv("FEDQUAD_WARM_SERVER", "0")  # ... and no warm server for runs (tests/engine/prefork/test_prefork.py)
 
 
 @pytest.fixture(autouse=True)

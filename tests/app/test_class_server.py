@@ -5,56 +5,32 @@ writes a new secret at every start, and the secret is in no HTTP response a stud
 address only."""
 from __future__ import annotations
 
-import os
 import re
-import signal
 import socket
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from serving import Dashboard, DashboardError
 
 ROOT = Path(__file__).resolve().parents[2]
 LAN = next((a for a in subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout.split()
             if "." in a and not a.startswith("127.")), None)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start(tmp_path, *args: str):
-    port = _free_port()
-    env = {**os.environ, "PORT": str(port), "FEDQUAD_RUNS_DIR": str(tmp_path / "runs"),
-           "FEDQUAD_PROJECTION_WORKER": "0", "FEDQUAD_WARM_SERVER": "0"}
-    log = open(tmp_path / f"server-{port}.log", "w+")
-    proc = subprocess.Popen(["bash", "scripts/start.sh", *args], cwd=ROOT, env=env, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        os.killpg(proc.pid, signal.SIGKILL)
-        pytest.fail("the server did not report healthy: " + (tmp_path / f"server-{port}.log").read_text()[-2000:])
-    log.flush()
-    return proc, port, (tmp_path / f"server-{port}.log")
-
-
-def _stop(proc) -> None:
-    os.killpg(proc.pid, signal.SIGTERM)
+    app = Dashboard(tmp_path / "runs", warm=False, command=["bash", "scripts/start.sh", *args])
     try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+        app.wait_healthy(120, every=0.5)
+    except DashboardError as e:
+        pytest.fail(f"the server did not report healthy: {e}")
+    return app, app.port, app.log
+
+
+def _stop(app) -> None:
+    app.stop(20)
 
 
 def _reachable(host: str, port: int) -> bool:

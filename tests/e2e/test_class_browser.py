@@ -14,52 +14,33 @@ of the server's previous start.
 Traffic stays on 127.0.0.1. Needs Debian's chromium and fails, never skips, without it."""
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
 import time
-import urllib.request
 
 import pytest
 
-from conftest import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, free_port
+from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, Dashboard, DashboardError, chromium_path, free_port
 
 WRITE_LABELS = ("Collapse in one minute", "Share my position", "Delete", "Cancel", "Build slides", "Launch",
                 "Compute")
 
 
 def _start(tmp_path, port: int):
-    env = {**os.environ, "PORT": str(port), "FEDQUAD_RUNS_DIR": str(tmp_path / "runs"),
-           "FEDQUAD_RECORDED_DIR": str(ROOT / "assets" / "recorded"), "FEDQUAD_PROJECTION_WORKER": "0",
-           "FEDQUAD_WARM_SERVER": "0"}
-    log = tmp_path / f"server-{port}-{time.monotonic_ns()}.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(["bash", "scripts/start.sh", "--class", "--max-sessions", "5"], cwd=ROOT, env=env,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 150
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        _stop(proc)
-        pytest.fail("the class server did not report healthy: " + log.read_text()[-2000:])
-    text = log.read_text()
+    app = Dashboard(tmp_path / "runs", ROOT / "assets" / "recorded", port=port, warm=False,
+                    command=["bash", "scripts/start.sh", "--class", "--max-sessions", "5"],
+                    log=tmp_path / f"server-{port}-{time.monotonic_ns()}.log")
+    try:
+        app.wait_healthy(150, every=0.5)
+    except DashboardError as e:
+        pytest.fail(f"the class server did not report healthy: {e}")
+    text = app.log_text()
     secret = re.search(r"token=([A-Za-z0-9_-]+)", text).group(1)
     code = re.search(r"follow=([a-z0-9]+)", text).group(1)
-    return proc, secret, code
+    return app, secret, code
 
 
-def _stop(proc) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        os.killpg(proc.pid, signal.SIGKILL)
+def _stop(app) -> None:
+    app.stop(20)
 
 
 def _open(browser, url: str):

@@ -9,7 +9,7 @@ from pathlib import Path
 import plotly
 import pytest
 
-from conftest import CHROMIUM_ARGS, INSTALL_HINT, chromium_path
+from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, chromium_path
 from layout_checks import MEASURE, figure_problems
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"

@@ -17,7 +17,8 @@ Explore's first figure lie whole inside the first screen, and a Lesson step's on
 the figure shows stands above it (its sentences and p-values go under it).
 
 One server serves the eight sweeps (``recorded_server``, module-wide: the figures are the recorded
-studies', and every sweep opens its own pages). Run alone with
+studies', and every sweep opens its own pages); on several cores (scripts/test.sh) the sweeps are
+two ``xdist_group``s of four, normal+talk and presenter+talk-sidebar, one server per group's worker. Run alone with
 ``.venv/bin/python -m pytest -q tests/e2e/test_talk_layout.py``; ``TALK_SHOTS=folder`` also saves a
 full-page screenshot of every page looked at. Needs Debian's chromium and fails, never skips,
 without it."""
@@ -30,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHROMIUM_ARGS, INSTALL_HINT, ROOT, _serve, chromium_path, dump_page, failed
+from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, dump_page, failed, serve
 from layout_checks import in_frames, page_problems, settle, until_still
 
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "clients", "runs"]
@@ -82,7 +83,7 @@ def presenter_problems(page, where: str, lesson: bool, explore: bool = False) ->
 @pytest.fixture(scope="module")
 def recorded_server(tmp_path_factory):
     """The dashboard on the recorded studies that ship (assets/recorded), an empty run store."""
-    yield from _serve(tmp_path_factory.mktemp("layout"), RECORDED)
+    yield from serve(tmp_path_factory.mktemp("layout"), RECORDED)
 
 
 def _targets() -> list[tuple[str, str]]:
@@ -193,7 +194,8 @@ def _walk(page, url: str, mode: str, viewport: str, shots: Path | None) -> list[
 
 
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
-@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("mode", [pytest.param(m, marks=pytest.mark.xdist_group(f"talk-layout-{i // 2}")) for i, m in
+                                  enumerate(MODES)])
 def test_every_figure_fits(recorded_server, request, mode, viewport):
     exe = chromium_path()
     if exe is None:

@@ -17,7 +17,7 @@ from app.lesson import steps as lesson
 from app.lesson.data import load
 from app_helpers import MAIN
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EFFECT = re.compile(r"\b(collapse[sd]?|fewer|more|higher|lower|better|worse|drops?|rises?|forgets?|pull apart|"
                     r"less|ahead|behind)\b", re.I)
 N_STEPS = 8

@@ -20,7 +20,7 @@ from fedquad_core.runs.store import RunStore
 
 from engine_helpers import finish, tiny_config
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TINY = ["--dataset", "digits", "--clients", "4", "--eval-points", "200", "--rounds", "400", "--snapshot-points", "50",
         "--snapshot-every", "1000", "--no-progress", "--seed", "1"]
 

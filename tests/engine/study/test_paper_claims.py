@@ -15,7 +15,7 @@ from fedquad_core.study.matched import matched_accuracy
 from fedquad_core.study.table import NO_DATA, NOISE, ONE_SEED, SEPARATED, compare, compare_summary
 from fedquad_core.runs.store import RunStore
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_compare_by_hand():

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -109,6 +110,6 @@ def test_the_projection_process_names_a_pickled_snapshot_in_one_line(tmp_path):
     (run / "status.json").write_text('{"state": "finished"}')
     np.savez(run / "embeddings" / "round_0001.npz", embeddings=np.array([object()], dtype=object), labels=np.array([1]))
     proc = subprocess.run([sys.executable, "-m", "app.projection", str(run), "1"], capture_output=True, text=True,
-                          timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+                          timeout=120, cwd=str(Path(__file__).resolve().parents[3]))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-800:]
     assert len(proc.stderr.strip().splitlines()) == 1 and "round_0001.npz" in proc.stderr

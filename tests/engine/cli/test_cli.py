@@ -8,7 +8,7 @@ import pytest
 
 from fedquad_core.cli import main
 
-# The bad inputs of `fedquad run` are listed in tests/bad_inputs.py (tests/engine/test_bad_inputs.py).
+# The bad inputs of `fedquad run` are listed in tests/bad_inputs.py (tests/engine/cli/test_bad_inputs.py).
 
 
 @pytest.mark.parametrize("argv", [["--method", "nope"], ["--dataset", "mnist"]])

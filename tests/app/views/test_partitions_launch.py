@@ -85,5 +85,5 @@ def test_every_page_offers_the_same_alpha_steps_and_client_bound():
     assert catalog.ALPHAS == list(ALPHA_STEPS) and launch_form.OPTIONS["alpha"] is catalog.ALPHAS
     assert catalog.BOUNDS["num_clients"] == (1, limits.CLIENTS_MAX)
     for page in ("partitions.py", "launch.py"):
-        text = (Path(__file__).resolve().parents[2] / "app" / "views" / page).read_text()
+        text = (Path(__file__).resolve().parents[3] / "app" / "views" / page).read_text()
         assert "ALPHAS = [" not in text and 'BOUNDS["num_clients"]' in text, page

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -115,7 +116,7 @@ def test_workers_die_with_the_parent(tmp_path):
     path = tmp_path / "parent.py"
     path.write_text(script)
     proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120,
-                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                          cwd=str(Path(__file__).resolve().parents[3]))
     pids = [int(p) for p in proc.stdout.split()]
     assert len(pids) == 2, proc.stderr
     deadline = time.time() + 60

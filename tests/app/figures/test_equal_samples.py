@@ -10,7 +10,7 @@ import pandas as pd
 
 from app.figures.samples import equal_samples_note
 
-RECORDED = Path(__file__).resolve().parents[2] / "assets" / "recorded"
+RECORDED = Path(__file__).resolve().parents[3] / "assets" / "recorded"
 
 
 def _frame(seeds=(0,), fedquad_gain=0.0) -> pd.DataFrame:

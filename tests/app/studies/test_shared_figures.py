@@ -14,7 +14,7 @@ import pytest
 from app_helpers import move, shown, switcher
 from app.studies import explore_panels as panels
 from app.studies import shared
-from test_explore import chart, open_explore, run_acc, seed_trace
+from explore_helpers import chart, open_explore, run_acc, seed_trace
 
 RUN = "toy-alpha-alpha0.1-methodfedavg-seed0"  # a run at the default slider position (alpha 0.1)
 

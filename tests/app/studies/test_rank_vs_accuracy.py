@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-RECORDED = Path(__file__).resolve().parents[2] / "assets" / "recorded"
+RECORDED = Path(__file__).resolve().parents[3] / "assets" / "recorded"
 
 
 @pytest.fixture(autouse=True)

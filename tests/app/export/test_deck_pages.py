@@ -34,7 +34,7 @@ from app.export.files import export_available
 from app.lesson import steps as lesson
 from app.lesson.data import LessonData, read_studies
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 RECORDED = REPO / "assets" / "recorded"
 MIN_W_IN, MIN_H_IN = 4.0, 3.0     # no figure smaller on a page (the old deck had 0.8 x 1.1 in)
 MIN_FIGURE_PT = 14.0              # text inside a figure, at the page's physical size

@@ -17,7 +17,7 @@ import pytest
 from fedquad_core.cli import main
 from fedquad_core.config.limits import GRID_POINTS_HARD_MAX
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 POINTS = 5_000  # five times the default cap: a large grid, prepared in seconds
 
 

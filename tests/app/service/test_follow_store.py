@@ -101,7 +101,7 @@ def test_the_engine_keeps_only_the_folder_name():
     from fedquad_core.runs.store import FOLLOW_FOLDER, RESERVED
 
     assert follow.FOLDER == FOLLOW_FOLDER == "follow" and FOLLOW_FOLDER in RESERVED
-    engine = Path(__file__).resolve().parents[2] / "fedquad_core"
+    engine = Path(__file__).resolve().parents[3] / "fedquad_core"
     assert not (engine / "runs" / "follow.py").exists()
     for path in engine.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):

@@ -20,7 +20,7 @@ from fedquad_core.runs.store import RunStore
 
 from engine_helpers import finish
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SMALL = ["--dataset", "digits", "--clients", "5", "--eval-points", "200", "--snapshot-points", "50",
          "--snapshot-every", "1000", "--quiet"]
 

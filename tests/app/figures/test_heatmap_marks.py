@@ -10,7 +10,7 @@ import pandas as pd
 from app.service.engine import RunStore, study_frame
 from app.figures import study as sf
 
-RECORDED = Path(__file__).resolve().parents[2] / "assets" / "recorded"
+RECORDED = Path(__file__).resolve().parents[3] / "assets" / "recorded"
 
 
 def _points(cells: dict[tuple, list[float]], ref: list[float]) -> pd.DataFrame:

@@ -1,0 +1,83 @@
+"""What the browser tests share (tests/e2e): Debian's Chromium, the dashboard started through
+scripts/serving.py (``serve``: a fixture body yielding (url, runs dir), stopping the server and any
+run it launched at the end), and what a failed test prints (the server's stacks and log, the page)."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "scripts") not in sys.path:
+    sys.path.insert(0, str(ROOT / "scripts"))
+
+from serving import Dashboard, DashboardError, free_port  # noqa: E402,F401 - free_port: for the tests
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+INSTALL_HINT = ("the browser test needs Debian's chromium: `apt-get install chromium` "
+                "(scripts/setup.sh installs it), or set CHROMIUM_PATH")
+
+
+def chromium_path() -> str | None:
+    for cand in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", shutil.which("chromium"),
+                 shutil.which("chromium-browser")):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _stop_runs(runs_dir: Path) -> None:
+    """Training runs are started in their own session by the launcher: stop any still active."""
+    from fedquad_core.runs.store import ACTIVE, RunStore
+
+    if not runs_dir.exists():
+        return
+    for info in RunStore(runs_dir).list_runs():
+        pid = info.status.get("pid")
+        if info.state in ACTIVE and pid:
+            _kill_group(int(pid), signal.SIGTERM)
+
+
+def failed(request) -> bool:
+    rep = getattr(request.node, "rep_call", None)
+    return rep is not None and rep.failed
+
+
+def serve(tmp_path, recorded, request=None, timeout: float = 90.0):
+    """The dashboard on a free port against ``tmp_path``/runs and the recorded root ``recorded``;
+    yields (url, runs dir). A failed test (``request``) gets the server's stacks and log printed."""
+    runs = tmp_path / "runs"
+    app = Dashboard(runs, recorded, log=tmp_path / "streamlit.log")
+    try:
+        try:
+            app.wait_healthy(timeout)
+        except DashboardError as e:
+            pytest.fail(str(e))
+        yield app.url, runs
+    finally:
+        if request is not None and failed(request):
+            app.dump()
+        app.stop()
+        _stop_runs(runs)
+
+
+def dump_page(pg) -> None:
+    """Print the failed test's page: its address and text as shown (an exception, a spinner, ...)."""
+    try:
+        text = pg.locator("body").inner_text(timeout=5_000)
+    except Exception as e:  # noqa: BLE001 - only a diagnosis of a failure already reported
+        text = f"(the page's text could not be read: {e})"
+    print(f"---- the page at {pg.url} ----")
+    print(text[-6000:])
