@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import socket
 import subprocess
+import time
 import urllib.request
 from pathlib import Path
 
