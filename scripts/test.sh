@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# (nproc honours OMP_NUM_THREADS: counted without it, or one thread per test would mean one worker)
+workers=${FEDQUAD_TEST_WORKERS:-$(n=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc); echo $(( n < 4 ? n : 4 )))}
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE PYTHONUNBUFFERED=1
-workers=${FEDQUAD_TEST_WORKERS:-$(n=$(nproc); echo $(( n < 4 ? n : 4 )))}
 exec .venv/bin/python -m pytest -q -ra -n "$workers" --dist loadgroup "$@"
