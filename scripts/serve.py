@@ -51,7 +51,8 @@ def wait_healthy(url: str, timeout: float = 300.0) -> bool:
 
 
 def visit(url: str, query: str, timeout: float = 120.0) -> bool:
-    """One page run of ``url/?query`` over Streamlit's websocket, until the script finished."""
+    """One page run of ``url/?query`` over Streamlit's websocket, until the script finished (after
+    any rerun it asked for)."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from websockets.sync.client import connect
@@ -66,7 +67,10 @@ def visit(url: str, query: str, timeout: float = 120.0) -> bool:
         while time.monotonic() < deadline:
             fwd = ForwardMsg()
             fwd.ParseFromString(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
-            if fwd.WhichOneof("type") == "script_finished":
+            # a run that ends early for a rerun (the page syncs its settings to the URL) is followed
+            # by the rerun: wait for the run that finishes (a fragment's runs do not count)
+            if fwd.WhichOneof("type") == "script_finished" and fwd.script_finished in (
+                    ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR):
                 return True
     return False
 
