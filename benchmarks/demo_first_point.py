@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from browser_latency import ROOT, Server, chromium_path, load1, open_browser, start_load  # noqa: E402
+from serving import stop_runs  # noqa: E402  (browser_latency put scripts/ on sys.path)
 
 QUICK_KEY = ".st-key-quick_start button"
 ACC_TITLE = "Test accuracy"
@@ -93,21 +94,6 @@ PROBE = """(() => {
                                                           {subtree: true, childList: true, attributes: true});
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
 })();""" % ACC_TITLE
-
-
-def stop_runs(runs_dir: Path) -> None:
-    """The launcher starts each run in its own session: stop any still active (by its pid)."""
-    from fedquad_core.runs.store import ACTIVE, RunStore
-
-    if not runs_dir.exists():
-        return
-    for info in RunStore(runs_dir).list_runs():
-        pid = info.status.get("pid")
-        if info.state in ACTIVE and pid:
-            try:
-                os.killpg(int(pid), signal.SIGTERM)
-            except (ProcessLookupError, PermissionError):
-                pass
 
 
 def wait_for(page, what: str, timeout_s: float, work: Path, shots: Path | None) -> None:

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,39 +24,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_latency import OBSERVER, ROOT, chromium_path, first_page_run, free_port, load1, open_browser  # noqa: E402
-sys.path.insert(0, str(ROOT / "scripts"))
-from serve import wait_healthy  # noqa: E402  (scripts/serve.py: start.sh's launcher)
+from serving import Dashboard  # noqa: E402  (browser_latency put scripts/ on sys.path)
 
 READY = "warm-up: /?talk=1 ready"
-
-
-def start(work: Path, warm: bool) -> tuple[subprocess.Popen, str, Path]:
-    port = free_port()
-    env = {**os.environ, "FEDQUAD_RUNS_DIR": str(work / "runs"), "FEDQUAD_RECORDED_DIR": str(ROOT / "assets" / "recorded"),
-           "FEDQUAD_PROJECTION_WORKER": "0", "FEDQUAD_WARMUP": "1" if warm else "0", "OMP_NUM_THREADS": "1",
-           "OMP_WAIT_POLICY": "PASSIVE", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    log = work / f"server-{port}.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "python"), "scripts/serve.py", "app/main.py",
-                                 "--server.address", "127.0.0.1", "--server.port", str(port),
-                                 "--server.fileWatcherType", "none", "--server.headless", "true"],
-                                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    return proc, f"http://127.0.0.1:{port}", log
 
 
 def one(pw, exe: str, warm: bool, at: str, wait_s: float) -> tuple[float, float, float]:
     """(s from health to the first chart, to settled; s from health to the warm-up's end)."""
     with tempfile.TemporaryDirectory() as tmp:
-        proc, url, log = start(Path(tmp), warm)
+        work, port = Path(tmp), free_port()
+        # started as scripts/start.sh starts it (scripts/serve.py), the warm-up on or off
+        app = Dashboard(work / "runs", ROOT / "assets" / "recorded", port=port, env={"FEDQUAD_WARMUP": "1" if warm else "0"},
+                        command=[str(ROOT / ".venv" / "bin" / "python"), "scripts/serve.py", "app/main.py",
+                                 "--server.address", "127.0.0.1", "--server.port", str(port),
+                                 "--server.fileWatcherType", "none", "--server.headless", "true"])
         try:
-            if not wait_healthy(url, 180):
-                sys.exit(f"the server did not answer: {log.read_text()[-2000:]}")
+            app.wait_healthy(180, every=0.05)
             healthy = time.monotonic()
             ready = 0.0
             if at == "warm":
                 if warm:
                     deadline = healthy + 180
-                    while READY not in log.read_text() and time.monotonic() < deadline:
+                    while READY not in app.log_text() and time.monotonic() < deadline:
                         time.sleep(0.05)
                     ready = time.monotonic() - healthy
                 else:
@@ -66,12 +53,11 @@ def one(pw, exe: str, warm: bool, at: str, wait_s: float) -> tuple[float, float,
             browser, ctx, page = open_browser(pw, exe, OBSERVER, 120_000)
             page.goto("about:blank")
             t0 = time.monotonic()
-            first, settled = first_page_run(page, url, "", t0, 500.0)
+            first, settled = first_page_run(page, app.url, "", t0, 500.0)
             browser.close()
             return first, settled, ready
         finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=30)
+            app.stop(30)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serving import healthy  # noqa: E402  (the health check the tests and benchmarks use too)
+from serving import DashboardError, wait_healthy  # noqa: E402  (the health check the tests and benchmarks use too)
 
 ROOT = Path(__file__).resolve().parents[1]
 WARM_QUERIES = ("", "talk=1")  # the plain address, and the presenter's and students' links (talk mode)
@@ -41,13 +41,6 @@ def local_url(args: list[str]) -> str:
     return f"http://{'[' + host + ']' if ':' in host else host}:{_option(args, '--server.port', '8501')}"
 
 
-def wait_healthy(url: str, timeout: float = 300.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if healthy(url):
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def visit(url: str, query: str, timeout: float = 120.0) -> bool:
@@ -77,7 +70,9 @@ def visit(url: str, query: str, timeout: float = 120.0) -> bool:
 
 def warm(url: str) -> None:
     """Wait for the server, then visit the opening page once per query (errors only lose the warm-up)."""
-    if not wait_healthy(url):
+    try:
+        wait_healthy(url, timeout=300.0, every=0.1)
+    except DashboardError:
         return
     for query in WARM_QUERIES:
         t0 = time.monotonic()

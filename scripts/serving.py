@@ -80,6 +80,22 @@ def stop_group(proc: subprocess.Popen, timeout: float = 10.0) -> None:
             continue
 
 
+def stop_runs(runs_dir: Path) -> None:
+    """The launcher starts each training run in its own session: stop any still active in
+    ``runs_dir`` (SIGTERM to its process group, by the pid in its status)."""
+    from fedquad_core.runs.store import ACTIVE, RunStore  # the engine only where runs were started
+
+    if not Path(runs_dir).exists():
+        return
+    for info in RunStore(runs_dir).list_runs():
+        pid = info.status.get("pid")
+        if info.state in ACTIVE and pid:
+            try:
+                os.killpg(int(pid), signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
 def _tail(log: Path | None, chars: int = 3000) -> str:
     if log is None or not Path(log).exists():
         return "(no log)"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import sys
 from pathlib import Path
 
@@ -15,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "scripts") not in sys.path:
     sys.path.insert(0, str(ROOT / "scripts"))
 
-from serving import Dashboard, DashboardError, free_port  # noqa: E402,F401 - free_port: for the tests
+from serving import Dashboard, DashboardError, free_port, stop_runs  # noqa: E402,F401 - free_port: for the tests
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -29,25 +28,6 @@ def chromium_path() -> str | None:
         if cand and os.access(cand, os.X_OK):
             return cand
     return None
-
-
-def _kill_group(pid: int, sig: int) -> None:
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _stop_runs(runs_dir: Path) -> None:
-    """Training runs are started in their own session by the launcher: stop any still active."""
-    from fedquad_core.runs.store import ACTIVE, RunStore
-
-    if not runs_dir.exists():
-        return
-    for info in RunStore(runs_dir).list_runs():
-        pid = info.status.get("pid")
-        if info.state in ACTIVE and pid:
-            _kill_group(int(pid), signal.SIGTERM)
 
 
 def failed(request) -> bool:
@@ -70,7 +50,7 @@ def serve(tmp_path, recorded, request=None, timeout: float = 90.0):
         if request is not None and failed(request):
             app.dump()
         app.stop()
-        _stop_runs(runs)
+        stop_runs(runs)
 
 
 def dump_page(pg) -> None:
