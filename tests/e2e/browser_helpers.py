@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,17 @@ def dump_page(pg) -> None:
         text = f"(the page's text could not be read: {e})"
     print(f"---- the page at {pg.url} ----")
     print(text[-6000:])
+
+
+def poll(fn, timeout: float, every: float = 1.0, what="", state=None):
+    """``fn()`` until it is truthy; else fail after ``timeout`` s naming ``what`` (and, when given,
+    ``state()`` as it was then)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}"
+                                 + (f"; then: {state()}" if state else ""))
+        time.sleep(every)

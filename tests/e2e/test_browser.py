@@ -13,6 +13,8 @@ import time
 from fedquad_core.config.alpha import alpha_text  # the one way an α is written (Partitions)
 from fedquad_core.runs.store import RunStore
 
+from browser_helpers import poll
+
 ROUNDS = 20  # ~0.5 s per round on 2 busy cores: long enough to watch the curve grow, short enough
 CLIENTS = 50  # the preset's; fewer clients make rounds so short that a fast machine finishes before Live looks
 
@@ -48,20 +50,6 @@ def set_number(page, key: str, value: int) -> None:
     page.wait_for_function(
         f"() => document.querySelector('.st-key-{key} input').value === '{value}'", timeout=30_000)
     wait_idle(page)
-
-
-def poll(fn, timeout: float, every: float = 1.0, what="", state=None):
-    """``fn()`` until it is truthy; else fail after ``timeout`` s naming ``what`` (and, when given,
-    ``state()`` as it was then)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}"
-                                 + (f"; then: {state()}" if state else ""))
-        time.sleep(every)
 
 
 def href(page) -> str:

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, Dashboard, DashboardError, chromium_path, free_port
+from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, Dashboard, DashboardError, chromium_path, free_port, poll
 
 WRITE_LABELS = ("Collapse in one minute", "Share my position", "Delete", "Cancel", "Build slides", "Launch",
                 "Compute")
@@ -76,15 +76,6 @@ def _step(page) -> int | None:
     return None
 
 
-def _until(check, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.5)
-    return False
-
-
 def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
     exe = chromium_path()
     if exe is None:
@@ -104,7 +95,7 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
                 presenter = _open(browser, f"{base}/?token={secret}&talk=1")
                 assert "token=" not in presenter.url  # taken out of the address at once
                 _open_sidebar(presenter)
-                assert _until(lambda: presenter.get_by_text("Collapse in one minute").count() > 0)
+                poll(lambda: presenter.get_by_text("Collapse in one minute").count() > 0, 30, 0.5, "the demo button in the presenter's sidebar")
                 assert presenter.locator("[data-testid='stSidebarNavLink']", has_text="Launch").count()
                 assert presenter.get_by_text(f"follow={code}").count()  # the students' link, on the presenter's page
 
@@ -124,13 +115,13 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
                 for _ in range(3):
                     before = _step(presenter)
                     presenter.get_by_role("button", name="Next →").click()
-                    assert _until(lambda: _step(presenter) == before + 1, 60)
+                    poll(lambda: _step(presenter) == before + 1, 60, 0.5, f"the presenter's step {before + 1}", lambda: _step(presenter))
                 assert _step(presenter) == 4
                 for how, page in students.items():
-                    assert _until(lambda: _step(page) == 4, 60), (how, _step(page))
+                    poll(lambda: _step(page) == 4, 60, 0.5, f"the student ({how}) to follow to step 4", lambda: _step(page))
                 presenter.get_by_role("button", name="Next →").click()
                 for how, page in students.items():
-                    assert _until(lambda: _step(page) == 5, 60), (how, _step(page))
+                    poll(lambda: _step(page) == 5, 60, 0.5, f"the student ({how}) to follow to step 5", lambda: _step(page))
 
                 # a student who types the Launch page's address gets no launch form
                 launch = students["plain address"]
@@ -141,13 +132,13 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
 
                 # the cap: five places (the presenter and four students) are taken
                 full = _open(browser, f"{base}/")
-                assert _until(lambda: full.get_by_text("The class is full").count() > 0, 30)
+                poll(lambda: full.get_by_text("The class is full").count() > 0, 30, 0.5, "the sixth browser's 'The class is full'")
                 assert not _write_controls(full)
                 students["wrong secret"].context.close()  # a place is freed
                 time.sleep(2.0)
                 full.reload()
                 full.locator("h1, .js-plotly-plot, iframe").first.wait_for(timeout=120_000)
-                assert _until(lambda: not full.get_by_text("The class is full").count(), 30)
+                poll(lambda: not full.get_by_text("The class is full").count(), 30, 0.5, "the freed place to let the browser in")
             finally:
                 browser.close()
     finally:
