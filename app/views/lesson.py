@@ -58,8 +58,7 @@ def source_controls() -> None:
     a, b = st.columns([1, 2])
     a.toggle("Use my runs", key="l_mine", help="Show your own study (or finished runs) instead of the recorded "
                                                 "studies shipped with the app.")
-    if st.session_state.l_mine and mine_studies:
-        state.init("l_study", mine_studies[0], str, mine_studies)
+    if st.session_state.l_mine and mine_studies:  # (l_study initialised below, before any call)
         b.selectbox("My study", mine_studies, key="l_study")
 
 
