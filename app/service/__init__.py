@@ -16,6 +16,7 @@ back through ``service.workers``."""
 from __future__ import annotations
 
 import importlib
+import threading
 
 # where each name lives: every name is the defining module's own object
 _FROM = {
@@ -40,24 +41,31 @@ _FROM = {
 }
 _WHERE = {name: module for module, names in _FROM.items() for name in names}
 _loaded = False
+# Streamlit runs each session's script in a thread of its own: a class opening a cold server at once
+# asks for names here together, and none may see the package half bound (re-entrant: a module being
+# imported by ``_load`` may ask for a name of this package in the same thread).
+_lock = threading.RLock()
 
 __all__ = [*_WHERE, "DataError"]
 
 
 def _load() -> None:
-    """Bind every name of ``_FROM`` here, as the package's eager imports did before."""
+    """Bind every name of ``_FROM`` here, as the package's eager imports did before; ``_loaded``
+    only once all are bound, so another thread waits on the lock until then."""
     global _loaded
-    _loaded = True
     for module, names in _FROM.items():
         found = importlib.import_module(module)
         globals().update((name, getattr(found, name)) for name in names)
+    _loaded = True
 
 
 def __getattr__(name: str):
     if name == "DataError":  # with torch: only when a page asks for it
         return importlib.import_module("app.service.engine").DataError
-    if name in _WHERE and not _loaded:
-        _load()
+    if name in _WHERE:
+        with _lock:
+            if not _loaded:
+                _load()
         return globals()[name]
     # a submodule not imported yet (``from app.service import roles``): the import system imports it
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -73,3 +73,32 @@ def test_the_service_package_binds_its_names_on_first_use():
     lines = out.stdout.strip().splitlines()
     assert lines[0] == "[]", out.stdout + out.stderr
     assert lines[-1] == "True []", out.stdout + out.stderr
+
+
+def test_sessions_asking_the_cold_package_at_once_all_get_their_names():
+    """Streamlit runs each session's script in its own thread: a class opening a cold server at
+    once asks ``app.service`` for names together while the first ask is still binding them (0.65 s
+    of imports). Every thread gets its name; none sees the package half bound (it did: the second
+    session of a cold server got "module 'app.service' has no attribute 'keep_projection_worker'")."""
+    code = """
+import threading
+from app import service
+names = ["keep_projection_worker", "runs_table", "ALPHAS", "is_presenter", "check_configs", "store", "cancel",
+         "method_names"]
+gate, got = threading.Barrier(len(names)), {}
+def ask(name):
+    gate.wait()
+    try:
+        got[name] = getattr(service, name) is not None
+    except AttributeError as e:
+        got[name] = str(e)
+threads = [threading.Thread(target=ask, args=(n,)) for n in names]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sorted(n for n, ok in got.items() if ok is not True), got)
+"""
+    for _ in range(3):  # each a fresh interpreter, the package cold
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                             env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"})
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.startswith("[] "), out.stdout
