@@ -15,9 +15,35 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # ---- running on several cores (pytest-xdist; scripts/test.sh passes -n N --dist loadgroup) ----
 # A module's tests stay on one worker (its module-scoped fixtures, e.g. one server for a browser
 # sweep, are built once); tests marked ``@pytest.mark.xdist_group("name")`` share one worker across
-# modules, in order. The longest modules start first (``tests/durations.json``: seconds per file as
-# last measured; a file not in it counts as 1 s per test), so the last one to finish is short.
+# modules, in order. The longest units start first (``tests/durations.json``: seconds per file, and
+# per group as "@name", as last measured by scripts/test_durations.py; a unit not in it counts as
+# 1 s per test), so the last one to finish is short. ``FEDQUAD_WRITE_DURATIONS=1 bash scripts/test.sh``
+# writes that file anew from the run (on an idle machine: the order is all it is used for).
 _DURATIONS = Path(__file__).resolve().parent / "durations.json"
+
+
+def _unit(nodeid: str) -> str:
+    """A test's work unit: "@group" for a test marked ``xdist_group`` (xdist appends "@group" to
+    its id), else its file."""
+    if nodeid.rfind("@") > nodeid.rfind("]"):
+        return "@" + nodeid.rsplit("@", 1)[1]
+    return nodeid.split("::", 1)[0]
+
+
+_measured: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    if os.environ.get("FEDQUAD_WRITE_DURATIONS") == "1":
+        _measured[_unit(report.nodeid)] = _measured.get(_unit(report.nodeid), 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    if _measured and not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
+        import json
+
+        ordered = dict(sorted(((k, round(v, 1)) for k, v in _measured.items()), key=lambda kv: -kv[1]))
+        _DURATIONS.write_text(json.dumps(ordered, indent=1) + "\n")
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -38,14 +64,11 @@ def pytest_xdist_make_scheduler(config, log):
         _ordered = False
 
         def _split_scope(self, nodeid: str) -> str:
-            if nodeid.rfind("@") > nodeid.rfind("]"):
-                return "@" + nodeid.rsplit("@", 1)[1]
-            return nodeid.split("::", 1)[0]
+            return _unit(nodeid)
 
         def _weight(self, scope: str, unit: dict) -> float:
-            files = {n.split("::", 1)[0] for n in unit} if scope.startswith("@") else {scope}
-            known = sum(seconds.get(f, 0.0) for f in files)
-            return known if known else float(len(unit))
+            """The unit's measured seconds (a group's own, under "@name"), else 1 s a test."""
+            return float(seconds.get(scope) or len(unit))
 
         def _assign_work_unit(self, node) -> None:
             if not self._ordered:

@@ -189,15 +189,27 @@ def in_frames(page, script: str, sep: str = "") -> str:
     return sep.join(each_frame(page, script))
 
 
+class Still:
+    """Whether a reading has stood still: ``see(answer)`` is True once the answers seen have not
+    changed for ``quiet`` s (one reading at a time, so that several pages can be watched at once)."""
+
+    def __init__(self, quiet: float):
+        self.quiet, self.last, self.since = quiet, None, time.monotonic()
+
+    def see(self, now) -> bool:
+        if now != self.last:
+            self.last, self.since = now, time.monotonic()
+            return False
+        return time.monotonic() - self.since > self.quiet
+
+
 def until_still(read, quiet: float, timeout: float, ready=lambda now: True) -> bool:
     """Poll ``read()`` every 0.25 s until its answer has not changed for ``quiet`` s and
     ``ready(answer)`` holds; False when ``timeout`` s pass first."""
-    deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
+    deadline, still = time.monotonic() + timeout, Still(quiet)
     while time.monotonic() < deadline:
         now = read()
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since > quiet and ready(now):
+        if still.see(now) and ready(now):
             return True
         time.sleep(0.25)
     return False
@@ -217,14 +229,26 @@ def _switchers_ready(page) -> bool:
     return sum(answer is True for answer in each_frame(page, SWITCHER_READY)[1:]) >= want
 
 
-def settle(page, timeout: float = 90.0) -> None:
-    """The script run finished (no status widget, the app's script state not "running"), every
-    figure switcher has drawn its position, and the set of drawn charts stopped changing for 1.5 s."""
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                           timeout=timeout * 1000)
+QUIET = 1.5  # s without a change in the drawn charts that count as settled
+
+
+def settled(page, still: Still, extra: str = "") -> bool:
+    """One look at the page: True when the script run has finished (no status widget, the app's
+    script state not "running"), every figure switcher has drawn its position, and the set of drawn
+    charts (and ``extra``, a script's answers in every frame: e.g. the figures' widths) has not
+    changed for ``still``'s quiet time. Several pages can be watched at once, one look each in turn."""
+    now = in_frames(page, CHARTS) + (in_frames(page, extra, "|") if extra else "")
     # (a long script run can keep the charts still for seconds: not settled while it runs)
-    until_still(lambda: in_frames(page, CHARTS), 1.5, timeout,
-                ready=lambda now: not ("R" in now or "S" in now) and _switchers_ready(page))
+    return still.see(now) and not ("R" in now or "S" in now) and _switchers_ready(page)
+
+
+def settle(page, timeout: float = 90.0) -> None:
+    """Wait until the page has ``settled`` (AssertionError after ``timeout`` s)."""
+    deadline, still = time.monotonic() + timeout, Still(QUIET)
+    while not settled(page, still):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the page at {page.url} did not settle within {timeout:.0f} s")
+        time.sleep(0.25)
 
 
 def page_problems(page, where: str) -> list[str]:

@@ -17,8 +17,10 @@ Explore's first figure lie whole inside the first screen, and a Lesson step's on
 the figure shows stands above it (its sentences and p-values go under it).
 
 One server serves the eight sweeps (``recorded_server``, module-wide: the figures are the recorded
-studies', and every sweep opens its own pages); on several cores (scripts/test.sh) the sweeps are
-two ``xdist_group``s of four, normal+talk and presenter+talk-sidebar, one server per group's worker. Run alone with
+studies', and every sweep opens its own pages); a sweep looks at ``AT_ONCE`` pages together (a page
+spends most of its time waiting for the server's script run and its redraws). On several cores
+(scripts/test.sh) the sweeps are four ``xdist_group``s, one a mode (its two viewports), one server
+per group's worker. Run alone with
 ``.venv/bin/python -m pytest -q tests/e2e/test_talk_layout.py``; ``TALK_SHOTS=folder`` also saves a
 full-page screenshot of every page looked at. Needs Debian's chromium and fails, never skips,
 without it."""
@@ -32,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, dump_page, failed, serve
-from layout_checks import in_frames, page_problems, settle, until_still
+from layout_checks import QUIET, Still, page_problems, settled
 
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "clients", "runs"]
 RECORDED = ROOT / "assets" / "recorded"
@@ -106,20 +108,9 @@ def screenshot(page, path: Path, viewport: dict) -> None:
 
 SIDEBAR_WIDTH = ("() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
                  " return s ? s.getBoundingClientRect().width : 0; }")
-SIDEBAR_OPENED = ("() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
-                  " return !!s && s.getBoundingClientRect().width > 200; }")
 PLOT_WIDTHS = ("() => [...document.querySelectorAll('.js-plotly-plot')]"
                ".map(g => Math.round(g.getBoundingClientRect().width)).join(',')")
-
-
-def open_sidebar(page) -> None:
-    """Open the sidebar as a lecturer does with the arrow at the top left (Streamlit keeps that choice
-    in the browser's storage, so later pages open with it open), then wait until the figures have
-    taken their narrower width (the sidebar slides in, then plotly redraws each figure to its column)."""
-    if page.evaluate(SIDEBAR_WIDTH) < 100:
-        page.get_by_test_id("stExpandSidebarButton").first.click()
-    page.wait_for_function(SIDEBAR_OPENED, timeout=30_000)
-    until_still(lambda: in_frames(page, PLOT_WIDTHS, "|"), 1.0, 30)  # the figures' widths stopped changing
+SIDEBAR_AND_PLOTS = f"() => '|' + ({PLOT_WIDTHS})() + '|' + ({SIDEBAR_WIDTH})()"
 
 
 PROJECTOR = {"talk", "presenter"}  # modes a lecturer projects: the main figure must be on the first screen
@@ -171,31 +162,73 @@ def first_screen_problems(page, where: str, viewport: dict, lead_text: str | Non
     return out
 
 
-def _walk(page, url: str, mode: str, viewport: str, shots: Path | None) -> list[str]:
-    problems = []
-    for where, path in _targets():
-        query = MODES[mode]
-        page.goto(f"{url}{path}" + (("&" if "?" in path else "?") + query if query else ""))
+AT_ONCE = 3  # pages looked at together: one page spends most of its time waiting (script run, redraws)
+
+
+class Visit:
+    """One target opened in a page and watched until it settled (``layout_checks.settled``), one look
+    at a time, so that ``AT_ONCE`` pages of one browser are watched together. In a mode with the
+    sidebar open, a page that opened with it closed gets it opened as a lecturer does, with the
+    arrow at the top left (Streamlit keeps that choice in the browser's storage, so later pages
+    open with it open); the figures' widths (the sidebar slides in, then plotly redraws each figure
+    to its column) and the sidebar's own width are part of what must stand still."""
+
+    def __init__(self, page, where: str, address: str, sidebar: bool, timeout: float = 120.0):
+        self.page, self.where, self.sidebar = page, where, sidebar
+        self.deadline = time.monotonic() + timeout
+        self.still, self.clicked = Still(QUIET), False
+        page.goto(address, wait_until="commit")
+
+    def done(self) -> bool:
+        if time.monotonic() > self.deadline:
+            raise AssertionError(f"{self.where}: the page did not settle within its time ({self.page.url})")
         # a page's title, or its first figure (presenter mode's Live page has no title: its figures
         # start on the first screen of a projector)
-        page.locator("h1, .js-plotly-plot, iframe").first.wait_for(timeout=120_000)
-        settle(page)
-        if mode in SIDEBAR_OPEN:
-            open_sidebar(page)
-        label = f"{where} ({mode}, {viewport})"
-        problems += page_problems(page, label)
-        if mode == "presenter":
-            problems += presenter_problems(page, label, where.startswith("lesson"), where.startswith("explore"))
-        if viewport == "1280x720" and mode in PROJECTOR and (where.startswith("lesson") or where.startswith("explore")):
-            problems += first_screen_problems(page, label, VIEWPORTS[viewport], lead(where))
-        if shots is not None:
-            screenshot(page, shots / f"{where.replace(' ', '_')}-{mode}-{viewport}.png", VIEWPORTS[viewport])
+        if not self.page.evaluate("() => !!document.querySelector('h1, .js-plotly-plot, iframe')"):
+            return False
+        if not self.sidebar:
+            return settled(self.page, self.still)
+        width = self.page.evaluate(SIDEBAR_WIDTH)
+        if width < 100 and not self.clicked:
+            self.page.get_by_test_id("stExpandSidebarButton").first.click()
+            self.clicked = True
+        return settled(self.page, self.still, SIDEBAR_AND_PLOTS) and width > 200
+
+
+def _look(page, where: str, mode: str, viewport: str, shots: Path | None) -> list[str]:
+    """The checks on one settled page."""
+    label = f"{where} ({mode}, {viewport})"
+    problems = page_problems(page, label)
+    if mode == "presenter":
+        problems += presenter_problems(page, label, where.startswith("lesson"), where.startswith("explore"))
+    if viewport == "1280x720" and mode in PROJECTOR and (where.startswith("lesson") or where.startswith("explore")):
+        problems += first_screen_problems(page, label, VIEWPORTS[viewport], lead(where))
+    if shots is not None:
+        screenshot(page, shots / f"{where.replace(' ', '_')}-{mode}-{viewport}.png", VIEWPORTS[viewport])
+    return problems
+
+
+def _walk(url: str, mode: str, viewport: str, shots: Path | None, pages: list) -> list[str]:
+    """Every target, ``AT_ONCE`` pages at a time: each page opens the next target as soon as it has
+    looked at its last one."""
+    problems, todo, watching = [], list(_targets()), {}
+    query = MODES[mode]
+    while todo or watching:
+        for page in pages:
+            if page not in watching and todo:
+                where, path = todo.pop(0)
+                address = f"{url}{path}" + (("&" if "?" in path else "?") + query if query else "")
+                watching[page] = Visit(page, where, address, mode in SIDEBAR_OPEN)
+        for page, visit in list(watching.items()):
+            if visit.done():
+                problems += _look(page, visit.where, mode, viewport, shots)
+                del watching[page]
+        time.sleep(0.1)
     return problems
 
 
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
-@pytest.mark.parametrize("mode", [pytest.param(m, marks=pytest.mark.xdist_group(f"talk-layout-{i // 2}")) for i, m in
-                                  enumerate(MODES)])
+@pytest.mark.parametrize("mode", [pytest.param(m, marks=pytest.mark.xdist_group(f"talk-layout-{m}")) for m in MODES])
 def test_every_figure_fits(recorded_server, request, mode, viewport):
     exe = chromium_path()
     if exe is None:
@@ -207,13 +240,15 @@ def test_every_figure_fits(recorded_server, request, mode, viewport):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_context(viewport=VIEWPORTS[viewport]).new_page()
-            page.set_default_timeout(90_000)
+            context = browser.new_context(viewport=VIEWPORTS[viewport])
+            context.set_default_timeout(90_000)
+            pages = [context.new_page() for _ in range(AT_ONCE)]
             try:
-                problems = _walk(page, url, mode, viewport, shots)
+                problems = _walk(url, mode, viewport, shots, pages)
             finally:
                 if failed(request):
-                    dump_page(page)
+                    for page in pages:
+                        dump_page(page)
         finally:
             browser.close()
     assert not problems, f"{len(problems)} layout problem(s), {mode} mode at {viewport}:\n" + "\n".join(problems)
