@@ -2,6 +2,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 # scripts/serving.py (start the dashboard and wait for health) is importable as ``serving`` in every test.
 _SCRIPTS = str(Path(__file__).resolve().parents[1] / "scripts")
 if _SCRIPTS not in sys.path:
@@ -31,11 +33,29 @@ def _unit(nodeid: str) -> str:
 
 
 _measured: dict[str, float] = {}
+_timeline: list[tuple] = []
+
+
+def _writing() -> bool:
+    return os.environ.get("FEDQUAD_WRITE_DURATIONS") == "1"
+
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each report carries its unit (the worker's id has the "@group" the controller's lacks) and worker."""
+    outcome = yield
+    if _writing():
+        outcome.get_result().user_properties += [("unit", _unit(item.nodeid)),
+                                                 ("worker", os.environ.get("PYTEST_XDIST_WORKER", "main"))]
 
 
 def pytest_runtest_logreport(report):
-    if os.environ.get("FEDQUAD_WRITE_DURATIONS") == "1":
-        _measured[_unit(report.nodeid)] = _measured.get(_unit(report.nodeid), 0.0) + report.duration
+    if _writing():
+        props = dict(report.user_properties)
+        unit = props.get("unit", _unit(report.nodeid))
+        _measured[unit] = _measured.get(unit, 0.0) + report.duration
+        _timeline.append((props.get("worker", "?"), report.start, report.stop, report.when, report.nodeid))
 
 
 def pytest_sessionfinish(session):
@@ -44,6 +64,8 @@ def pytest_sessionfinish(session):
 
         ordered = dict(sorted(((k, round(v, 1)) for k, v in _measured.items()), key=lambda kv: -kv[1]))
         _DURATIONS.write_text(json.dumps(ordered, indent=1) + "\n")
+        if os.environ.get("FEDQUAD_TIMELINE"):  # every phase of every test: worker, start, stop (epoch s)
+            Path(os.environ["FEDQUAD_TIMELINE"]).write_text(json.dumps(sorted(_timeline, key=lambda t: t[1])))
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -69,6 +91,19 @@ def pytest_xdist_make_scheduler(config, log):
         def _weight(self, scope: str, unit: dict) -> float:
             """The unit's measured seconds (a group's own, under "@name"), else 1 s a test."""
             return float(seconds.get(scope) or len(unit))
+
+        def _reschedule(self, node) -> None:
+            """A new unit only when the worker is down to its last test (which it cannot start
+            before it knows the next): xdist's own rule tops a worker up at two, so a short
+            unit queued behind a long one waits there while the other worker runs dry."""
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+                return
+            if self._pending_of(self.assigned_work[node]) > 1:
+                return
+            self._assign_work_unit(node)
 
         def _assign_work_unit(self, node) -> None:
             if not self._ordered:
