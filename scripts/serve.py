@@ -8,7 +8,14 @@ session does that as soon as the server answers its health check: it opens the d
 Streamlit's own websocket (as a browser does: ``/_stcore/stream``, one ``rerun_script``), once as
 the dashboard looks and once in talk mode (the class's links open in talk mode), waits for each
 run to finish and closes. It is a visitor like any other (a student in class mode, reading only).
-``FEDQUAD_WARMUP=0`` turns it off; ``benchmarks/first_page.py`` measures the difference.
+
+Until the warm-up is done the server's health check (``/_stcore/health``) answers 503 "warming
+up": Streamlit's page in a browser waits for that check before it opens its session, so a browser
+that comes early waits for a warm server instead of competing with the warm-up for the cores, and
+"healthy" means what a user expects of it, that the first page comes quickly. The warm-up gives
+up after ``WARM_LIMIT`` s (the health check then answers as Streamlit's own does); an error in it
+only loses the warm-up. ``FEDQUAD_WARMUP=0`` turns it off (health as soon as Streamlit is up);
+``benchmarks/first_page.py`` measures the difference.
 """
 from __future__ import annotations
 
@@ -16,13 +23,14 @@ import os
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serving import DashboardError, wait_healthy  # noqa: E402  (the health check the tests and benchmarks use too)
 
 ROOT = Path(__file__).resolve().parents[1]
 WARM_QUERIES = ("", "talk=1")  # the plain address, and the presenter's and students' links (talk mode)
+WARM_LIMIT = 120.0  # s: a warm-up still going then no longer holds the health check back
+_warm = threading.Event()
 
 
 def _option(args: list[str], name: str, default: str) -> str:
@@ -68,24 +76,58 @@ def visit(url: str, query: str, timeout: float = 120.0) -> bool:
     return False
 
 
-def warm(url: str) -> None:
-    """Wait for the server, then visit the opening page once per query (errors only lose the warm-up)."""
+def hold_health_until_warm() -> None:
+    """Streamlit's health check answers 503 "warming up" until ``_warm`` is set (or ``WARM_LIMIT``
+    s have passed): its own answer otherwise."""
+    from streamlit.runtime.runtime import Runtime
+
+    own = Runtime.is_ready_for_browser_connection.fget
+    started = time.monotonic()
+
+    async def ready(self) -> tuple[bool, str]:
+        ok, message = await own(self)
+        if ok and not _warm.is_set() and time.monotonic() - started < WARM_LIMIT:
+            return False, "warming up"
+        return ok, message
+
+    Runtime.is_ready_for_browser_connection = property(ready)
+
+
+def _up(url: str) -> bool:
+    """Whether Streamlit answers at all (its health check says "warming up" while we warm it)."""
     try:
-        wait_healthy(url, timeout=300.0, every=0.1)
-    except DashboardError:
-        return
-    for query in WARM_QUERIES:
-        t0 = time.monotonic()
-        try:
-            if visit(url, query):
-                print(f"  warm-up: /?{query} ready in {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
-        except Exception as e:  # noqa: BLE001 - a warm-up: the first browser then pays, as before
-            print(f"warm-up of /?{query} skipped: {e}", file=sys.stderr)
-            return
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2.0):
+            return True
+    except urllib.error.HTTPError as e:
+        return e.code == 503 and b"warming up" in e.read()
+    except OSError:
+        return False
+
+
+def warm(url: str) -> None:
+    """Wait for the server, then visit the opening page once per query (errors only lose the
+    warm-up); the health check answers 200 from then on."""
+    try:
+        deadline = time.monotonic() + 300.0
+        while not _up(url):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
+        for query in WARM_QUERIES:
+            t0 = time.monotonic()
+            try:
+                if visit(url, query):
+                    print(f"  warm-up: /?{query} ready in {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+            except Exception as e:  # noqa: BLE001 - a warm-up: the first browser then pays, as before
+                print(f"warm-up of /?{query} skipped: {e}", file=sys.stderr)
+                return
+    finally:
+        _warm.set()
 
 
 def main(argv: list[str]) -> None:
     if os.environ.get("FEDQUAD_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off"):
+        hold_health_until_warm()
         threading.Thread(target=warm, args=(local_url(argv),), name="fedquad-warmup", daemon=True).start()
     from streamlit.web.cli import main as streamlit_main
 

@@ -9,8 +9,12 @@ then sent back (``on_change``) so the server follows: the link, the download men
 neighbours of the new position. A figure that does not change along a move (a response plot
 along its own axis) has the same id and is not drawn again.
 
-The served folder (``index.html``, ``switcher.js``, ``switcher.css`` and the ``plotly.min.js`` of
-the installed plotly package) is assembled once in a cache folder.
+The served folder (``index.html``, ``switcher.js``, ``switcher.css`` and plotly.js) is assembled
+once in a cache folder. The plotly.js is its cartesian bundle (``frontend/plotly-cartesian.min.js``:
+npm's ``plotly.js-cartesian-dist-min``, MIT, the version the plotly package bundles, which a test
+holds equal): 1.5 MB against the full bundle's 4.8 MB, which a fresh browser spent about a second
+of the first page evaluating (docs/performance.md). It draws the trace types in ``TRACE_TYPES``;
+a figure with another type is refused here, by name, before the browser could draw it blank.
 """
 from __future__ import annotations
 
@@ -24,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import plotly
 import plotly.io as pio
 import streamlit as st
 import streamlit.components.v1 as components
@@ -32,7 +35,11 @@ import streamlit.components.v1 as components
 from app.figures.theme import TALK_WIDTH
 
 FRONTEND = Path(__file__).with_name("frontend")
-FILES = ("index.html", "switcher.js", "switcher.css")
+PLOTLY_JS = "plotly-cartesian.min.js"
+FILES = ("index.html", "switcher.js", "switcher.css", PLOTLY_JS)
+# what the cartesian bundle draws (its README: "Contains trace modules ...")
+TRACE_TYPES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour", "image",
+                         "pie", "scatter", "scatterternary", "violin"})
 
 
 @dataclass
@@ -62,6 +69,10 @@ class Panel:
 
     @functools.cached_property
     def spec(self) -> str:
+        other = sorted({t.type or "scatter" for t in self.fig.data} - TRACE_TYPES)
+        if other:
+            raise ValueError(f"figure {self.title or self.name or self.slot!r}: trace type(s) {other} are not in the "
+                             f"figure switcher's plotly.js bundle ({PLOTLY_JS}: {sorted(TRACE_TYPES)})")
         return pio.to_json(self.fig, validate=False)
 
     @functools.cached_property
@@ -82,19 +93,17 @@ def pos_key(axes: list[Axis], value: dict[str, str]) -> str:
 
 @functools.cache
 def served_dir() -> str:
-    """The folder Streamlit serves the component from: the frontend files and plotly.js,
+    """The folder Streamlit serves the component from: the frontend files (plotly.js among them),
     copied once per version of them into a cache folder (the checkout may be read-only)."""
-    plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    tag = hashlib.sha1(b"".join((FRONTEND / f).read_bytes() for f in FILES) + plotly.__version__.encode()).hexdigest()[:12]
+    tag = hashlib.sha1(b"".join((FRONTEND / f).read_bytes() for f in FILES)).hexdigest()[:12]
     for base in (os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", tempfile.gettempdir()):
         target = Path(base) / "fedquad-lab" / f"switcher-{tag}"
         try:
-            if not (target / "plotly.min.js").exists():
+            if not (target / PLOTLY_JS).exists():
                 Path(base).mkdir(parents=True, exist_ok=True)
                 tmp = Path(tempfile.mkdtemp(dir=base))
                 for f in FILES:
                     shutil.copyfile(FRONTEND / f, tmp / f)
-                shutil.copyfile(plotly_js, tmp / "plotly.min.js")
                 target.parent.mkdir(parents=True, exist_ok=True)
                 try:
                     tmp.rename(target)  # whole or not at all; another process may have won

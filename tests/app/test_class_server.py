@@ -9,6 +9,7 @@ import re
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -70,21 +71,39 @@ def test_class_mode_serves_the_room_with_two_links_and_a_fresh_secret(tmp_path):
         _stop(proc)
 
 
-@pytest.mark.skipif(LAN is None, reason="this machine has no non-loopback IPv4 address")
-def test_plain_start_listens_on_loopback_only(tmp_path):
-    proc, port, log = _start(tmp_path)
+def _health(url: str) -> tuple[int, str]:
     try:
-        assert _reachable("127.0.0.1", port) and not _reachable(LAN, port)
-        assert "token=" not in log.read_text()
-        # scripts/serve.py visits the opening page once, plain and in talk mode, before any browser comes
-        deadline = time.monotonic() + 120
-        while "warm-up: /?talk=1 ready" not in log.read_text() and time.monotonic() < deadline:
-            time.sleep(0.5)
-        text = log.read_text()
-        assert "warm-up: /? ready" in text and "warm-up: /?talk=1 ready" in text, text[-2000:]
-        assert "Traceback" not in text
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+    except OSError:
+        return 0, ""
+
+
+@pytest.mark.skipif(LAN is None, reason="this machine has no non-loopback IPv4 address")
+def test_plain_start_listens_on_loopback_only_and_is_healthy_once_warm(tmp_path):
+    """scripts/serve.py visits the opening page once, plain and in talk mode, before any browser
+    comes: meanwhile the health check answers 503 "warming up", and 200 only once both are done."""
+    app = Dashboard(tmp_path / "runs", warm=False, command=["bash", "scripts/start.sh"])
+    try:
+        seen, deadline = [], time.monotonic() + 180
+        while time.monotonic() < deadline:
+            code, text = _health(app.url)
+            if not seen or seen[-1] != (code, text):
+                seen.append((code, text))
+            if code == 200:
+                break
+            assert app.proc.poll() is None, app.log_text()[-2000:]
+            time.sleep(0.05)
+        log = app.log_text()  # read the moment health said 200
+        assert seen[-1][0] == 200, seen
+        assert (503, "warming up") in seen, seen
+        assert "warm-up: /? ready" in log and "warm-up: /?talk=1 ready" in log, log[-2000:]
+        assert _reachable("127.0.0.1", app.port) and not _reachable(LAN, app.port)
+        assert "token=" not in log and "Traceback" not in log
     finally:
-        _stop(proc)
+        _stop(app)
 
 
 def test_start_refuses_unknown_options_and_host_without_class():
