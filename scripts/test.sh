@@ -2,8 +2,8 @@
 # Run the whole test suite on a fresh Debian machine with Python 3.11: installs what is missing
 # (apt packages, .venv, Python packages) via scripts/setup.sh, then runs pytest. Safe to run twice.
 # The tests run on every core (pytest-xdist, at most 4 workers; FEDQUAD_TEST_WORKERS=N to choose,
-# 0 for one process): a test file stays on one worker, tests marked xdist_group share one, the
-# longest files start first (tests/conftest.py), and the 20 slowest tests are printed at the end.
+# 0 for one process): a test file stays on one worker (the layout sweep is split by mode), the
+# longest units start first (tests/conftest.py), and the 20 slowest tests are printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

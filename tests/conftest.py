@@ -15,21 +15,25 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 # ---- running on several cores (pytest-xdist; scripts/test.sh passes -n N --dist loadgroup) ----
-# A module's tests stay on one worker (its module-scoped fixtures, e.g. one server for a browser
-# sweep, are built once); tests marked ``@pytest.mark.xdist_group("name")`` share one worker across
-# modules, in order. The longest units start first (``tests/durations.json``: seconds per file, and
-# per group as "@name", as last measured by scripts/test_durations.py; a unit not in it counts as
-# 1 s per test), so the last one to finish is short. ``FEDQUAD_WRITE_DURATIONS=1 bash scripts/test.sh``
-# writes that file anew from the run (on an idle machine: the order is all it is used for).
+# A unit of work goes to one worker: a test file (its module-scoped fixtures, e.g. a server, are
+# built once), except the files in ``SPLIT``, whose tests are split by their first parameter (the
+# layout sweep: one unit a mode, its two viewports; each unit starts its own server). xdist's own
+# ``xdist_group`` does not work with pytest 9 (xdist 3.8 renames ``item._nodeid``, which pytest 9 no
+# longer reads), hence the units here. The longest units start first (``tests/durations.json``:
+# seconds per unit as last measured; a unit not in it counts as 1 s a test), so the last one to
+# finish is short. ``FEDQUAD_WRITE_DURATIONS=1 bash scripts/test.sh`` writes the units that run
+# measured into that file (on an idle machine: the order is all it is used for).
 _DURATIONS = Path(__file__).resolve().parent / "durations.json"
+SPLIT = {"tests/e2e/test_talk_layout.py"}  # ids "mode-viewport": a unit a mode
 
 
 def _unit(nodeid: str) -> str:
-    """A test's work unit: "@group" for a test marked ``xdist_group`` (xdist appends "@group" to
-    its id), else its file."""
-    if nodeid.rfind("@") > nodeid.rfind("]"):
-        return "@" + nodeid.rsplit("@", 1)[1]
-    return nodeid.split("::", 1)[0]
+    """A test's unit of work: its file, or for a file in ``SPLIT`` "file::first parameter" (the
+    id's part before its last "-")."""
+    file, _, rest = nodeid.partition("::")
+    if file in SPLIT and "[" in rest:
+        return f"{file}::{rest.split('[', 1)[1].rstrip(']').rpartition('-')[0]}"
+    return file
 
 
 _measured: dict[str, float] = {}
@@ -43,18 +47,16 @@ def _writing() -> bool:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """Each report carries its unit (the worker's id has the "@group" the controller's lacks) and worker."""
+    """Each report carries the worker that ran it (for ``FEDQUAD_TIMELINE``)."""
     outcome = yield
     if _writing():
-        outcome.get_result().user_properties += [("unit", _unit(item.nodeid)),
-                                                 ("worker", os.environ.get("PYTEST_XDIST_WORKER", "main"))]
+        outcome.get_result().user_properties.append(("worker", os.environ.get("PYTEST_XDIST_WORKER", "main")))
 
 
 def pytest_runtest_logreport(report):
     if _writing():
         props = dict(report.user_properties)
-        unit = props.get("unit", _unit(report.nodeid))
-        _measured[unit] = _measured.get(unit, 0.0) + report.duration
+        _measured[_unit(report.nodeid)] = _measured.get(_unit(report.nodeid), 0.0) + report.duration
         _timeline.append((props.get("worker", "?"), report.start, report.stop, report.when, report.nodeid))
 
 
@@ -62,8 +64,12 @@ def pytest_sessionfinish(session):
     if _measured and not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
         import json
 
-        ordered = dict(sorted(((k, round(v, 1)) for k, v in _measured.items()), key=lambda kv: -kv[1]))
-        _DURATIONS.write_text(json.dumps(ordered, indent=1) + "\n")
+        try:  # the units this run measured replace theirs; the others keep their last measure
+            known = json.loads(_DURATIONS.read_text())
+        except (OSError, ValueError):
+            known = {}
+        known.update((k, round(v, 1)) for k, v in _measured.items())
+        _DURATIONS.write_text(json.dumps(dict(sorted(known.items(), key=lambda kv: -kv[1])), indent=1) + "\n")
         if os.environ.get("FEDQUAD_TIMELINE"):  # every phase of every test: worker, start, stop (epoch s)
             Path(os.environ["FEDQUAD_TIMELINE"]).write_text(json.dumps(sorted(_timeline, key=lambda t: t[1])))
 
@@ -80,8 +86,8 @@ def pytest_xdist_make_scheduler(config, log):
     except (OSError, ValueError):
         seconds = {}
 
-    class FilesAndGroups(LoadScopeScheduling):
-        """Work units: a group (``xdist_group``) or else a test file; the heaviest handed out first."""
+    class Units(LoadScopeScheduling):
+        """Units of work (``_unit``), the heaviest handed out first."""
 
         _ordered = False
 
@@ -89,7 +95,7 @@ def pytest_xdist_make_scheduler(config, log):
             return _unit(nodeid)
 
         def _weight(self, scope: str, unit: dict) -> float:
-            """The unit's measured seconds (a group's own, under "@name"), else 1 s a test."""
+            """The unit's measured seconds, else 1 s a test."""
             return float(seconds.get(scope) or len(unit))
 
         def _reschedule(self, node) -> None:
@@ -113,4 +119,4 @@ def pytest_xdist_make_scheduler(config, log):
                 self._ordered = True
             super()._assign_work_unit(node)
 
-    return FilesAndGroups(config, log)
+    return Units(config, log)

@@ -19,8 +19,8 @@ the figure shows stands above it (its sentences and p-values go under it).
 One server serves the eight sweeps (``recorded_server``, module-wide: the figures are the recorded
 studies', and every sweep opens its own pages); a sweep looks at ``AT_ONCE`` pages together (a page
 spends most of its time waiting for the server's script run and its redraws). On several cores
-(scripts/test.sh) the sweeps are four ``xdist_group``s, one a mode (its two viewports), one server
-per group's worker. Run alone with
+(scripts/test.sh) the sweeps are four units of work, one a mode (its two viewports: ids
+"mode-viewport", ``tests/conftest.py``'s ``SPLIT``), one server per unit. Run alone with
 ``.venv/bin/python -m pytest -q tests/e2e/test_talk_layout.py``; ``TALK_SHOTS=folder`` also saves a
 full-page screenshot of every page looked at. Needs Debian's chromium and fails, never skips,
 without it."""
@@ -228,7 +228,7 @@ def _walk(url: str, mode: str, viewport: str, shots: Path | None, pages: list) -
 
 
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
-@pytest.mark.parametrize("mode", [pytest.param(m, marks=pytest.mark.xdist_group(f"talk-layout-{m}")) for m in MODES])
+@pytest.mark.parametrize("mode", list(MODES))
 def test_every_figure_fits(recorded_server, request, mode, viewport):
     exe = chromium_path()
     if exe is None:
