@@ -142,15 +142,27 @@
   }
 
   function show() {
+    // The position's figures; one not drawn yet is drawn here, the next ones a task each (a slot
+    // waiting for its figure is "loading"), so the first figure is on screen at once, not after
+    // every figure of the position (a fresh page draws ten); the hidden ones for the neighbours
+    // come after (``schedule``).
+    clearTimeout(S.more);
     const at = S.known[posKey(S.pos)];
     S.notice.textContent = at ? (at.notice || "") : "";
+    let drew = false, waiting = false;
     for (const [slot, box] of Object.entries(S.slots)) {
       if (!at) { box.el.classList.add("loading"); continue; }  // not here yet: the server sends it
-      box.el.classList.remove("loading");
       const p = at.panels[slot];
       box.el.style.display = p ? "" : "none";
-      if (!p) continue;
-      const div = p.fid ? figure(box, p.fid) : null;
+      if (!p) { box.el.classList.remove("loading"); continue; }
+      let div = p.fid ? (box.figs.get(p.fid) || null) : null;
+      if (p.fid && !div && !drew && S.specs[p.fid]) { div = figure(box, p.fid); drew = true; }
+      if (p.fid && !div && S.specs[p.fid]) {  // drawn in a moment
+        waiting = true;
+        box.el.classList.add("loading");
+        continue;
+      }
+      box.el.classList.remove("loading");
       for (const d of box.figs.values()) if (d !== div && !d.classList.contains("hidden")) d.classList.add("hidden");
       if (div && div.classList.contains("hidden")) {
         div.classList.remove("hidden");
@@ -159,6 +171,7 @@
       box.caption.textContent = p.caption || "";
       box.caption.classList.toggle("fq-empty", !p.fid);
     }
+    if (waiting) { S.more = setTimeout(show, 16); return; }  // (16 ms: the browser paints in between)
     schedule();
   }
 
