@@ -44,7 +44,6 @@ def _writing() -> bool:
     return os.environ.get("FEDQUAD_WRITE_DURATIONS") == "1"
 
 
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Each report carries the worker that ran it (for ``FEDQUAD_TIMELINE``)."""
@@ -55,9 +54,10 @@ def pytest_runtest_makereport(item, call):
 
 def pytest_runtest_logreport(report):
     if _writing():
-        props = dict(report.user_properties)
-        _measured[_unit(report.nodeid)] = _measured.get(_unit(report.nodeid), 0.0) + report.duration
-        _timeline.append((props.get("worker", "?"), report.start, report.stop, report.when, report.nodeid))
+        unit = _unit(report.nodeid)
+        _measured[unit] = _measured.get(unit, 0.0) + report.duration
+        worker = dict(report.user_properties).get("worker", "?")
+        _timeline.append((worker, report.start, report.stop, report.when, report.nodeid))
 
 
 def pytest_sessionfinish(session):

@@ -203,18 +203,6 @@ class Still:
         return time.monotonic() - self.since > self.quiet
 
 
-def until_still(read, quiet: float, timeout: float, ready=lambda now: True) -> bool:
-    """Poll ``read()`` every 0.25 s until its answer has not changed for ``quiet`` s and
-    ``ready(answer)`` holds; False when ``timeout`` s pass first."""
-    deadline, still = time.monotonic() + timeout, Still(quiet)
-    while time.monotonic() < deadline:
-        now = read()
-        if still.see(now) and ready(now):
-            return True
-        time.sleep(0.25)
-    return False
-
-
 SWITCHERS = "() => document.querySelectorAll('iframe[title*=\"fedquad_switcher\"]').length"
 SWITCHER_READY = "() => !!(window.fqState && window.fqState.sig) && !document.querySelector('.fq-slot.loading')"
 
@@ -240,15 +228,6 @@ def settled(page, still: Still, extra: str = "") -> bool:
     now = in_frames(page, CHARTS) + (in_frames(page, extra, "|") if extra else "")
     # (a long script run can keep the charts still for seconds: not settled while it runs)
     return still.see(now) and not ("R" in now or "S" in now) and _switchers_ready(page)
-
-
-def settle(page, timeout: float = 90.0) -> None:
-    """Wait until the page has ``settled`` (AssertionError after ``timeout`` s)."""
-    deadline, still = time.monotonic() + timeout, Still(QUIET)
-    while not settled(page, still):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the page at {page.url} did not settle within {timeout:.0f} s")
-        time.sleep(0.25)
 
 
 def page_problems(page, where: str) -> list[str]:
