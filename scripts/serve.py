@@ -23,9 +23,10 @@ import os
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serving import health  # noqa: E402  (the health check the tests and benchmarks read too)
 
 ROOT = Path(__file__).resolve().parents[1]
 WARM_QUERIES = ("", "talk=1")  # the plain address, and the presenter's and students' links (talk mode)
@@ -95,13 +96,8 @@ def hold_health_until_warm() -> None:
 
 def _up(url: str) -> bool:
     """Whether Streamlit answers at all (its health check says "warming up" while we warm it)."""
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2.0):
-            return True
-    except urllib.error.HTTPError as e:
-        return e.code == 503 and b"warming up" in e.read()
-    except OSError:
-        return False
+    code, body = health(url)
+    return code == 200 or (code == 503 and "warming up" in body)
 
 
 def warm(url: str) -> None:

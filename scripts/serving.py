@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -44,13 +45,21 @@ def free_port(host: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
-def healthy(url: str, timeout: float = 2.0) -> bool:
-    """Whether the Streamlit server at ``url`` answers ``/_stcore/health`` with 200."""
+def health(url: str, timeout: float = 2.0) -> tuple[int, str]:
+    """The Streamlit server at ``url``'s answer to ``/_stcore/health``: (status, body); (0, "")
+    when nothing answers."""
     try:
         with urllib.request.urlopen(f"{url.rstrip('/')}/_stcore/health", timeout=timeout) as r:
-            return r.status == 200
+            return r.status, r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:  # (an OSError too: read its answer first)
+        return e.code, e.read().decode("utf-8", "replace")
     except OSError:
-        return False
+        return 0, ""
+
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    """Whether the Streamlit server at ``url`` answers ``/_stcore/health`` with 200."""
+    return health(url, timeout)[0] == 200
 
 
 def wait_healthy(url: str, proc: subprocess.Popen | None = None, log: Path | None = None, timeout: float = 120.0,

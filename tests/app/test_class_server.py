@@ -9,13 +9,12 @@ import re
 import socket
 import subprocess
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from serving import Dashboard, DashboardError
+from serving import Dashboard, DashboardError, health
 
 ROOT = Path(__file__).resolve().parents[2]
 LAN = next((a for a in subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout.split()
@@ -71,16 +70,6 @@ def test_class_mode_serves_the_room_with_two_links_and_a_fresh_secret(tmp_path):
         _stop(proc)
 
 
-def _health(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-    except OSError:
-        return 0, ""
-
-
 @pytest.mark.skipif(LAN is None, reason="this machine has no non-loopback IPv4 address")
 def test_plain_start_listens_on_loopback_only_and_is_healthy_once_warm(tmp_path):
     """scripts/serve.py visits the opening page once, plain and in talk mode, before any browser
@@ -89,7 +78,7 @@ def test_plain_start_listens_on_loopback_only_and_is_healthy_once_warm(tmp_path)
     try:
         seen, deadline = [], time.monotonic() + 180
         while time.monotonic() < deadline:
-            code, text = _health(app.url)
+            code, text = health(app.url, timeout=5)
             if not seen or seen[-1] != (code, text):
                 seen.append((code, text))
             if code == 200:
