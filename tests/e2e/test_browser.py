@@ -33,8 +33,12 @@ def trace_points(page, scope: str) -> int:
 
 
 def wait_idle(page, timeout_ms: int = 60_000) -> None:
-    """Wait until Streamlit finished the current script run (no 'Running...' status widget)."""
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+    """Wait until Streamlit finished the current script run: the app says it is not running and
+    shows no 'Running...' status widget (which appears only after a delay, so it alone misses a
+    run that has just begun)."""
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
+                           " === 'notRunning' && !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                           timeout=timeout_ms)
 
 
 def go(page, title: str) -> None:
@@ -95,8 +99,11 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     page.locator(".st-key-l_preset [role='combobox']").click()
     page.get_by_role("option", name="Collapse in one minute").click()
     page.get_by_text("FedAvg vs FedQuad on sklearn digits").wait_for(timeout=30_000)
+    # The note is drawn above the form, so it shows while the form below is still the last run's:
+    # wait for the preset's value itself (reading at once failed on a slow machine: '20').
+    page.wait_for_function("() => document.querySelector('.st-key-l_rounds input').value === '30'",
+                           timeout=30_000)  # the preset filled the form
     wait_idle(page)
-    assert page.locator(".st-key-l_rounds input").input_value() == "30"  # the preset filled the form
     set_number(page, "l_rounds", ROUNDS)
     if CLIENTS != 50:
         set_number(page, "l_num_clients", CLIENTS)
