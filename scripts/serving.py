@@ -138,6 +138,7 @@ class Dashboard:
         if not warm:
             full["FEDQUAD_WARM_SERVER"] = "0"
         full.update(env or {})
+        self.stacks = command is None  # the default command's server prints its stacks on SIGUSR1
         if command is None:
             command = [python or sys.executable, "-c", SERVE, "run", "app/main.py", "--server.address", host,
                        "--server.port", str(self.port), "--server.fileWatcherType", "none", "--server.headless", "true"]
@@ -160,7 +161,7 @@ class Dashboard:
 
     def dump(self) -> None:
         """Print every thread's stack of the server (SIGUSR1; only with the default command), then its log's tail."""
-        if self.proc.poll() is None:
+        if self.stacks and self.proc.poll() is None:
             try:
                 os.kill(self.proc.pid, signal.SIGUSR1)
             except ProcessLookupError:

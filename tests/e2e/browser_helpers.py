@@ -64,6 +64,15 @@ def dump_page(pg) -> None:
     print(text[-6000:])
 
 
+def wait_idle(page, timeout_ms: int = 60_000) -> None:
+    """Wait until Streamlit finished the current script run: the app says it is not running and
+    shows no 'Running...' status widget (which appears only after a delay, so it alone misses a
+    run that has just begun)."""
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
+                           " === 'notRunning' && !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                           timeout=timeout_ms)
+
+
 def poll(fn, timeout: float, every: float = 1.0, what="", state=None):
     """``fn()`` until it is truthy; else fail after ``timeout`` s naming ``what`` (and, when given,
     ``state()`` as it was then)."""

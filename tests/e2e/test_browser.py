@@ -13,7 +13,7 @@ import time
 from fedquad_core.config.alpha import alpha_text  # the one way an α is written (Partitions)
 from fedquad_core.runs.store import RunStore
 
-from browser_helpers import poll
+from browser_helpers import poll, wait_idle
 
 ROUNDS = 20  # ~0.5 s per round on 2 busy cores: long enough to watch the curve grow, short enough
 CLIENTS = 50  # the preset's; fewer clients make rounds so short that a fast machine finishes before Live looks
@@ -30,15 +30,6 @@ def trace_points(page, scope: str) -> int:
     if loc.count() == 0:
         return 0
     return loc.first.evaluate("g => (g._fullData && g._fullData[0] && g._fullData[0].x) ? g._fullData[0].x.length : 0")
-
-
-def wait_idle(page, timeout_ms: int = 60_000) -> None:
-    """Wait until Streamlit finished the current script run: the app says it is not running and
-    shows no 'Running...' status widget (which appears only after a delay, so it alone misses a
-    run that has just begun)."""
-    page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
-                           " === 'notRunning' && !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                           timeout=timeout_ms)
 
 
 def go(page, title: str) -> None:

@@ -19,7 +19,8 @@ import time
 
 import pytest
 
-from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, Dashboard, DashboardError, chromium_path, free_port, poll
+from browser_helpers import (CHROMIUM_ARGS, INSTALL_HINT, ROOT, Dashboard, DashboardError, chromium_path, failed,
+                             free_port, poll, wait_idle)
 
 WRITE_LABELS = ("Collapse in one minute", "Share my position", "Delete", "Cancel", "Build slides", "Launch",
                 "Compute")
@@ -76,7 +77,7 @@ def _step(page) -> int | None:
     return None
 
 
-def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
+def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path, request):
     exe = chromium_path()
     if exe is None:
         pytest.fail(INSTALL_HINT)
@@ -113,10 +114,12 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
                 presenter.locator("[data-testid='stSidebarNavLink']", has_text="Lesson").first.click()
                 presenter.locator(".fq-step-title").first.wait_for(timeout=120_000)
                 for _ in range(3):
+                    wait_idle(presenter)  # a lecturer clicks Next on a page that has finished drawing
                     before = _step(presenter)
                     presenter.get_by_role("button", name="Next →").click()
                     poll(lambda: _step(presenter) == before + 1, 60, 0.5, f"the presenter's step {before + 1}", lambda: _step(presenter))
                 assert _step(presenter) == 4
+                wait_idle(presenter)
                 for how, page in students.items():
                     poll(lambda: _step(page) == 4, 60, 0.5, f"the student ({how}) to follow to step 4", lambda: _step(page))
                 presenter.get_by_role("button", name="Next →").click()
@@ -142,4 +145,6 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
             finally:
                 browser.close()
     finally:
+        if failed(request):
+            proc.dump()  # the server's stacks and log
         _stop(proc)
