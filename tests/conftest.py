@@ -17,22 +17,21 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # ---- running on several cores (pytest-xdist; scripts/test.sh passes -n N --dist loadgroup) ----
 # A unit of work goes to one worker: a test file (its module-scoped fixtures, e.g. a server, are
 # built once), except the files in ``SPLIT``, whose tests are split by their first parameter (the
-# layout sweep: one unit a mode, its two viewports; each unit starts its own server). xdist's own
+# layout sweep: one unit a mode, both viewports in one test; each unit starts its own server). xdist's own
 # ``xdist_group`` does not work with pytest 9 (xdist 3.8 renames ``item._nodeid``, which pytest 9 no
 # longer reads), hence the units here. The longest units start first (``tests/durations.json``:
 # seconds per unit as last measured; a unit not in it counts as 1 s a test), so the last one to
 # finish is short. ``FEDQUAD_WRITE_DURATIONS=1 bash scripts/test.sh`` writes the units that run
 # measured into that file (on an idle machine: the order is all it is used for).
 _DURATIONS = Path(__file__).resolve().parent / "durations.json"
-SPLIT = {"tests/e2e/test_talk_layout.py"}  # ids "mode-viewport": a unit a mode
+SPLIT = {"tests/e2e/test_talk_layout.py"}  # ids "mode": a unit a mode
 
 
 def _unit(nodeid: str) -> str:
-    """A test's unit of work: its file, or for a file in ``SPLIT`` "file::first parameter" (the
-    id's part before its last "-")."""
+    """A test's unit of work: its file, or for a file in ``SPLIT`` "file::parameter id"."""
     file, _, rest = nodeid.partition("::")
     if file in SPLIT and "[" in rest:
-        return f"{file}::{rest.split('[', 1)[1].rstrip(']').rpartition('-')[0]}"
+        return f"{file}::{rest.split('[', 1)[1].rstrip(']')}"
     return file
 
 
