@@ -47,10 +47,11 @@ import numpy as np  # noqa: E402
 
 from app.presets import PRESETS  # noqa: E402  (plain data, no streamlit)
 from fedquad_core.config import RunConfig  # noqa: E402
+from fedquad_core.config.devices import usable_cores  # noqa: E402
 from fedquad_core.user_errors import USER_ERRORS  # noqa: E402
 from fedquad_core.numerics.geometry import stratified_subset  # noqa: E402
 from fedquad_core.methods import METHODS  # noqa: E402
-from fedquad_core.study import StudySpec, StudyStore, check_grid, run_study  # noqa: E402
+from fedquad_core.study import StudyPool, StudySpec, StudyStore, check_grid, run_study  # noqa: E402
 
 NAMES = ("digits-alpha", "digits-margins", "fmnist-methods", "digits-local", "fmnist-skew", "fmnist-regime",
          "fmnist-paper", "fmnist-paper-2pct")
@@ -307,10 +308,10 @@ def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
 
 
-def record(spec: StudySpec, args, out: StudyStore) -> tuple[int, list[str]]:
+def record(spec: StudySpec, args, out: StudyStore, pool: StudyPool | None = None) -> tuple[int, list[str]]:
     t0 = time.perf_counter()
     scratch = StudyStore(args.scratch)
-    study = run_study(spec, scratch, jobs=args.jobs)
+    study = run_study(spec, scratch, jobs=args.jobs, pool=pool)
     t_train = time.perf_counter() - t0
     problems, layouts = [], []
     run_ids = list(dict.fromkeys(p["run_id"] for p in study["points"] if p["run_id"]))
@@ -368,10 +369,11 @@ def main(argv: list[str] | None = None) -> int:
     out.root.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     problems: list[str] = []
-    for spec in specs(args):
-        if args.only and spec.name not in args.only:
-            continue
-        problems += record(spec, args, out)[1]
+    with StudyPool(args.jobs or usable_cores()) as pool:  # the training processes serve every study
+        for spec in specs(args):
+            if args.only and spec.name not in args.only:
+                continue
+            problems += record(spec, args, out, pool)[1]
     drop_unreferenced(out)
     total = folder_bytes(out.root)
     print(f"recorded root {out.root}: {total / 1e6:.2f} MB of {args.budget_mb:g} MB; "

@@ -18,13 +18,13 @@ import importlib
 
 # Loaded on first use, so that reading study files (``study.store``, ``study.table``) does not
 # import torch: the dashboard's projection worker starts without it.
-_HOME = {"check_grid": "..config.preflight", "run_key": "..version", "run_study": ".run", "check_study": ".run", "StudyStore": ".store", "check_name": ".store",
+_HOME = {"check_grid": "..config.preflight", "run_key": "..version", "run_study": ".run", "StudyPool": ".run", "check_study": ".run", "StudyStore": ".store", "check_name": ".store",
          "response_table": ".table", "study_frame": ".table", "compare": ".table", "compare_summary": ".table",
          "Verdict": ".table", "matched_accuracy": ".matched", "check_claims": ".paper_claims", "claims_markdown": ".paper_claims",
          **{name: ".grid" for name in ("Point", "StudySpec", "expand", "keyed", "parse_axes",
                                        "parse_grid")}}
 __all__ = ["StudySpec", "Point", "parse_grid", "parse_axes", "expand", "keyed", "check_name", "check_grid", "check_study",
-           "run_key", "StudyStore", "run_study", "study_frame", "response_table", "compare", "compare_summary",
+           "run_key", "StudyStore", "run_study", "StudyPool", "study_frame", "response_table", "compare", "compare_summary",
            "Verdict", "matched_accuracy", "check_claims", "claims_markdown"]
 
 

@@ -138,9 +138,11 @@ def check_method_params(spec) -> None:
 
 
 def run_study(spec, store, *, jobs: int | None = None, threads: int | None = None, ray: str | None = None,
-              quiet: bool = False, large_grid: bool = False, handed: Handed | None = None) -> dict[str, Any]:
+              quiet: bool = False, large_grid: bool = False, handed: Handed | None = None,
+              pool: StudyPool | None = None) -> dict[str, Any]:
     """Run the study's missing points; return the study dict (also saved in ``<root>/studies``).
-    ``handed``: the dashboard's preflight of this grid (``check_points``)."""
+    ``handed``: the dashboard's preflight of this grid (``check_points``); ``pool``: training
+    processes kept across several studies (else the study starts its own, ``jobs`` of them)."""
     if ray:
         check_reachable(ray)
     studies, study, todo = prepare_study(spec, store, large_grid=large_grid, handed=handed)
@@ -180,7 +182,7 @@ def run_study(spec, store, *, jobs: int | None = None, threads: int | None = Non
         try:
             try:
                 run_in_pool(todo, studies.runs, jobs=jobs or usable_cores(), threads=threads, on_done=done,
-                            progress=not quiet, cancel_file=cancel)
+                            progress=not quiet, cancel_file=cancel, pool=pool)
             finally:
                 save(force=True)
         except StudyStopped as exc:
@@ -317,13 +319,30 @@ def _checked_prep(cfg: RunConfig, parts, labels):
         return None
 
 
+class StudyPool:
+    """Spawned training processes kept across several studies (``run_study(..., pool=)``): each
+    imports torch and the engine once, not once a study (scripts/record_studies.py records nine
+    studies in one). A context manager: the processes end with it."""
+
+    def __init__(self, jobs: int):
+        self.jobs = max(1, int(jobs))
+        self.executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=get_context("spawn"),
+                                            initializer=_init_worker, initargs=(os.getpid(),))
+
+    def __enter__(self) -> "StudyPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
 def run_in_pool(todo: dict[str, Checked | RunConfig], runs: RunStore, *, jobs: int, threads: int | None,
-                on_done: Done, progress: bool = True, cancel_file=None) -> None:
+                on_done: Done, progress: bool = True, cancel_file=None, pool: StudyPool | None = None) -> None:
     """Train each config (keyed by run key; a ``Checked`` one on its checked partition) in a pool of
-    ``jobs`` spawned processes; ``on_done`` as each ends. On Ctrl-C, SIGTERM or ``cancel_file``
-    appearing: points not started are dropped, running ones cancelled after their current round
-    (state 'cancelled'), and ``StudyStopped`` is raised (with the signal's name) once they have
-    stopped."""
+    ``jobs`` spawned processes (or in ``pool``'s, kept for the next study); ``on_done`` as each
+    ends. On Ctrl-C, SIGTERM or ``cancel_file`` appearing: points not started are dropped, running
+    ones cancelled after their current round (state 'cancelled'), and ``StudyStopped`` is raised
+    (with the signal's name) once they have stopped."""
     todo = {key: c if isinstance(c, Checked) else Checked(c) for key, c in todo.items()}
     stop = runs.root / f".study-stop-{os.urandom(4).hex()}"
     flag: dict[str, Any] = {"signal": None}
@@ -334,9 +353,12 @@ def run_in_pool(todo: dict[str, Checked | RunConfig], runs: RunStore, *, jobs: i
     old = {}
     if threading.current_thread() is threading.main_thread():
         old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    workers = max(1, min(jobs, len(todo)))
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                               initializer=_init_worker, initargs=(os.getpid(),))
+    if pool is not None:
+        workers, executor = pool.jobs, pool.executor
+    else:
+        workers = max(1, min(jobs, len(todo)))
+        executor = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                       initializer=_init_worker, initargs=(os.getpid(),))
     # points are handed to the pool a few at a time (never a million futures at once): a stop
     # then only has the few in flight to cancel, and memory stays bounded at any grid size
     queue = iter(todo.items())
@@ -350,7 +372,7 @@ def run_in_pool(todo: dict[str, Checked | RunConfig], runs: RunStore, *, jobs: i
                 return
             key, c = item
             run_id = new_run_id(c.config.method)
-            futures[pool.submit(_run_one, (c.config.to_dict(), str(runs.root), run_id, threads, str(stop), key,
+            futures[executor.submit(_run_one, (c.config.to_dict(), str(runs.root), run_id, threads, str(stop), key,
                                            c.parts, c.labels_digest))] = (key, run_id)
 
     def report(fut) -> None:
@@ -393,7 +415,12 @@ def run_in_pool(todo: dict[str, Checked | RunConfig], runs: RunStore, *, jobs: i
             raise StudyStopped("", flag["signal"])
     finally:
         bar.close()
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is None:
+            executor.shutdown(wait=True, cancel_futures=True)
+        else:  # the pool stays for the next study: only this study's points not started are dropped
+            for fut in list(futures):
+                fut.cancel()
+            wait(list(futures))
         stop.unlink(missing_ok=True)
         for sig, previous in old.items():
             signal.signal(sig, previous)

@@ -78,3 +78,29 @@ def test_an_interrupted_study_resumes_with_only_the_missing_points(tmp_path):
     assert [p["run_id"] for p in after["points"]][::2] == ids[::2]
     assert {after["points"][1]["run_id"], after["points"][3]["run_id"]} == new
     assert all(r["state"] == "finished" for r in study_frame(store, after))
+
+
+def test_studies_on_one_pool_train_in_the_same_processes_with_the_same_numbers(tmp_path):
+    """``StudyPool`` (scripts/record_studies.py): two studies share its processes (the runs' pids),
+    and their runs' metrics equal those of the same study on its own pool."""
+    from fedquad_core.config import RunConfig
+    from fedquad_core.study import StudyPool, StudySpec, run_study
+
+    base = RunConfig(dataset="digits", num_clients=6, rounds=1, local_epochs=1, batch_size=32, snapshot_every=1,
+                     seed=3, alpha=0.5)
+    specs = [StudySpec(name="one", base=base, axes={"method": ["fedavg"]}),
+             StudySpec(name="two", base=base, axes={"method": ["fedquad"]})]
+    shared, alone = RunStore(tmp_path / "shared"), RunStore(tmp_path / "alone")
+    with StudyPool(1) as pool:
+        for spec in specs:
+            run_study(spec, StudyStore(shared.root), pool=pool, quiet=True)
+    run_study(specs[1], StudyStore(alone.root), jobs=1, quiet=True)
+    pids = {shared.read_status(r)["pid"] for r in shared.run_ids()}
+    assert len(shared.run_ids()) == 2 and len(pids) == 1  # one process trained both studies
+    by_method = {shared.read_config(r)["method"]: r for r in shared.run_ids()}
+
+    def numbers(store, run_id):
+        return [{k: v for k, v in row.items() if not any(t in k for t in ("elapsed", "time", "sec"))}
+                for row in store.read_metrics(run_id)]
+
+    assert numbers(shared, by_method["fedquad"]) == numbers(alone, alone.run_ids()[0])
