@@ -192,18 +192,19 @@ def socket_path(root) -> Path | None:
     return path if len(os.fsencode(path)) <= MAX_SOCKET_PATH else None
 
 
-def request(root, run_id: str, slots: int, timeout: float = ANSWER_S, ready_wait: float = READY_WAIT_S) -> int | None:
+def request(root, run_id: str, slots: int, timeout: float = ANSWER_S, ready_wait: float | None = None) -> int | None:
     """Ask the store's server to start the queued run ``run_id``; the pid of its process, or None
     when there is no server or it did not take the run (the caller then starts it itself).
 
-    A server still importing (its lock held, no socket yet) is waited for up to ``ready_wait`` s.
+    A server still importing (its lock held, no socket yet) is waited for up to ``ready_wait`` s
+    (``READY_WAIT_S`` when not given).
     The run is never started twice: the server refuses a request older than ``timeout`` and writes
     the child's pid into status.json before it answers, so an answer lost to a time-out is looked
     for there."""
     path = socket_path(root)
     if path is None:
         return None
-    deadline = time.monotonic() + ready_wait
+    deadline = time.monotonic() + (READY_WAIT_S if ready_wait is None else ready_wait)
     while not path.exists():
         if not server_alive(root) or time.monotonic() > deadline:
             return None
