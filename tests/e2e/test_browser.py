@@ -210,7 +210,8 @@ def test_explore_in_browser(explore_server, page, tmp_path):
     menu.click()
     button = page.locator(".st-key-dl_x_pos-html button")
     button.wait_for(timeout=30_000)
-    with page.expect_download(timeout=60_000) as info:
+    wait_idle(page)  # (a click on a menu a script run is redrawing was lost once under load)
+    with page.expect_download(timeout=90_000) as info:
         button.click()
     path = tmp_path / info.value.suggested_filename
     info.value.save_as(path)
