@@ -38,12 +38,17 @@ def go(page, title: str) -> None:
     wait_idle(page)
 
 
+def wait_value(page, key: str, value) -> None:
+    """Wait until the input of widget ``key`` shows ``value``."""
+    page.wait_for_function(
+        f"() => document.querySelector('.st-key-{key} input').value === '{value}'", timeout=30_000)
+
+
 def set_number(page, key: str, value: int) -> None:
     box = page.locator(f".st-key-{key} input")
     box.fill(str(value))
     box.press("Enter")
-    page.wait_for_function(
-        f"() => document.querySelector('.st-key-{key} input').value === '{value}'", timeout=30_000)
+    wait_value(page, key, value)
     wait_idle(page)
 
 
@@ -92,8 +97,7 @@ def test_dashboard_in_browser(app_server, page, tmp_path):
     page.get_by_text("FedAvg vs FedQuad on sklearn digits").wait_for(timeout=30_000)
     # The note is drawn above the form, so it shows while the form below is still the last run's:
     # wait for the preset's value itself (reading at once failed on a slow machine: '20').
-    page.wait_for_function("() => document.querySelector('.st-key-l_rounds input').value === '30'",
-                           timeout=30_000)  # the preset filled the form
+    wait_value(page, "l_rounds", 30)  # the preset filled the form
     wait_idle(page)
     set_number(page, "l_rounds", ROUNDS)
     if CLIENTS != 50:
