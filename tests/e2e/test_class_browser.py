@@ -113,21 +113,17 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
                 # (within the presenter's session: a reload is a new session, which needs the presenter's link again)
                 presenter.locator("[data-testid='stSidebarNavLink']", has_text="Lesson").first.click()
                 presenter.locator(".fq-step-title").first.wait_for(timeout=120_000)
-                again = 0
                 while (_step(presenter) or 0) < 4:
                     wait_idle(presenter)  # a lecturer clicks Next on a page that has finished drawing
-                    before = _step(presenter) or 0
+                    before, clicked = _step(presenter) or 0, time.monotonic()
                     presenter.get_by_role("button", name="Next →").click()
-                    try:
-                        poll(lambda: (_step(presenter) or 0) > before, 20, 0.5, f"the presenter's step {before + 1}",
-                             lambda: _step(presenter))
-                    except AssertionError:
-                        # Under the full suite's load a Next click has, now and then, not moved the
-                        # step (cause not found: see docs/classroom.md); the lecturer clicks again,
-                        # and the test says so. A third lost click fails.
-                        again += 1
-                        print(f"the presenter's Next at step {before} did not move the step in 20 s: clicked again")
-                        assert again <= 2, f"three of the presenter's Next clicks did not move the step (the last from {before})"
+                    # one click, waited for: under the full suite's load a click has taken more than
+                    # 20 s to move the step (a second click then moved it twice: none was lost)
+                    poll(lambda: (_step(presenter) or 0) > before, 120, 0.5, f"the presenter's step {before + 1}",
+                         lambda: _step(presenter))
+                    took = time.monotonic() - clicked
+                    if took > 5:
+                        print(f"the presenter's Next at step {before} took {took:.0f} s to move the step")
                 assert _step(presenter) == 4
                 wait_idle(presenter)
                 for how, page in students.items():
