@@ -16,11 +16,13 @@ The projector (1280x720, talk and presenter mode): every Lesson step's main figu
 Explore's first figure lie whole inside the first screen, and a Lesson step's one line saying what
 the figure shows stands above it (its sentences and p-values go under it).
 
-One server serves the four sweeps, one a mode (``recorded_server``, module-wide: the figures are the
+One server serves the three sweeps, one a mode (``recorded_server``, module-wide: the figures are the
 recorded studies', and every sweep opens its own pages). A sweep opens each target at 1600x1000,
 looks, resizes the page to 1280x720 (a projector's), waits until the figures have taken their new
 widths, and looks again: one script run and page load serve both viewports (measured: the same
-figure sizes as a fresh load at 1280x720, at half the sweep's CPU). It looks at ``AT_ONCE`` pages
+figure sizes as a fresh load at 1280x720, at half the sweep's CPU). The talk sweep then opens the
+sidebar on the same page and looks at 1280x720 and, resized back, at 1600x1000 (``LOOKS``): talk
+mode with the sidebar open costs no page load of its own. It looks at ``AT_ONCE`` pages
 together (a page spends most of its time waiting for the server's script run and its redraws).
 On several cores (scripts/test.sh) each mode is a unit of work (``tests/conftest.py``'s
 ``SPLIT``), one server per unit. Run alone with
@@ -42,8 +44,17 @@ from layout_checks import QUIET, Still, page_problems, settled
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "clients", "runs"]
 RECORDED = ROOT / "assets" / "recorded"
 VIEWPORTS = {"1600x1000": {"width": 1600, "height": 1000}, "1280x720": {"width": 1280, "height": 720}}
-MODES = {"normal": "", "talk": "talk=1", "presenter": "talk=1&presenter=1", "talk-sidebar": "talk=1"}
-SIDEBAR_OPEN = {"talk-sidebar"}  # modes swept with the sidebar open (a talk link opens it collapsed)
+MODES = {"normal": "", "talk": "talk=1", "presenter": "talk=1&presenter=1"}
+# the looks at one loaded target, in order: (viewport, what is looked at); talk mode is also looked at
+# with the sidebar opened (a talk link opens it collapsed), on the same load
+LOOKS = {mode: [("1600x1000", mode), ("1280x720", mode)] for mode in MODES}
+LOOKS["talk"] += [("1280x720", "talk-sidebar"), ("1600x1000", "talk-sidebar")]
+SIDEBAR_OPEN = {"talk-sidebar"}  # looks with the sidebar open
+# Streamlit keeps a sidebar opened by hand in the browser's storage, and later pages would open with
+# it open: every page load starts from the link's own state instead (each page has a context of its
+# own: a change of that storage in one page closes the sidebar of the others)
+FORGET_SIDEBAR = ("for (const k of Object.keys(window.localStorage))"
+                  " if (k.startsWith('stSidebarCollapsed')) window.localStorage.removeItem(k);")
 
 
 def lesson_steps() -> range:
@@ -169,27 +180,31 @@ AT_ONCE = 3  # pages looked at together: one page spends most of its time waitin
 
 
 class Visit:
-    """One target opened in a page at the first viewport and watched until it settled
-    (``layout_checks.settled``), then resized to the next viewport and watched until it settled
-    again, one look at a time, so that ``AT_ONCE`` pages of one browser are watched together. A
-    resized page must stand still in its figures' widths too (plotly redraws each figure to its
-    new column). In a mode with the sidebar open, a page that opened with it closed gets it opened
-    as a lecturer does, with the arrow at the top left (Streamlit keeps that choice in the
-    browser's storage, so later pages open with it open); the sidebar's own width is then part of
-    what must stand still."""
+    """One target opened in a page at its first look's viewport and watched until it settled
+    (``layout_checks.settled``), then brought to the next look (resized to its viewport, the sidebar
+    opened) and watched until it settled again, one reading at a time, so that ``AT_ONCE`` pages of
+    one browser are watched together. A changed page must stand still in its figures' widths too
+    (plotly redraws each figure to its new column). A look with the sidebar open gets it opened as a
+    lecturer does, with the arrow at the top left; the sidebar's own width is then part of what must
+    stand still."""
 
-    def __init__(self, page, where: str, address: str, sidebar: bool, viewports: list[str], timeout: float = 120.0):
-        self.page, self.where, self.sidebar, self.timeout = page, where, sidebar, timeout
-        self.viewports, self.viewport = list(viewports[1:]), viewports[0]
+    def __init__(self, page, where: str, address: str, looks: list[tuple[str, str]], timeout: float = 120.0):
+        self.page, self.where, self.timeout = page, where, timeout
+        self.looks = list(looks)
+        self.viewport, self.mode = self.looks.pop(0)
         self.deadline = time.monotonic() + timeout
         self.still, self.clicked, self.resized = Still(QUIET), False, False
         page.set_viewport_size(VIEWPORTS[self.viewport])
         page.goto(address, wait_until="commit")
 
+    @property
+    def sidebar(self) -> bool:
+        return self.mode in SIDEBAR_OPEN
+
     def done(self) -> bool:
         if time.monotonic() > self.deadline:
-            raise AssertionError(f"{self.where} ({self.viewport}): the page did not settle within its time "
-                                 f"({self.page.url})")
+            raise AssertionError(f"{self.where} ({self.mode}, {self.viewport}): the page did not settle within its "
+                                 f"time ({self.page.url}; last reading {self.still.last!r:.300})")
         # a page's title, or its first figure (presenter mode's Live page has no title: its figures
         # start on the first screen of a projector)
         if not self.page.evaluate("() => !!document.querySelector('h1, .js-plotly-plot, iframe')"):
@@ -198,16 +213,21 @@ class Visit:
             return settled(self.page, self.still, SIDEBAR_AND_PLOTS if self.resized else "")
         width = self.page.evaluate(SIDEBAR_WIDTH)
         if width < 100 and not self.clicked:
-            self.page.get_by_test_id("stExpandSidebarButton").first.click()
+            button = self.page.get_by_test_id("stExpandSidebarButton")
+            if not button.count():  # (not drawn yet)
+                return False
+            button.first.click()
             self.clicked = True
         return settled(self.page, self.still, SIDEBAR_AND_PLOTS) and width > 200
 
-    def resize(self) -> bool:
-        """On to the next viewport (False when there is none)."""
-        if not self.viewports:
+    def next(self) -> bool:
+        """On to the next look (False when there is none)."""
+        if not self.looks:
             return False
-        self.viewport = self.viewports.pop(0)
-        self.page.set_viewport_size(VIEWPORTS[self.viewport])
+        viewport, self.mode = self.looks.pop(0)
+        if viewport != self.viewport:
+            self.viewport = viewport
+            self.page.set_viewport_size(VIEWPORTS[viewport])
         self.deadline = time.monotonic() + self.timeout
         self.still, self.resized = Still(QUIET), True
         return True
@@ -227,8 +247,8 @@ def _look(page, where: str, mode: str, viewport: str, shots: Path | None) -> lis
 
 
 def _walk(url: str, mode: str, shots: Path | None, pages: list) -> list[str]:
-    """Every target, ``AT_ONCE`` pages at a time, each at every viewport: each page opens the next
-    target as soon as it has looked at its last one at its last viewport."""
+    """Every target, ``AT_ONCE`` pages at a time, each given the mode's looks: each page opens the
+    next target as soon as it has taken its last look at the one before."""
     problems, todo, watching = [], list(_targets()), {}
     query = MODES[mode]
     while todo or watching:
@@ -236,11 +256,11 @@ def _walk(url: str, mode: str, shots: Path | None, pages: list) -> list[str]:
             if page not in watching and todo:
                 where, path = todo.pop(0)
                 address = f"{url}{path}" + (("&" if "?" in path else "?") + query if query else "")
-                watching[page] = Visit(page, where, address, mode in SIDEBAR_OPEN, list(VIEWPORTS))
+                watching[page] = Visit(page, where, address, LOOKS[mode])
         for page, visit in list(watching.items()):
             if visit.done():
-                problems += _look(page, visit.where, mode, visit.viewport, shots)
-                if not visit.resize():
+                problems += _look(page, visit.where, visit.mode, visit.viewport, shots)
+                if not visit.next():
                     del watching[page]
         time.sleep(0.1)
     return problems
@@ -258,9 +278,12 @@ def test_every_figure_fits(recorded_server, request, mode):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport=next(iter(VIEWPORTS.values())))
-            context.set_default_timeout(90_000)
-            pages = [context.new_page() for _ in range(AT_ONCE)]
+            pages = []
+            for _ in range(AT_ONCE):  # a context each: a page's storage (its sidebar's state) is its own
+                context = browser.new_context(viewport=next(iter(VIEWPORTS.values())))
+                context.set_default_timeout(90_000)
+                context.add_init_script(FORGET_SIDEBAR)
+                pages.append(context.new_page())
             try:
                 problems = _walk(url, mode, shots, pages)
             finally:
