@@ -36,11 +36,13 @@ def failed(request) -> bool:
     return rep is not None and rep.failed
 
 
-def serve(tmp_path, recorded, request=None, timeout: float = 90.0):
+def serve(tmp_path, recorded, request=None, timeout: float = 90.0, warm: bool = True):
     """The dashboard on a free port against ``tmp_path``/runs and the recorded root ``recorded``;
-    yields (url, runs dir). A failed test (``request``) gets the server's stacks and log printed."""
+    yields (url, runs dir). A failed test (``request``) gets the server's stacks and log printed.
+    ``warm=False``: no warm server for launched runs (a test that launches nothing need not pay
+    its 4-5 s of CPU importing the engine)."""
     runs = tmp_path / "runs"
-    app = Dashboard(runs, recorded, log=tmp_path / "streamlit.log")
+    app = Dashboard(runs, recorded, log=tmp_path / "streamlit.log", warm=warm)
     try:
         try:
             app.wait_healthy(timeout)

@@ -40,7 +40,7 @@ def explore_server(tmp_path, request):
     recorded = tmp_path / "recorded"
     write_study(recorded, "toy-alpha", {"alpha": [0.1, 1.0, None], "method": ["fedavg", "fedquad"], "seed": [0, 1]},
                 points=100, dim=16, rounds=10, title="Toy alpha study")
-    yield from serve(tmp_path, recorded, request)
+    yield from serve(tmp_path, recorded, request, warm=False)
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def lesson_server(tmp_path, request):
     sys.path.insert(0, str(ROOT / "tests" / "app"))
     from lesson_helpers import write_lesson_root
 
-    yield from serve(tmp_path, write_lesson_root(tmp_path / "recorded"), request)
+    yield from serve(tmp_path, write_lesson_root(tmp_path / "recorded"), request, warm=False)
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def clients_server(tmp_path, request):
                      local_clients=4, seed=0)
     run_study(StudySpec("digits-local", base, {"local_epochs": [1, 10], "method": ["fedavg", "fedquad"]},
                         title="Local computation (test)"), RunStore(recorded), jobs=2, quiet=True)
-    yield from serve(tmp_path, recorded, request)
+    yield from serve(tmp_path, recorded, request, warm=False)
 
 
 @pytest.fixture

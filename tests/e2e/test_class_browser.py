@@ -26,10 +26,13 @@ WRITE_LABELS = ("Collapse in one minute", "Share my position", "Delete", "Cancel
                 "Compute")
 
 
-def _start(tmp_path, port: int):
+def _start(tmp_path, port: int, warmup: bool = True):
+    """The class server as a lecturer starts it; ``warmup=False`` skips its warm-up visits (a start
+    whose only use is the secret it printed)."""
     app = Dashboard(tmp_path / "runs", ROOT / "assets" / "recorded", port=port, warm=False,
                     command=["bash", "scripts/start.sh", "--class", "--max-sessions", "5"],
-                    log=tmp_path / f"server-{port}-{time.monotonic_ns()}.log")
+                    log=tmp_path / f"server-{port}-{time.monotonic_ns()}.log",
+                    env=None if warmup else {"FEDQUAD_WARMUP": "0"})
     try:
         app.wait_healthy(150, every=0.5)
     except DashboardError as e:
@@ -84,7 +87,7 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
     from playwright.sync_api import sync_playwright
 
     port = free_port()
-    proc, old_secret, _ = _start(tmp_path, port)  # a previous start: its secret must be dead now
+    proc, old_secret, _ = _start(tmp_path, port, warmup=False)  # a previous start: its secret must be dead now
     _stop(proc)
     proc, secret, code = _start(tmp_path, port)
     assert secret != old_secret

@@ -99,7 +99,7 @@ def presenter_problems(page, where: str, lesson: bool, explore: bool = False) ->
 @pytest.fixture(scope="module")
 def recorded_server(tmp_path_factory):
     """The dashboard on the recorded studies that ship (assets/recorded), an empty run store."""
-    yield from serve(tmp_path_factory.mktemp("layout"), RECORDED)
+    yield from serve(tmp_path_factory.mktemp("layout"), RECORDED, warm=False)  # (it launches nothing)
 
 
 def _targets() -> list[tuple[str, str]]:
