@@ -66,6 +66,14 @@ def dump_page(pg) -> None:
     print(text[-6000:])
 
 
+def dump_pages(browser) -> None:
+    """Print every open page of ``browser`` (``dump_page``): for a test body that is failing now.
+    (Inside the test body ``failed(request)`` is always False: its report does not exist yet.)"""
+    for context in browser.contexts:
+        for pg in context.pages:
+            dump_page(pg)
+
+
 def wait_idle(page, timeout_ms: int = 60_000) -> None:
     """Wait until Streamlit finished the current script run: the app says it is not running and
     shows no 'Running...' status widget (which appears only after a delay, so it alone misses a

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from browser_helpers import (CHROMIUM_ARGS, INSTALL_HINT, ROOT, Dashboard, DashboardError, chromium_path, dump_page,
+from browser_helpers import (CHROMIUM_ARGS, INSTALL_HINT, ROOT, Dashboard, DashboardError, chromium_path, dump_pages,
                              free_port, poll, wait_idle)
 
 WRITE_LABELS = ("Collapse in one minute", "Share my position", "Delete", "Cancel", "Build slides", "Launch",
@@ -152,9 +152,7 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
                 full.locator("h1, .js-plotly-plot, iframe").first.wait_for(timeout=120_000)
                 poll(lambda: not full.get_by_text("The class is full").count(), 30, 0.5, "the freed place to let the browser in")
             except BaseException:
-                for ctx in browser.contexts:
-                    for pg in ctx.pages:
-                        dump_page(pg)
+                dump_pages(browser)
                 raise
             finally:
                 browser.close()

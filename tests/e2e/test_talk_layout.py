@@ -38,7 +38,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, dump_page, failed, serve
+from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, dump_pages, serve
 from layout_checks import QUIET, Still, page_problems, settled
 
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "clients", "runs"]
@@ -267,7 +267,7 @@ def _walk(url: str, mode: str, shots: Path | None, pages: list) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", list(MODES))
-def test_every_figure_fits(recorded_server, request, mode):
+def test_every_figure_fits(recorded_server, mode):
     exe = chromium_path()
     if exe is None:
         pytest.fail(INSTALL_HINT)
@@ -286,10 +286,9 @@ def test_every_figure_fits(recorded_server, request, mode):
                 pages.append(context.new_page())
             try:
                 problems = _walk(url, mode, shots, pages)
-            finally:
-                if failed(request):
-                    for page in pages:
-                        dump_page(page)
+            except BaseException:  # (a page that did not settle): what each page showed
+                dump_pages(browser)
+                raise
         finally:
             browser.close()
     assert not problems, f"{len(problems)} layout problem(s), {mode} mode:\n" + "\n".join(problems)
