@@ -83,4 +83,5 @@ def main() -> None:
         service.keep_warm_server()
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs this file as __main__; a process spawned by multiprocessing
+    main()                  # imports its parent's __main__ as __mp_main__, and must not run the dashboard

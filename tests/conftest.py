@@ -1,6 +1,8 @@
 import os
+import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -14,10 +16,49 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
+@pytest.fixture(autouse=True)
+def _keep_main_module():
+    """Streamlit's AppTest leaves the script it ran (app/main.py) as ``sys.modules["__main__"]``,
+    and a process spawned later from this one (a study's pool, parallel clients: multiprocessing's
+    "spawn" imports the parent's ``__main__`` first) then imported the dashboard and started a UMAP
+    worker and a warm server on the default store (./runs), 4-5 s of CPU each time (measured:
+    16 warm servers in one run of the suite). Each test ends with the process's own ``__main__``."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
+
+
+class Recording(NamedTuple):
+    root: Path     # the recorded root (studies, compacted runs, UMAP layouts)
+    scratch: Path  # the full run store it trained into
+    stdout: str    # what the script printed
+
+
+@pytest.fixture(scope="session")
+def quick_recording(tmp_path_factory) -> Recording:
+    """``scripts/record_studies.py --quick``: every recorded study, tiny (one seed, two rounds, 200
+    points a snapshot), made once per test process for the tests that read it (its test and the
+    Lesson's: one unit of work, ``JOINED``). About 40 s and 60 s of CPU on two idle cores.
+    ``$FEDQUAD_QUICK_RECORDED`` names a recording already made (its scratch store beside it)."""
+    given = os.environ.get("FEDQUAD_QUICK_RECORDED")
+    if given and (Path(given) / "studies" / "digits-local.json").is_file():
+        return Recording(Path(given), Path(given).parent / "scratch", "")
+    folder = tmp_path_factory.mktemp("quick")
+    out, scratch = folder / "recorded", folder / "scratch"
+    repo = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, str(repo / "scripts" / "record_studies.py"), "--quick", "--out", str(out),
+                           "--scratch", str(scratch), "--points", "200"], capture_output=True, text=True,
+                          timeout=1800, env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(repo)}, cwd=repo)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return Recording(out, scratch, proc.stdout)
+
+
 # ---- running on several cores (pytest-xdist; scripts/test.sh passes -n N --dist loadgroup) ----
 # A unit of work goes to one worker: a test file (its module-scoped fixtures, e.g. a server, are
-# built once), except the files in ``SPLIT``, whose tests are split by their first parameter (the
-# layout sweep: one unit a mode, both viewports in one test; each unit starts its own server). xdist's own
+# built once), except the files in ``JOINED`` (several files sharing a costly session fixture: one
+# unit) and in ``SPLIT``, whose tests are split by their first parameter (the layout sweep: one
+# unit a mode, both viewports in one test; each unit starts its own server). xdist's own
 # ``xdist_group`` does not work with pytest 9 (xdist 3.8 renames ``item._nodeid``, which pytest 9 no
 # longer reads), hence the units here. The longest units start first (``tests/durations.json``:
 # seconds per unit as last measured; a unit not in it counts as 1 s a test), so the last one to
@@ -25,14 +66,18 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # measured into that file (on an idle machine: the order is all it is used for).
 _DURATIONS = Path(__file__).resolve().parent / "durations.json"
 SPLIT = {"tests/e2e/test_talk_layout.py"}  # ids "mode": a unit a mode
+# files that share a session fixture too costly to make twice: one unit, so one worker makes it once
+JOINED = {"tests/scripts/test_record_studies.py": "quick recording",  # ``quick_recording``
+          "tests/app/views/test_lesson_recorded.py": "quick recording"}
 
 
 def _unit(nodeid: str) -> str:
-    """A test's unit of work: its file, or for a file in ``SPLIT`` "file::parameter id"."""
+    """A test's unit of work: its file, for a file in ``SPLIT`` "file::parameter id", for a file in
+    ``JOINED`` the name of the unit it shares."""
     file, _, rest = nodeid.partition("::")
     if file in SPLIT and "[" in rest:
         return f"{file}::{rest.split('[', 1)[1].rstrip(']')}"
-    return file
+    return JOINED.get(file, file)
 
 
 _measured: dict[str, float] = {}

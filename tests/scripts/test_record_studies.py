@@ -1,7 +1,9 @@
 """scripts/record_studies.py --quick: a valid recorded root (studies, compacted runs, a UMAP
-layout per stored snapshot) under the size budget, and a loud failure when over it."""
+layout per stored snapshot) under the size budget, and a loud failure when over it. The recording
+is made once for this file and the Lesson's test (tests/conftest.py's ``quick_recording``)."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,32 +24,31 @@ def _record(*args, timeout=600):
 
 
 @pytest.mark.slow
-def test_quick_recording_is_a_valid_recorded_root_under_budget(tmp_path):
-    out, scratch = tmp_path / "recorded", tmp_path / "scratch"
-    proc = _record("--only", "digits-alpha", "--only", "digits-margins", "--out", str(out), "--scratch", str(scratch),
-                   "--points", "200")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "MB of 60 MB" in proc.stdout
+def test_quick_recording_is_a_valid_recorded_root_under_budget(quick_recording, tmp_path):
+    """The tests' quick recording (tests/conftest.py's ``quick_recording``: every study the repo
+    ships, one seed, two rounds, 200 points a snapshot)."""
+    out = quick_recording.root
+    assert "MB of 60 MB" in quick_recording.stdout or not quick_recording.stdout  # (a recording given by path)
     studies = StudyStore(out)
-    assert studies.names() == ["digits-alpha", "digits-margins"]
+    assert studies.names() == StudyStore(REPO / "assets" / "recorded").names()  # every study a clone ships
     runs = RunStore(out)
-    used = set()
+    used: dict[str, set[str]] = {}
     for name in studies.names():
         study = studies.read(name)
         assert study["title"] and study["engine"]
         assert all(r["state"] == "finished" for r in study_frame(runs, study))
-        used |= {p["run_id"] for p in study["points"]}
-    assert set(runs.run_ids()) == used  # every run referenced, nothing else
-    # digits-margins at alpha 0.1 reuses digits-alpha's alpha-0.1 runs: 4 + 1 distinct runs in all
-    assert len(used) == 5
+        used[name] = {p["run_id"] for p in study["points"]}
+    assert set(runs.run_ids()) == set().union(*used.values())  # every run referenced, nothing else
+    # digits-margins at alpha 0.1 reuses digits-alpha's alpha-0.1 runs: 4 + 1 distinct runs in the two
+    assert len(used["digits-alpha"]) == 4 and len(used["digits-alpha"] | used["digits-margins"]) == 5
     animated = {p["run_id"] for p in studies.read("digits-alpha")["points"] if p["coords"]["seed"] == 0}
-    for run_id in used:
+    for run_id in runs.run_ids():
         folder = out / run_id
         assert not (folder / "model.pt").exists() and not (folder / "log.txt").exists()
         status = json.loads((folder / "status.json").read_text())
         assert status["state"] == "finished" and status["key"] and status["recorded"]["embeddings"] == "float16"
         rounds = runs.snapshot_rounds(run_id)
-        assert rounds == ([1, 2] if run_id in animated else [2])
+        assert rounds == ([1, 2] if run_id in animated else [2]), run_id
         for r in rounds:
             snap = runs.read_snapshot(run_id, r)
             assert snap["embeddings"].dtype == np.float16 and len(snap["embeddings"]) <= 200
@@ -56,9 +57,12 @@ def test_quick_recording_is_a_valid_recorded_root_under_budget(tmp_path):
             assert umap.shape == (len(snap["embeddings"]), 2) and np.isfinite(umap).all()
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     assert size < 30e6
-    # over a (tiny) budget the script fails loudly; the runs are reused, nothing trained again
-    proc = _record("--only", "digits-margins", "--out", str(out), "--scratch", str(scratch), "--points", "200",
-                   "--budget-mb", "0.01")
+    # over a (tiny) budget the script fails loudly; the runs are reused, nothing trained again (on a
+    # copy: the Lesson's test reads the recording too)
+    copy = tmp_path / "recorded"
+    shutil.copytree(out, copy)
+    proc = _record("--only", "digits-margins", "--out", str(copy), "--scratch", str(quick_recording.scratch),
+                   "--points", "200", "--budget-mb", "0.01")
     assert proc.returncode == 1 and "OVER BUDGET" in proc.stderr
     assert "0 to train" in proc.stderr
 

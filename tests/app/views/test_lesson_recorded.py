@@ -1,7 +1,8 @@
-"""The Lesson page on a real (quick) recording: ``scripts/record_studies.py --quick`` trains the six
-recorded studies tiny (one seed, two rounds), the page renders every step from it with no
+"""The Lesson page on a real (quick) recording: ``scripts/record_studies.py --quick`` trains every
+recorded study tiny (one seed, two rounds), the page renders every step from it with no
 warning, and, one seed per point, no sentence claims an effect (every verdict is "one seed: no
-claim beyond noise"). ``$FEDQUAD_QUICK_RECORDED`` reuses a recording already made there."""
+claim beyond noise"). The recording is the tests' one (``quick_recording``, tests/conftest.py);
+``$FEDQUAD_QUICK_RECORDED`` reuses one already made there."""
 from __future__ import annotations
 
 import os
@@ -23,18 +24,9 @@ EFFECT = re.compile(r"\b(collapse[sd]?|fewer|more|higher|lower|better|worse|drop
 N_STEPS = 8
 
 
-@pytest.fixture(scope="module")
-def quick_root(tmp_path_factory):
-    given = os.environ.get("FEDQUAD_QUICK_RECORDED")
-    if given and (Path(given) / "studies" / "digits-local.json").is_file():
-        return Path(given)
-    out = tmp_path_factory.mktemp("quick") / "recorded"
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "record_studies.py"), "--quick", "--out", str(out),
-                           "--scratch", str(out.parent / "scratch"), "--points", "200"],
-                          capture_output=True, text=True, timeout=1800, env=env, cwd=REPO)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return out
+@pytest.fixture
+def quick_root(quick_recording):  # (tests/conftest.py: made once for this file and the script's test)
+    return quick_recording.root
 
 
 @pytest.mark.slow
