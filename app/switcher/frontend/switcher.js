@@ -16,7 +16,10 @@
  */
 (() => {
   "use strict";
-  const CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"]};
+  // (not plotly's "responsive": it relayouts every figure, the hidden ones too, at each resize of the
+  // window (a sidebar opened, a projector's width); here a slot's shown figure follows its width
+  // (``fit``), and a hidden one takes the width when it is shown)
+  const CONFIG = {displaylogo: false, responsive: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]};
   const KEEP = 40;  // drawn figures kept per slot (the oldest hidden ones are purged)
   const root = document.getElementById("root");
   // known / specs: every position and figure received for this layout (a later payload, built
@@ -38,7 +41,20 @@
                                          dataType: "json"});
   }
 
+  const resized = new ResizeObserver((entries) => {
+    for (const e of entries) { const box = S.slots[e.target.parentNode.dataset.slot]; if (box) fit(box); }
+  });
+
+  function fit(box) {
+    // the slot's shown figure redrawn to the slot's width when that changed
+    const w = box.host.clientWidth;
+    for (const d of box.figs.values()) {
+      if (!d.classList.contains("hidden") && Math.abs(d._width - w) > 1) { Plotly.Plots.resize(d); d._width = w; }
+    }
+  }
+
   function build(layout) {
+    resized.disconnect();
     for (const box of Object.values(S.slots)) for (const div of box.figs.values()) Plotly.purge(div);
     root.replaceChildren();
     S.slots = {}; S.inputs = {}; S.queue = []; S.known = {}; S.specs = {};
@@ -71,6 +87,7 @@
           box.caption = box.el.appendChild(el("div", "fq-caption"));
           box.el.dataset.slot = slot;
           S.slots[slot] = box;
+          resized.observe(box.host);
         }
       }
     }
