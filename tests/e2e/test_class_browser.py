@@ -7,7 +7,7 @@ of the server's previous start.
   position", no Delete / Cancel / Build slides; ``/launch`` typed by hand shows no launch form;
   the secret is nowhere in the page;
 - the presenter: the Launch page, the demo button, the students' link; moving the Lesson to step 4
-  moves every following student there, and a move of Explore's α slider moves theirs;
+  moves every following student there (Explore's sliders followed: tests/app/test_follow.py);
 - the cap: with 5 places taken a sixth browser gets "The class is full", and a place freed lets
   it in on reload.
 
