@@ -19,6 +19,16 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
+# a first install writes about 7 GB (torch and its CUDA libraries): said in one line before any of it
+NEED_GB=9
+if [ ! -f .venv/.fedquad-installed ]; then
+  free_kb=$(df --output=avail -k . | tail -n 1 | tr -d ' ')
+  if [ "$free_kb" -lt $((NEED_GB * 1024 * 1024)) ]; then
+    echo "setup: $((free_kb / 1024 / 1024)) GB free on the disk of $ROOT; the Python packages (torch and its CUDA libraries) need about $NEED_GB GB: free some space and run this again" >&2
+    exit 1
+  fi
+fi
+
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$PY" -m venv .venv
