@@ -20,7 +20,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 # a first install writes about 7 GB (torch and its CUDA libraries): said in one line before any of it
-NEED_GB=9
+NEED_GB=7
 if [ ! -f .venv/.fedquad-installed ]; then
   free_kb=$(df --output=avail -k . | tail -n 1 | tr -d ' ')
   if [ "$free_kb" -lt $((NEED_GB * 1024 * 1024)) ]; then

@@ -34,7 +34,7 @@ def test_a_first_install_without_room_stops_in_one_line_before_any_work(tmp_path
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and "2 GB free" in lines[0] and "need about 9 GB" in lines[0], out.stderr
+    assert len(lines) == 1 and "2 GB free" in lines[0] and "need about 7 GB" in lines[0], out.stderr
     assert not (root / ".venv").exists()  # nothing was installed
 
 
