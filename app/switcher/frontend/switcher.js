@@ -46,7 +46,8 @@
   });
 
   function fit(box) {
-    // the slot's shown figure redrawn to the slot's width when that changed
+    // the slot's shown figure redrawn to the slot's width when that changed (on a resize of the
+    // slot, and when a figure drawn hidden is shown)
     const w = box.host.clientWidth;
     for (const d of box.figs.values()) {
       if (!d.classList.contains("hidden") && Math.abs(d._width - w) > 1) { Plotly.Plots.resize(d); d._width = w; }
@@ -183,7 +184,7 @@
       for (const d of box.figs.values()) if (d !== div && !d.classList.contains("hidden")) d.classList.add("hidden");
       if (div && div.classList.contains("hidden")) {
         div.classList.remove("hidden");
-        if (Math.abs(div._width - box.host.clientWidth) > 1) { Plotly.Plots.resize(div); div._width = box.host.clientWidth; }
+        fit(box);  // (drawn hidden at another width, maybe)
       }
       box.caption.textContent = p.caption || "";
       box.caption.classList.toggle("fq-empty", !p.fid);
