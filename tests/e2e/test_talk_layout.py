@@ -179,8 +179,9 @@ def first_screen_problems(page, where: str, viewport: dict, lead_text: str | Non
 
 
 AT_ONCE = 3  # pages looked at together: one page spends most of its time waiting (script run, redraws)
-POLL = 0.3  # s between readings of the pages (the normal sweep, one run each: 105 s of CPU against 116 s
-            # at 0.1 s, the same wall time; a page is settled after QUIET = 1.5 s without a change)
+POLL = 0.3  # s between readings of the pages: a third as many readings as at 0.1 s (the normal sweep, one
+            # run each: 105 s of CPU against 116 s, within the spread of runs on this machine, so no
+            # saving is shown); a page is settled after QUIET = 1.5 s without a change
 
 
 class Visit:
