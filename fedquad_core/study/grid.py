@@ -119,6 +119,7 @@ class StudySpec:
     axes: dict[str, list]
     title: str | None = None
     description: str | None = None
+    registration: dict | None = None  # a confirmation study's registration stamp (study/registration.py)
 
 
 @dataclass(frozen=True)

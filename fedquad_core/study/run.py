@@ -50,6 +50,7 @@ def _study_dict(spec, points, previous: dict | None, index: dict[str, str]) -> d
         "description": spec.description or (previous or {}).get("description"),
         "created": (previous or {}).get("created") or time.time(), "base": spec.base.to_dict(),
         "axes": {k: list(v) for k, v in spec.axes.items()}, "engine": engine_fingerprint(),
+        **({"registration": spec.registration} if spec.registration else {}),
         "points": [{"coords": p.coords, "key": p.key, "run_id": index.get(p.key) or old.get(p.key)} for p in points],
     }
 
