@@ -96,6 +96,13 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
                                     "supported, inconclusive, untested (one seed) or not run here; its robustness "
                                     "and the verdicts at matched accuracy levels.")
     c.set_defaults(matched_accuracy=None)
+    ssub.add_parser("confirm", parents=[common], help="the registered confirmatory claims judged on the "
+                                                       "confirmation studies, as a markdown table",
+                    description="Each row of fedquad_core/study/registration.toml judged by the rules it fixed "
+                                "before its runs (docs/verdicts.md): the primary comparison (equal samples, "
+                                "matched accuracy or equal rounds), the others, each arm's plateau, the verdict "
+                                "under Holm's correction and at half and twice delta. --runs-dir names the "
+                                "store the confirmation studies were recorded into (scripts/confirm_studies.py).")
 
 
 FILE_KEYS = {"title", "description", "base", "axes"}
@@ -134,7 +141,8 @@ def spec_from_args(args: argparse.Namespace, store: RunStore):
 
 
 def cmd_study(args: argparse.Namespace, store: RunStore) -> int:
-    return {"run": _run, "list": _list, "show": _show, "cancel": _cancel, "claims": _claims}[args.study_command](args, store)
+    return {"run": _run, "list": _list, "show": _show, "cancel": _cancel, "claims": _claims,
+            "confirm": _confirm}[args.study_command](args, store)
 
 
 def _cancel(args, store: RunStore) -> int:
@@ -196,6 +204,16 @@ def _claims(args, store: RunStore) -> int:
         raise UserError(f"no run store at {store.root}: the recorded studies are in "
                         "`--runs-dir assets/recorded`")
     print(claims_markdown(check_claims(store.root)))
+    return 0
+
+
+def _confirm(args, store: RunStore) -> int:
+    from ..study.confirm import check_confirmatory, confirm_markdown
+
+    if not store.root.is_dir():
+        raise UserError(f"no run store at {store.root}: the confirmation studies are recorded by "
+                        "scripts/confirm_studies.py (default /work/fedquad-confirm)")
+    print(confirm_markdown(check_confirmatory(store.root)))
     return 0
 
 

@@ -1,0 +1,85 @@
+"""The confirmatory rows' rules (``study.confirm``): equal samples interpolated by hand, the strict
+"supported", δ sensitivity, and the whole table on a tiny confirmation recording."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fedquad_core.study import confirm as cf
+from fedquad_core.study.stats import paired
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _rows(samples_per_round: float, values: list[float]) -> list[dict]:
+    return [{"round": i + 1, "samples_total": samples_per_round * (i + 1), "test_accuracy": v}
+            for i, v in enumerate(values)]
+
+
+def test_equal_samples_interpolates_in_samples_and_never_extrapolates():
+    fedquad = _rows(200, [0.1, 0.3, 0.5, 0.7])       # samples 200, 400, 600, 800
+    # FedAvg's totals 300 and 500: halfway between rounds 1-2 and 2-3 -> 0.2 and 0.4, mean 0.3
+    assert cf.at_samples(fedquad, "final_acc", [300, 500]) == pytest.approx(0.3)
+    assert cf.at_samples(fedquad, "final_acc", [800]) == pytest.approx(0.7)  # a total hit exactly
+    assert cf.at_samples(fedquad, "final_acc", [900]) is None  # beyond its last round: not extrapolated
+    assert cf.at_samples(fedquad, "final_acc", [100]) is None  # before its first row
+    assert cf.equal_rounds(_rows(100, [0.0] * 5 + [1.0] * 10), "final_acc") == pytest.approx(1.0)  # last 10 rounds
+
+
+def test_reference_totals_are_the_reference_runs_last_window():
+    fedavg = _rows(100, [0.5] * 12)
+    assert cf._ref_totals(fedavg, "final_acc") == [300.0 + 100 * i for i in range(10)]
+
+
+def _diff(a, b):
+    return paired(a, b)
+
+
+@pytest.mark.parametrize("others, changing, expect, want", [
+    ([], False, "above", cf.SUPPORTED),
+    ([], True, "above", cf.INCONCLUSIVE),                         # an arm still changing: never supported
+    ([_diff([1, 2, 3], [1.5, 2.5, 3.6])], False, "above", cf.INCONCLUSIVE),  # another comparison goes against it
+    ([], False, "below", cf.NOT_SUPPORTED),
+])
+def test_strict_supported(others, changing, expect, want):
+    up = _diff([2.0, 3.0, 4.1, 5.0], [1.0, 2.0, 3.0, 4.0])  # +1.025, tight
+    assert cf.strict_verdict(up, others, 0.5, expect, 0.001, 0.9, changing) == want
+
+
+def test_supported_needs_the_holm_p_and_delta():
+    up = _diff([2.0, 3.0, 4.1, 5.0], [1.0, 2.0, 3.0, 4.0])
+    assert cf.strict_verdict(up, [], 0.5, "above", 0.06, 0.9, False) == cf.INCONCLUSIVE  # Holm p above .05
+    assert cf.strict_verdict(up, [], 2.0, "above", 0.001, 0.9, False) == cf.INCONCLUSIVE  # estimate under δ
+    assert cf.strict_verdict(up, [], 2.0, "above", 0.001, 0.01, False) == cf.NEGLIGIBLE  # only by equivalence
+
+
+def test_the_table_on_a_tiny_confirmation_recording(tmp_path):
+    scratch = tmp_path / "confirm"
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "confirm_studies.py"), "--quick", "--scratch",
+                           str(scratch), "--only", "confirm-digits-local"], capture_output=True, text=True,
+                          timeout=900, cwd=REPO, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO),
+                                                       "OMP_NUM_THREADS": "1", "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = {x.row["id"]: x for x in cf.check_confirmatory(scratch)}
+    assert rows["C1"].status == cf.NOT_RECORDED and rows["C1"].verdict == cf.NOT_RECORDED
+    c4 = rows["C4"]
+    assert c4.status == "confirmatory" and c4.seeds == 2
+    assert c4.verdict == "not confirmed: needs 56 seeds"  # 2 seeds of the 56 its power calculation asks
+    assert [c.name for c in c4.others] == ["equal rounds"] and c4.others[0].test is not None
+    table = cf.confirm_markdown(list(rows.values()))
+    assert "| C4 |" in table and "not confirmed: needs 56 seeds" in table and table.count("\n") == len(rows) + 1
+    # a study recorded under another registration of its rows is refused, not resumed
+    import json
+    path = scratch / "studies" / "confirm-digits-local.json"
+    record = json.loads(path.read_text())
+    record["registration"]["rows"]["C4"] = "0" * 64
+    path.write_text(json.dumps(record))
+    again = subprocess.run([sys.executable, str(REPO / "scripts" / "confirm_studies.py"), "--quick", "--scratch",
+                            str(scratch), "--only", "confirm-digits-local"], capture_output=True, text=True,
+                           timeout=300, cwd=REPO, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO),
+                                                        "OMP_NUM_THREADS": "1", "HOME": str(tmp_path)})
+    assert again.returncode == 2 and "another registration" in again.stderr
+    assert {x.row["id"]: x for x in cf.check_confirmatory(scratch)}["C4"].status == "exploratory"
