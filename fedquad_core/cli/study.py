@@ -9,7 +9,7 @@ from ..errors import UserError
 from ..runs import preflight_file
 from ..runs.store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
-from ..study.paper_claims import check_claims, claims_markdown
+from ..study.paper_claims import check_claims, claims_markdown, unused_studies
 from ..study.matched import matched_accuracy
 from ..study.run import request_study_cancel
 from ..study.store import DamagedStudy, check_name
@@ -203,7 +203,8 @@ def _claims(args, store: RunStore) -> int:
     if not store.root.is_dir():  # a mistyped path: not a table of "not run here" rows
         raise UserError(f"no run store at {store.root}: the recorded studies are in "
                         "`--runs-dir assets/recorded`")
-    print(claims_markdown(check_claims(store.root)))
+    results = check_claims(store.root)
+    print(claims_markdown(results, unused_studies(store.root, results)))
     return 0
 
 

@@ -45,6 +45,9 @@ class ClaimResult:
     lowest: bool = False
     agree: bool = True  # matched rows: every level's difference has one sign
     same_as: int | None = None
+    against: tuple[str, ...] = ()  # the checks whose estimate goes the other way (no "supported" then)
+    samples: str = "-"  # accuracy rows: the comparison at equal samples seen
+    sensitivity: tuple[str, ...] = ()  # the verdicts at δ/2 and 2δ
 
 
 def format_p(p: float | None) -> str:
@@ -62,7 +65,7 @@ def tested_rows(results: list[ClaimResult]) -> int:
 
 COLUMNS = ("#", "Claim (paper)", "Study here", "Measure", "Measured (mean ± std over seeds)", "Test",
            "Difference (95 % CI); Hedges' g", "p (Holm)", "δ: equivalence p (Holm)", "Verdict", "Robustness",
-           "At matched accuracy")
+           "At matched accuracy", "At equal samples seen", "At δ/2 · 2δ")
 
 
 def claim_cells(i: int, r: ClaimResult) -> list[str]:
@@ -74,8 +77,10 @@ def claim_cells(i: int, r: ClaimResult) -> list[str]:
     elif r.expect == "not below" and r.delta != "-":
         eq += ", the non-inferiority margin"
     verdict = f"**{r.verdict}**" + (" (still changing)" if r.changing else "")
+    sens = "-" if not r.sensitivity else " · ".join(r.sensitivity) + (
+        " (depends on δ)" if len(set(r.sensitivity) | {r.verdict}) > 1 else "")
     return [str(i), r.text, f"`{r.study}`" if r.study != "-" else "-", r.measure, r.numbers, r.test, r.difference, p,
-            eq, verdict, r.robustness, r.matched]
+            eq, verdict, r.robustness, r.matched, r.samples, sens]
 
 
 def claim_verdicts(results: list[ClaimResult]) -> list[dict[str, Any]]:
@@ -102,12 +107,17 @@ def rule_text(results: list[ClaimResult]) -> str:
     return (
         f"Verdicts: each run's value is the mean of its last {LAST_ROUNDS} rounds (accuracy) or last "
         f"{LAST_SNAPSHOTS} snapshots (geometry). Two groups with the same seeds are compared seed by seed "
-        f"(paired t on the per-seed differences), others by Welch's test; the Test column says which. "
+        f"(paired t on the per-seed differences) only where they also share the partition (the same α: only the "
+        f"method or the local epochs differ); others, and every comparison across α, by Welch's test; the Test "
+        f"column says which. "
         f"Every measure has a smallest effect of interest δ (accuracy {effects.ABSOLUTE['final_acc'] * 100:g} point, "
         f"CKA {effects.ABSOLUTE['local_cka']:g}, effective rank {effects.ABSOLUTE['effective_rank']:g}, distances "
         f"{effects.RELATIVE['intra_l2'] * 100:g} % of the reference group's mean): **supported** / **not supported** "
         f"when the Holm-adjusted p is below {1 - LEVEL:.2f} and the difference is at least δ, in the claim's direction "
-        f"or against it (for \"keeps\": non-inferiority with margin δ); **negligible** when the equivalence test "
+        f"or against it (for \"keeps\": non-inferiority with margin δ), and, for supported, neither the comparison at "
+        f"matched accuracy nor the one at equal samples seen has its estimate the other way and, for a row on its "
+        f"last rounds, both arms have stopped changing on the row's own measure (slope of the last "
+        f"{plateau.WINDOW} rounds inside ±δ per {plateau.PER} rounds); **negligible** when the equivalence test "
         f"(two one-sided tests, Holm-adjusted) puts the difference inside ±δ; **inconclusive** otherwise. Holm's "
         f"correction runs over the {tested_rows(results)} tested rows, every one keeping its p (one family for the "
         f"difference tests, one for the equivalence tests); a row against several methods adjusts within the row "
@@ -119,10 +129,17 @@ def rule_text(results: list[ClaimResult]) -> str:
         f"study that is not says \"still changing\".")
 
 
-def claims_markdown(results: list[ClaimResult]) -> str:
-    """The claims as a markdown table (``fedquad study claims``), then how the verdicts were made
-    and each study's plateau."""
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+EXPLORATORY = ("**Exploratory.** Every row below rests on the recorded studies, and the rules that judge them (δ, "
+               "the paired test, the equivalence test, the plateau rule) were set after these studies had been "
+               "recorded and read: read each verdict as a description of these data, not a test fixed in advance. "
+               "The confirmatory rows, registered before their runs on fresh seeds, are `fedquad study confirm` "
+               "(docs/verdicts.md).")
+
+
+def claims_markdown(results: list[ClaimResult], not_in_table: dict[str, str] | None = None) -> str:
+    """The claims as a markdown table (``fedquad study claims``), then how the verdicts were made,
+    each study's plateau, and the recorded studies no row tests with the reason."""
+    lines = [EXPLORATORY, "", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for i, r in enumerate(results, start=1):
         lines.append("| " + " | ".join(c.replace("|", "/") for c in claim_cells(i, r)) + " |")
     lines += ["", rule_text(results)]
@@ -131,4 +148,7 @@ def claims_markdown(results: list[ClaimResult]) -> str:
         if r.study != "-" and r.plateau != "-" and r.study not in seen:
             seen.append(r.study)
             lines.append(f"- `{r.study}`: {r.plateau}.")
+    if not_in_table:
+        lines += ["", "Recorded studies no row tests:"]
+        lines += [f"- `{name}`: {why}." for name, why in not_in_table.items()]
     return "\n".join(lines)

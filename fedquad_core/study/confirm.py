@@ -82,13 +82,14 @@ def _key(metric: str) -> str:
     return "test_accuracy" if metric == "final_acc" else metric
 
 
-def _series(rows: list[dict], metric: str) -> list[tuple[float, float, float]]:
-    """(round, samples_total, value) of each row that has the measure."""
+def _series(rows: list[dict], metric: str, samples: bool = True) -> list[tuple[float, float, float]]:
+    """(round, samples_total, value) of each row that has the measure (and, with ``samples``, its
+    samples seen; without, samples_total reads nan)."""
     key, out = _key(metric), []
     for r in rows:
         v, s = r.get(key), r.get("samples_total")
-        if _num(v) and _num(s) and _num(r.get("round")):
-            out.append((float(r["round"]), float(s), float(v)))
+        if _num(v) and _num(r.get("round")) and (_num(s) or not samples):
+            out.append((float(r["round"]), float(s) if _num(s) else math.nan, float(v)))
     return out
 
 
@@ -97,7 +98,7 @@ def _window(metric: str) -> int:
 
 
 def equal_rounds(rows: list[dict], metric: str) -> float | None:
-    s = _series(rows, metric)[-_window(metric):]
+    s = _series(rows, metric, samples=False)[-_window(metric):]
     return math.fsum(v for _, _, v in s) / len(s) if s else None
 
 
@@ -138,24 +139,22 @@ def _runs(r: StudyRuns, coords: dict) -> dict[Any, list[dict]]:
 
 
 def compare_arms(how: str, r: StudyRuns, row: dict, is_paired: bool) -> Comparison:
-    a_runs, b_runs = _runs(r, _coords(row["a"])), _runs(r, _coords(row["b"]))
-    metric, a, b, left = row["measure"], {}, {}, []
-    if how == "equal rounds":
-        a = {s: v for s, rows in a_runs.items() if (v := equal_rounds(rows, metric)) is not None}
-        b = {s: v for s, rows in b_runs.items() if (v := equal_rounds(rows, metric)) is not None}
-    elif how == "equal samples":
-        b = {s: v for s, rows in b_runs.items() if (v := equal_rounds(rows, metric)) is not None}
-        mean_totals = _mean_totals([_ref_totals(rows, metric) for rows in b_runs.values()])
-        for s, rows in a_runs.items():
-            totals = _ref_totals(b_runs[s], metric) if is_paired and s in b_runs else mean_totals
-            v = at_samples(rows, metric, totals)
-            if v is None:
-                left.append(f"seed {s} never reaches the reference arm's samples")
-            else:
-                a[s] = v
-    else:  # matched accuracy: the level of the three with the largest p decides
-        return _matched(r, row, a_runs, b_runs, is_paired)
-    return Comparison(how, _test(a, b, is_paired), len(a), len(b), left)
+    a, b, metric = _coords(row["a"]), _coords(row["b"]), row["measure"]
+    if how == "matched accuracy":  # the level of the three with the largest p decides
+        return _matched(r, row, _runs(r, a), _runs(r, b), is_paired)
+    left: list[str] = []
+    if how == "equal samples":
+        a_vals, b_vals, left = equal_samples_values(r, a, b, metric, is_paired)
+    else:
+        a_vals, b_vals = ({s: v for s, rows in _runs(r, c).items() if (v := equal_rounds(rows, metric)) is not None}
+                          for c in (a, b))
+    return Comparison(how, _test(a_vals, b_vals, is_paired), len(a_vals), len(b_vals), left)
+
+
+def _final_samples(runs: dict[Any, list[dict]]) -> float:
+    """The arm's mean samples seen by its last round (inf without any: never the reference)."""
+    ends = [float(rows[-1]["samples_total"]) for rows in runs.values() if rows and _num(rows[-1].get("samples_total"))]
+    return math.fsum(ends) / len(ends) if ends else math.inf
 
 
 def _ref_totals(rows: list[dict], metric: str) -> list[float]:
@@ -194,7 +193,7 @@ def arm_plateau(runs: dict[Any, list[dict]], metric: str, delta: float) -> tuple
     band = delta / PER  # per round
     slopes = []
     for rows in runs.values():
-        s = _series(rows, metric)
+        s = _series(rows, metric, samples=False)
         tail = [x for x in s if x[0] > s[-1][0] - PLATEAU_WINDOW] if s else []
         if len(tail) >= 3:
             step = (tail[-1][0] - tail[0][0]) / (len(tail) - 1) or 1.0
@@ -207,8 +206,9 @@ def arm_plateau(runs: dict[Any, list[dict]], metric: str, delta: float) -> tuple
     m, lo, hi = pooled
     scale = 100 if metric in ACCURACY else 1
     unit = " points" if metric in ACCURACY else ""
+    band_unit = unit.replace("points", "point") if delta * scale == 1 else unit
     text = (f"slope {m * PER * scale:+.2f}{unit} per {PER} rounds, 95 % CI {lo * PER * scale:+.2f} to "
-            f"{hi * PER * scale:+.2f} (band ±{delta * scale:g}{unit})")
+            f"{hi * PER * scale:+.2f} (band ±{delta * scale:.3g}{band_unit})")
     return (-band <= lo and hi <= band), text
 
 
@@ -329,3 +329,26 @@ def confirm_markdown(rows: list[ConfirmRow]) -> str:
                  f"**{x.verdict}**", sens]
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return "\n".join(lines)
+
+
+def equal_samples_values(r: StudyRuns, a: dict, b: dict, metric: str, is_paired: bool
+                         ) -> tuple[dict, dict, list[str]]:
+    """Each ``a`` run's measure at ``b``'s samples (the registered equal-samples rule, for the
+    exploratory table too): (a seed -> value, b seed -> value, the runs left out). The reference
+    is the arm that sees fewer samples (FedAvg in every registered row); when that is ``a``, ``b``
+    is interpolated at ``a``'s totals instead."""
+    a_runs, b_runs = _runs(r, a), _runs(r, b)
+    if _final_samples(a_runs) < _final_samples(b_runs):
+        b_vals, a_vals, left = equal_samples_values(r, b, a, metric, is_paired)
+        return a_vals, b_vals, left
+    b_vals = {s: v for s, rows in b_runs.items() if (v := equal_rounds(rows, metric)) is not None}
+    mean_totals = _mean_totals([_ref_totals(rows, metric) for rows in b_runs.values()])
+    a_vals, left = {}, []
+    for s, rows in a_runs.items():
+        totals = _ref_totals(b_runs[s], metric) if is_paired and s in b_runs else mean_totals
+        v = at_samples(rows, metric, totals)
+        if v is None:
+            left.append(f"seed {s} never reaches the reference's samples")
+        else:
+            a_vals[s] = v
+    return a_vals, b_vals, left

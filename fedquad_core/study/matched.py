@@ -172,12 +172,13 @@ class MatchedComparison:
 
 
 def matched_comparison(r, a: dict, b: dict, metric: str, levels: list[float] | None = None,
-                       label: Callable[[dict], str] = lambda c: ", ".join(f"{k}={v}" for k, v in c.items())
-                       ) -> MatchedComparison:
+                       label: Callable[[dict], str] = lambda c: ", ".join(f"{k}={v}" for k, v in c.items()),
+                       paired: bool = True) -> MatchedComparison:
     """Groups ``a`` and ``b`` (coords; ``r``: a ``paper_claims._Runs``-like reader with ``points``
     and ``rows``) at matched accuracy: each run's (accuracy, metric) snapshot curve
     interpolated at each level (``stats.first_crossing``); the levels default to
-    ``accuracy_levels`` of the two groups' runs."""
+    ``accuracy_levels`` of the two groups' runs. ``paired``: False where the groups do not share
+    their partitions (another alpha): Welch's test even on the same seeds."""
     groups = {}
     for name, coords in (("a", a), ("b", b)):
         groups[name] = [(p, curve(r.rows(p["run_id"]), metric)) for p in r.points(coords)]
@@ -195,7 +196,8 @@ def matched_comparison(r, a: dict, b: dict, metric: str, levels: list[float] | N
                 else:
                     vals[name][seed_of(p)] = v
         ref = summarize(vals["b"].values())[0]
-        verdicts.append(compare(vals["a"], vals["b"], smallest_effect(metric, ref)))
+        a_vals, b_vals = (vals["a"], vals["b"]) if paired else (list(vals["a"].values()), list(vals["b"].values()))
+        verdicts.append(compare(a_vals, b_vals, smallest_effect(metric, ref)))
         unresolved.append(missing)
     return MatchedComparison(list(levels), verdicts, unresolved)
 
