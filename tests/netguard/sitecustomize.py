@@ -56,7 +56,10 @@ def _record(folder: str, event: str, address) -> None:
     import json
     import traceback
 
-    frames = traceback.extract_stack()[:-2][-6:]  # the caller's frames, not the guard's
+    frames = traceback.extract_stack()[:-2]  # the caller's frames, not the guard's
+    while len(frames) > 1 and frames[-1].filename.endswith(os.sep + "socket.py"):
+        frames.pop()  # (and not the socket module's: the line that asked)
+    frames = frames[-6:]
     entry = {"pid": os.getpid(), "argv": sys.argv, "test": os.environ.get("PYTEST_CURRENT_TEST", ""),
              "event": event, "address": repr(address),
              "where": [f"{f.filename}:{f.lineno} {f.name}" for f in frames]}
