@@ -135,6 +135,7 @@ def _netguard_verdict(session):
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         say = reporter.write_line if reporter else print
         if reporter:
+            reporter.ensure_newline()
             reporter.write_sep("=", "network guard: a look-up or connection outside loopback", red=True)
         for line in found:
             say(line)
