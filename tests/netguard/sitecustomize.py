@@ -15,7 +15,8 @@ before the look-up or the send, so a refused one never leaves the process; the c
 ``$FEDQUAD_NETGUARD_DIR/<pid>.jsonl`` (the process, its command line, the test running then, the
 address and where in the code); the test run fails at its end if any was written
 (tests/conftest.py, ``findings``). Allowed: Unix sockets (and any other non-IP family), 127.0.0.0/8,
-::1, ``localhost``, and the unspecified address (0.0.0.0, ::: a server binding all addresses)."""
+::1, ``localhost``, and the unspecified addresses 0.0.0.0 and :: (a server binding all addresses
+looks them up)."""
 from __future__ import annotations
 
 import os
