@@ -29,6 +29,10 @@ PAGES = [
     ("views/lesson.py", "Lesson", ":material/school:"),
 ]
 
+# The tab's icon: a file shipped with the app (Streamlit sends it inline; a Material icon name here
+# made every page fetch the icon from an outside font host)
+FAVICON = str(Path(__file__).resolve().parent / "favicon.svg")
+
 PRESENTER_PAGES = {"views/launch.py"}  # not offered to a student's session in a class
 
 
@@ -57,7 +61,7 @@ def _freeze_startup_heap() -> bool:
 def main() -> None:
     roles.enter_session()  # a presenter's link (?token=...) is taken out of the URL first
     presenter = sidebar.presenter_requested()
-    st.set_page_config(page_title="FedQuad Lab", page_icon=":material/hub:", layout="wide",
+    st.set_page_config(page_title="FedQuad Lab", page_icon=FAVICON, layout="wide",
                        initial_sidebar_state="collapsed" if sidebar.sidebar_collapsed() else "auto")
     if not roles.admitted():  # a class at its cap: a clear page, no work on the lecturer's laptop
         st.title("The class is full")

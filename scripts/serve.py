@@ -121,7 +121,23 @@ def warm(url: str) -> None:
         _warm.set()
 
 
+def no_outside_lookups() -> None:
+    """Streamlit never asks the network about this machine: its start-up banner (headless, on all
+    addresses) and its websocket origin check (for an origin it does not list) ask an outside web
+    service for the machine's public address (``net_util.get_external_ip``: an HTTP request to a
+    public host) and the route to a public address for the local one (``get_internal_ip``). Both
+    answer "unknown" here: the banner then names only the addresses it was given, and a
+    cross-origin websocket is refused unless it comes from 127.0.0.1, localhost or
+    ``browser.serverAddress`` (the address the class's links name; start.sh sets it). Same-origin
+    pages, the only ones this app serves, are not affected."""
+    from streamlit import net_util
+
+    net_util.get_external_ip = lambda: None
+    net_util.get_internal_ip = lambda: None
+
+
 def main(argv: list[str]) -> None:
+    no_outside_lookups()
     if os.environ.get("FEDQUAD_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off"):
         hold_health_until_warm()
         threading.Thread(target=warm, args=(local_url(argv),), name="fedquad-warmup", daemon=True).start()

@@ -29,8 +29,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Streamlit's own CLI in a Python that dumps every thread's stack on SIGUSR1.
+# Streamlit's own CLI in a Python that dumps every thread's stack on SIGUSR1, with no look-up of this
+# machine's addresses on the network (scripts/serve.py ``no_outside_lookups``, as start.sh's server).
 SERVE = ("import faulthandler, signal, sys; faulthandler.register(signal.SIGUSR1, all_threads=True); "
+         f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
+         "from serve import no_outside_lookups; no_outside_lookups(); "
          "from streamlit.web.cli import main; sys.argv[0] = 'streamlit'; main()")
 
 

@@ -34,13 +34,16 @@ if [ -n "$HOST" ] && [ "$CLASS" = 0 ]; then
 fi
 bash scripts/setup.sh
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
-ADDRESS=127.0.0.1
+ADDRESS=127.0.0.1 SHOWN=127.0.0.1
 if [ "$CLASS" = 1 ]; then
-  read -r SECRET_FILE CODE _SHOWN < <(.venv/bin/python scripts/class_links.py --host "$HOST" --port "${PORT:-8501}")
+  read -r SECRET_FILE CODE SHOWN < <(.venv/bin/python scripts/class_links.py --host "$HOST" --port "${PORT:-8501}")
   export FEDQUAD_CLASS_SECRET_FILE="$SECRET_FILE" FEDQUAD_CLASS_CODE="$CODE" FEDQUAD_CLASS_MAX_SESSIONS="$MAX_SESSIONS"
   ADDRESS=${HOST:-0.0.0.0}
 fi
 # scripts/serve.py: streamlit run, plus one headless visit of the opening page as soon as the server
-# answers (the first browser then finds the app's modules imported and the opening figures built)
+# answers (the first browser then finds the app's modules imported and the opening figures built).
+# Nothing leaves the machine: browser.serverAddress is the address the links name (Streamlit's banner
+# names it instead of looking up this machine's public address on the internet), and serve.py turns
+# Streamlit's address look-ups off (docs/reliability.md)
 exec .venv/bin/python scripts/serve.py app/main.py --server.address "$ADDRESS" --server.port "${PORT:-8501}" \
-  --server.fileWatcherType none --server.headless true
+  --browser.serverAddress "$SHOWN" --server.fileWatcherType none --server.headless true

@@ -1,6 +1,8 @@
+import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -14,6 +16,23 @@ if _SCRIPTS not in sys.path:
 # One thread per test process, no OpenMP spin-waiting (see docs/performance.md: one thread a process).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+# The network guard (tests/netguard/sitecustomize.py): this process and every Python process the tests
+# start refuse and record any look-up or connection outside loopback; the run fails if one was
+# recorded (``pytest_sessionfinish``). xdist's workers inherit the folder this process names.
+_NETGUARD = Path(__file__).resolve().parent / "netguard"
+_NETGUARD_OWN = "FEDQUAD_NETGUARD_DIR" not in os.environ  # a folder made here: removed at the end if empty
+if _NETGUARD_OWN:
+    os.environ["FEDQUAD_NETGUARD_DIR"] = tempfile.mkdtemp(prefix="fedquad-netguard-")
+if str(_NETGUARD) not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_NETGUARD), os.environ.get("PYTHONPATH")]))
+netguard = sys.modules.get("fedquad_netguard")
+if netguard is None:
+    _spec = importlib.util.spec_from_file_location("fedquad_netguard", _NETGUARD / "sitecustomize.py")
+    netguard = sys.modules["fedquad_netguard"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(netguard)
+netguard.install()
+
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +68,8 @@ def quick_recording(tmp_path_factory) -> Recording:
     repo = Path(__file__).resolve().parents[1]
     proc = subprocess.run([sys.executable, str(repo / "scripts" / "record_studies.py"), "--quick", "--out", str(out),
                            "--scratch", str(scratch), "--points", "200"], capture_output=True, text=True,
-                          timeout=1800, env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(repo)}, cwd=repo)
+                          timeout=1800, cwd=repo, env={**os.environ, "OMP_NUM_THREADS": "1",
+                                                       "PYTHONPATH": os.pathsep.join([str(repo), os.environ["PYTHONPATH"]])})
     assert proc.returncode == 0, proc.stderr[-2000:]
     return Recording(out, scratch, proc.stdout)
 
@@ -104,7 +124,32 @@ def pytest_runtest_logreport(report):
         _timeline.append((worker, report.start, report.stop, report.when, report.nodeid))
 
 
+def _netguard_verdict(session):
+    """The network guard's verdict (in the controller, or a run without xdist): every refused
+    look-up or connection of any process of the run, named, fails the run."""
+    if hasattr(session.config, "workerinput"):
+        return
+    folder = os.environ["FEDQUAD_NETGUARD_DIR"]
+    found = netguard.findings(folder)
+    if found:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        say = reporter.write_line if reporter else print
+        if reporter:
+            reporter.ensure_newline()
+            reporter.write_sep("=", "network guard: a look-up or connection outside loopback", red=True)
+        for line in found:
+            say(line)
+        say(f"(recorded in {folder}; tests/netguard/sitecustomize.py)")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    elif _NETGUARD_OWN:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down (their processes too)
 def pytest_sessionfinish(session):
+    _netguard_verdict(session)
     if _measured and not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
         import json
 

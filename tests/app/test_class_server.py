@@ -1,37 +1,55 @@
 """The class server as docs/classroom.md starts it (`PORT=... bash scripts/start.sh --class`): it listens
-on a non-loopback address, prints the presenter's and the students' links before anything else,
-writes a new secret at every start, and the secret is in no HTTP response a student gets. Plain
-`bash scripts/start.sh` listens on loopback only. Traffic goes to 127.0.0.1 and this machine's own
-address only."""
+beyond loopback, prints the presenter's and the students' links before anything else, writes a new
+secret at every start, and the secret is in no HTTP response a student gets. Plain
+`bash scripts/start.sh` listens on loopback only. Both run under the network guard
+(tests/netguard) and look up nothing and connect nowhere beyond this machine.
+
+The tests themselves connect only to 127.0.0.0/8: a server bound to all addresses (0.0.0.0) answers
+at 127.0.0.2 and one bound to 127.0.0.1 refuses it, which proves "beyond loopback" without leaving
+it; the printed links (they name the machine's network address) are opened with their host made
+127.0.0.1."""
 from __future__ import annotations
 
 import re
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
+from class_links import lan_address
 from serving import Dashboard, DashboardError, health
 
 ROOT = Path(__file__).resolve().parents[2]
-LAN = next((a for a in subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout.split()
-            if "." in a and not a.startswith("127.")), None)
+netguard = sys.modules["fedquad_netguard"]  # tests/conftest.py
 
 
-def _start(tmp_path, *args: str):
-    app = Dashboard(tmp_path / "runs", warm=False, command=["bash", "scripts/start.sh", *args])
+def _start(tmp_path, *args: str, warm: bool = True):
+    """``start.sh`` as a lecturer runs it, its network guard recording into tmp_path/netguard
+    (``warm=False``: without the warm-up visits, for a start whose only use is its secret)."""
+    env = {"FEDQUAD_NETGUARD_DIR": str(tmp_path / "netguard"), **({} if warm else {"FEDQUAD_WARMUP": "0"})}
+    app = Dashboard(tmp_path / "runs", warm=False, command=["bash", "scripts/start.sh", *args], env=env,
+                    log=tmp_path / f"server-{time.monotonic_ns()}.log")
     try:
         app.wait_healthy(120, every=0.5)
     except DashboardError as e:
         pytest.fail(f"the server did not report healthy: {e}")
-    return app, app.port, app.log
+    assert netguard.armed(app.proc.pid, tmp_path / "netguard"), "the server runs without the network guard"
+    return app
 
 
-def _stop(app) -> None:
-    app.stop(20)
+def _nothing_left_the_machine(tmp_path) -> None:
+    found = netguard.findings(tmp_path / "netguard")
+    assert not found, "the server looked up or connected beyond loopback:\n" + "\n".join(found)
+
+
+def _local(url: str) -> str:
+    parts = urlsplit(url)
+    return parts._replace(netloc=f"127.0.0.1:{parts.port}").geturl()
 
 
 def _reachable(host: str, port: int) -> bool:
@@ -42,39 +60,54 @@ def _reachable(host: str, port: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(LAN is None, reason="this machine has no non-loopback IPv4 address")
 def test_class_mode_serves_the_room_with_two_links_and_a_fresh_secret(tmp_path):
-    proc, port, log = _start(tmp_path, "--class")
+    app = _start(tmp_path, "--class")
+    port = app.port
     try:
-        text = log.read_text()
+        text = app.log_text()
         presenter = re.search(r"Presenter.*?(http://\S+)", text).group(1)
         students = re.search(r"Students.*?(http://\S+)", text).group(1)
         assert text.index("Presenter") < text.index("Students")  # printed before the server's own lines
         assert "You can now view" not in text or text.index("Students") < text.index("You can now view")
         secret = re.search(r"token=([A-Za-z0-9_-]+)", presenter).group(1)
-        assert len(secret) >= 22 and students.startswith(f"http://{LAN}:{port}/?follow=")
-        assert _reachable(LAN, port) and _reachable("127.0.0.1", port)  # listens beyond loopback
-        for url in (students, f"http://{LAN}:{port}/", f"http://{LAN}:{port}/_stcore/health",
-                    f"http://{LAN}:{port}/?token=wrong"):
+        shown = lan_address() or "127.0.0.1"  # (`hostname -I`: read, never connected to)
+        assert len(secret) >= 22 and students.startswith(f"http://{shown}:{port}/?follow=")
+        # Streamlit's banner names the links' address; it looked up no "External URL"
+        assert f"URL: http://{shown}:{port}" in text and "External URL" not in text, text[-2000:]
+        assert _reachable("127.0.0.2", port) and _reachable("127.0.0.1", port)  # listens beyond loopback
+        for url in (_local(students), f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/_stcore/health",
+                    f"http://127.0.0.2:{port}/?token=wrong"):
             with urllib.request.urlopen(url, timeout=10) as r:
                 assert secret not in r.read().decode("utf-8", "replace")
+        # a websocket from a page of another site: refused, and Streamlit's origin check asks the
+        # network nothing (it used to look up this machine's public address for it)
+        from websockets.exceptions import InvalidHandshake
+        from websockets.sync.client import connect
+
+        with pytest.raises(InvalidHandshake):
+            connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
+                    origin="http://elsewhere.example", open_timeout=10).close()
+        time.sleep(0.5)
+        assert "Rejecting WebSocket connection" in app.log_text()
         secret_file = tmp_path / "runs" / ".class" / "presenter.secret"
         assert secret_file.read_text().strip() == secret and (secret_file.stat().st_mode & 0o077) == 0
     finally:
-        _stop(proc)
-    proc, port, log = _start(tmp_path, "--class")  # a new start: a new secret, the old link is dead
+        app.stop(20)
+    _nothing_left_the_machine(tmp_path)
+    app = _start(tmp_path, "--class", warm=False)  # a new start: a new secret, the old link is dead
     try:
-        again = re.search(r"token=([A-Za-z0-9_-]+)", log.read_text()).group(1)
+        again = re.search(r"token=([A-Za-z0-9_-]+)", app.log_text()).group(1)
         assert again != secret
     finally:
-        _stop(proc)
+        app.stop(20)
+    _nothing_left_the_machine(tmp_path)
 
 
-@pytest.mark.skipif(LAN is None, reason="this machine has no non-loopback IPv4 address")
 def test_plain_start_listens_on_loopback_only_and_is_healthy_once_warm(tmp_path):
     """scripts/serve.py visits the opening page once, plain and in talk mode, before any browser
     comes: meanwhile the health check answers 503 "warming up", and 200 only once both are done."""
-    app = Dashboard(tmp_path / "runs", warm=False, command=["bash", "scripts/start.sh"])
+    env = {"FEDQUAD_NETGUARD_DIR": str(tmp_path / "netguard")}
+    app = Dashboard(tmp_path / "runs", warm=False, command=["bash", "scripts/start.sh"], env=env)
     try:
         seen, deadline = [], time.monotonic() + 180
         while time.monotonic() < deadline:
@@ -89,10 +122,12 @@ def test_plain_start_listens_on_loopback_only_and_is_healthy_once_warm(tmp_path)
         assert seen[-1][0] == 200, seen
         assert (503, "warming up") in seen, seen
         assert "warm-up: /? ready" in log and "warm-up: /?talk=1 ready" in log, log[-2000:]
-        assert _reachable("127.0.0.1", app.port) and not _reachable(LAN, app.port)
+        assert _reachable("127.0.0.1", app.port) and not _reachable("127.0.0.2", app.port)  # loopback's 127.0.0.1 only
         assert "token=" not in log and "Traceback" not in log
+        assert netguard.armed(app.proc.pid, tmp_path / "netguard")
     finally:
-        _stop(app)
+        app.stop(20)
+    _nothing_left_the_machine(tmp_path)
 
 
 def test_start_refuses_unknown_options_and_host_without_class():

@@ -1,6 +1,7 @@
-"""What the browser tests share (tests/e2e): Debian's Chromium, the dashboard started through
-scripts/serving.py (``serve``: a fixture body yielding (url, runs dir), stopping the server and any
-run it launched at the end), and what a failed test prints (the server's stacks and log, the page)."""
+"""What the browser tests share (tests/e2e): Debian's Chromium, a browser context that reaches only
+127.0.0.0/8 (``new_context``), the dashboard started through scripts/serving.py (``serve``: a fixture
+body yielding (url, runs dir), stopping the server and any run it launched at the end), and what a
+failed test prints (the server's stacks and log, the page)."""
 from __future__ import annotations
 
 import os
@@ -8,6 +9,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -29,6 +31,46 @@ def chromium_path() -> str | None:
         if cand and os.access(cand, os.X_OK):
             return cand
     return None
+
+
+OUTSIDE: list[str] = []  # requests a page made to another host, aborted (tests/e2e/conftest.py fails the test)
+
+
+def is_local_url(url: str) -> bool:
+    """Whether a page's request stays on this machine's loopback: 127.0.0.0/8, or no host at all
+    (data:, blob:, about:)."""
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about", "chrome-error"):
+        return True
+    return (parts.hostname or "").startswith("127.")
+
+
+def _outside(route) -> None:
+    OUTSIDE.append(route.request.url)
+    route.abort("blockedbyclient")
+
+
+def _outside_socket(ws) -> None:
+    OUTSIDE.append(ws.url)
+    ws.close()
+
+
+def new_context(browser, **options):
+    """``browser.new_context(**options)`` that aborts, and records in ``OUTSIDE``, every request and
+    websocket its pages make to a host outside 127.0.0.0/8: every browser test makes its contexts
+    here, so a page that asks another host (a web font, a CDN, an icon) fails its test (nothing is
+    sent: the request stops in the browser)."""
+    context = browser.new_context(**options)
+    context.route(lambda url: not is_local_url(url), _outside)
+    context.route_web_socket(lambda url: not is_local_url(url), _outside_socket)
+    return context
+
+
+def local(url: str) -> str:
+    """A link as printed (the class server's links name the machine's network address) with its host
+    made 127.0.0.1: the tests open pages on loopback only."""
+    parts = urlsplit(url)
+    return parts._replace(netloc=f"127.0.0.1:{parts.port}" if parts.port else "127.0.0.1").geturl()
 
 
 def failed(request) -> bool:

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, dump_page, failed, serve
+from browser_helpers import (CHROMIUM_ARGS, INSTALL_HINT, OUTSIDE, ROOT, chromium_path, dump_page, failed,
+                             new_context, serve)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -20,6 +21,16 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
     setattr(item, f"rep_{rep.when}", rep)
+
+
+@pytest.fixture(autouse=True)
+def _only_loopback():
+    """A browser test fails when a page of it asked a host outside 127.0.0.0/8 (the request was
+    aborted in the browser: ``browser_helpers.new_context``)."""
+    OUTSIDE.clear()
+    yield
+    asked, OUTSIDE[:] = list(OUTSIDE), []
+    assert not asked, f"the pages asked {len(asked)} request(s) of another host: " + ", ".join(sorted(set(asked))[:10])
 
 
 @pytest.fixture
@@ -83,7 +94,7 @@ def page(request):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+            context = new_context(browser, viewport={"width": 1400, "height": 900}, accept_downloads=True)
             pg = context.new_page()
             pg.set_default_timeout(60_000)
             yield pg

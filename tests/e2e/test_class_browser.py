@@ -9,38 +9,48 @@ of the server's previous start.
 - the presenter: the Launch page, the demo button, the students' link; moving the Lesson to step 4
   moves every following student there (Explore's sliders followed: tests/app/test_follow.py);
 - the cap: with 5 places taken a sixth browser gets "The class is full", and a place freed lets
-  it in on reload.
+  it in on reload;
+- nothing leaves the machine: the server runs under the network guard (tests/netguard) and looks
+  up or connects to nothing beyond loopback; the pages ask no other host (``new_context``: a
+  request elsewhere is aborted and fails the test), their icon is the one shipped with the app.
 
-Traffic stays on 127.0.0.1. Needs Debian's chromium and fails, never skips, without it."""
+Traffic stays on 127.0.0.1 (the printed links are opened with their host made 127.0.0.1). Needs
+Debian's chromium and fails, never skips, without it."""
 from __future__ import annotations
 
 import re
+import sys
 import time
 
 import pytest
 
 from browser_helpers import (CHROMIUM_ARGS, INSTALL_HINT, ROOT, Dashboard, DashboardError, chromium_path, dump_pages,
-                             free_port, poll, wait_idle)
+                             free_port, local, new_context, poll, wait_idle)
+
+netguard = sys.modules["fedquad_netguard"]  # tests/conftest.py
 
 WRITE_LABELS = ("Collapse in one minute", "Share my position", "Delete", "Cancel", "Build slides", "Launch",
                 "Compute")
 
 
 def _start(tmp_path, port: int, warmup: bool = True):
-    """The class server as a lecturer starts it; ``warmup=False`` skips its warm-up visits (a start
-    whose only use is the secret it printed)."""
+    """The class server as a lecturer starts it, its network guard recording into tmp_path/netguard;
+    ``warmup=False`` skips its warm-up visits (a start whose only use is the secret it printed).
+    Returns the server, the secret, the follow code and the students' link as printed."""
+    env = {"FEDQUAD_NETGUARD_DIR": str(tmp_path / "netguard"), **({} if warmup else {"FEDQUAD_WARMUP": "0"})}
     app = Dashboard(tmp_path / "runs", ROOT / "assets" / "recorded", port=port, warm=False,
                     command=["bash", "scripts/start.sh", "--class", "--max-sessions", "5"],
-                    log=tmp_path / f"server-{port}-{time.monotonic_ns()}.log",
-                    env=None if warmup else {"FEDQUAD_WARMUP": "0"})
+                    log=tmp_path / f"server-{port}-{time.monotonic_ns()}.log", env=env)
     try:
         app.wait_healthy(150, every=0.5)
     except DashboardError as e:
         pytest.fail(f"the class server did not report healthy: {e}")
+    assert netguard.armed(app.proc.pid, tmp_path / "netguard"), "the class server runs without the network guard"
     text = app.log_text()
     secret = re.search(r"token=([A-Za-z0-9_-]+)", text).group(1)
     code = re.search(r"follow=([a-z0-9]+)", text).group(1)
-    return app, secret, code
+    students = re.search(r"Students.*?(http://\S+)", text).group(1)
+    return app, secret, code, students
 
 
 def _stop(app) -> None:
@@ -48,7 +58,7 @@ def _stop(app) -> None:
 
 
 def _open(browser, url: str):
-    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page = new_context(browser, viewport={"width": 1280, "height": 720}).new_page()
     page.set_default_timeout(90_000)
     page.goto(url)
     page.locator("h1, .js-plotly-plot, iframe").first.wait_for(timeout=120_000)
@@ -87,9 +97,9 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
     from playwright.sync_api import sync_playwright
 
     port = free_port()
-    proc, old_secret, _ = _start(tmp_path, port, warmup=False)  # a previous start: its secret must be dead now
+    proc, old_secret, _, _ = _start(tmp_path, port, warmup=False)  # a previous start: its secret must be dead now
     _stop(proc)
-    proc, secret, code = _start(tmp_path, port)
+    proc, secret, code, students_link = _start(tmp_path, port)
     assert secret != old_secret
     base = f"http://127.0.0.1:{port}"
     try:
@@ -102,9 +112,11 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
                 poll(lambda: presenter.get_by_text("Collapse in one minute").count() > 0, 30, 0.5, "the demo button in the presenter's sidebar")
                 assert presenter.locator("[data-testid='stSidebarNavLink']", has_text="Launch").count()
                 assert presenter.get_by_text(f"follow={code}").count()  # the students' link, on the presenter's page
+                icon = presenter.evaluate("() => document.querySelector('link[rel~=\"icon\"]')?.href || ''")
+                assert icon.startswith("data:image/svg+xml"), icon[:80]  # the app's own icon, fetched from nowhere
 
                 students = {how: _open(browser, url) for how, url in (
-                    ("students' link", f"{base}/?follow={code}&talk=1"), ("plain address", f"{base}/"),
+                    ("students' link", local(students_link)), ("plain address", f"{base}/"),
                     ("wrong secret", f"{base}/?token={'x' * 32}"), ("old secret", f"{base}/?token={old_secret}"))}
                 for how, page in students.items():
                     _open_sidebar(page)
@@ -161,3 +173,5 @@ def test_a_class_in_browsers_presenter_students_and_the_cap(tmp_path):
         raise
     finally:
         _stop(proc)
+    found = netguard.findings(tmp_path / "netguard")
+    assert not found, "the class server looked up or connected beyond loopback:\n" + "\n".join(found)

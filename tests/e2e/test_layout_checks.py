@@ -9,7 +9,7 @@ from pathlib import Path
 import plotly
 import pytest
 
-from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, chromium_path
+from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, chromium_path, new_context
 from layout_checks import MEASURE, figure_problems
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -63,7 +63,7 @@ def browser_page():
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 900, "height": 700})
+            page = new_context(browser, viewport={"width": 900, "height": 700}).new_page()
             page.set_content("<html><body></body></html>")
             page.add_script_tag(path=str(PLOTLY_JS))
             yield page

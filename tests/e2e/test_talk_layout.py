@@ -38,7 +38,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, dump_pages, serve
+from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, dump_pages, new_context, serve
 from layout_checks import QUIET, Still, page_problems, settled
 
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "clients", "runs"]
@@ -285,7 +285,7 @@ def test_every_figure_fits(recorded_server, mode):
         try:
             pages = []
             for _ in range(AT_ONCE):  # a context each: a page's storage (its sidebar's state) is its own
-                context = browser.new_context(viewport=next(iter(VIEWPORTS.values())))
+                context = new_context(browser, viewport=next(iter(VIEWPORTS.values())))
                 context.set_default_timeout(90_000)
                 context.add_init_script(FORGET_SIDEBAR)
                 pages.append(context.new_page())

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _record(*args, timeout=600):
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join([str(REPO), os.environ["PYTHONPATH"]])}
     return subprocess.run([sys.executable, str(REPO / "scripts" / "record_studies.py"), "--quick", *args],
                           capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO)
 

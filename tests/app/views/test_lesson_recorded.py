@@ -58,8 +58,9 @@ def test_every_step_renders_from_the_quick_recording(monkeypatch, tmp_path, quic
 
 @pytest.mark.slow
 def test_claims_table_from_the_quick_recording(quick_root):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ["PYTHONPATH"]])}
     proc = subprocess.run([sys.executable, "-m", "fedquad_core", "study", "claims", "--runs-dir", str(quick_root)],
-                          capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+                          capture_output=True, text=True, cwd=REPO, env=env)
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| ") and not line.startswith("| #")]
     assert len(rows) >= 12 and not any("**supported**" in r or "**not supported**" in r for r in rows)  # one seed

@@ -27,7 +27,8 @@ def _finished(runs: Path) -> int:
 
 def test_sigterm_stops_a_large_study_within_seconds(tmp_path):
     runs = tmp_path / "runs"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ["PYTHONPATH"]]),
+           "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
     seeds = ",".join(map(str, range(POINTS)))
     proc = subprocess.Popen([sys.executable, "-m", "fedquad_core", "study", "run", "big", "--runs-dir", str(runs),
                              "--grid", f"seed={seeds}", "--yes-large-grid", "--jobs", "1", "--rounds", "1",

@@ -22,5 +22,5 @@ def test_the_dashboards_first_modules_import_without_torch():
             "app.figures.study; print('torch' in sys.modules)")
     root = Path(__file__).resolve().parents[3]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
-                         env={**os.environ, "PYTHONPATH": str(root)})
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ["PYTHONPATH"]])})
     assert out.stdout.strip().splitlines()[-1] == "False", out.stdout + out.stderr

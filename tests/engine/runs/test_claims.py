@@ -22,7 +22,7 @@ HOLD = ("import sys, time\nfrom fedquad_core.runs.claims import try_claim\n"
 @pytest.fixture
 def holder(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path), KEY], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": os.getcwd()})
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ["PYTHONPATH"]])})
     assert proc.stdout.readline().strip() == "held"
     yield proc
     proc.kill()

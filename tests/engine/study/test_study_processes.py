@@ -26,7 +26,8 @@ SMALL = ["--dataset", "digits", "--clients", "5", "--eval-points", "200", "--sna
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ["PYTHONPATH"]]),
+           "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
 
 
 def _study(root: Path, name: str, *extra: str) -> subprocess.Popen:

@@ -26,7 +26,8 @@ TINY = ["--dataset", "digits", "--clients", "4", "--eval-points", "200", "--roun
 
 
 def _start(store: RunStore, run_id: str, *extra: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ["PYTHONPATH"]]),
+           "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
     return subprocess.Popen([sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(store.root),
                              "--run-id", run_id, *TINY, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env, start_new_session=True, cwd=ROOT)
