@@ -155,3 +155,237 @@ def read_json(path: str | os.PathLike, limit: int, *, max_depth: int = MAX_DEPTH
     """The JSON value in the regular file at ``path`` (at most ``limit`` bytes)."""
     path = Path(path)
     return parse_json(read_text(path, limit), path.name, max_depth=max_depth)
+
+
+# ---- writing: the one way the engine opens a file it writes or locks --------------------------
+#
+# Whatever someone planted at the path (a symbolic link to a file outside the store, a named pipe,
+# a device, a second hard link of another file), nothing is written through it and nothing waits
+# on it: the file is opened with ``O_NOFOLLOW`` (a link at its name is refused, not followed) and
+# ``O_NONBLOCK`` (a pipe never blocks the open), then checked with ``fstat`` (a regular file with
+# one name) before a byte is written or a lock taken. With ``within`` (the run store's root) no
+# folder between that root and the file may be a link either: each is opened with ``O_NOFOLLOW``
+# and the file is opened relative to the last. A refusal is one ``UnsafeFile`` line naming the
+# path and what to do ("run store: .claims/ab.lock is a symbolic link, not a file: remove it").
+
+_MODES = {  # how -> (flags, truncate after the checks)
+    "append": (os.O_WRONLY | os.O_CREAT | os.O_APPEND, False),  # a log, metrics.jsonl
+    "lock": (os.O_RDWR | os.O_CREAT, False),                   # a lock file, created when missing
+    "read": (os.O_RDONLY, False),                              # look at a lock someone else holds
+    "write": (os.O_WRONLY | os.O_CREAT, True),                 # replace the content in place
+    "new": (os.O_WRONLY | os.O_CREAT | os.O_EXCL, False),      # a file that must not exist yet
+}
+
+
+class UnsafeFile(DamagedFile):
+    """A path the engine would write or lock is a link, a pipe, a device or a folder: refused."""
+
+
+def _shown(path: Path, within: Path | None) -> str:
+    if within is not None:
+        try:
+            return f"run store: {path.relative_to(within)}"
+        except ValueError:
+            pass
+    return str(path)
+
+
+def _refuse(path: Path, within: Path | None, what: str) -> UnsafeFile:
+    return UnsafeFile(path, f"{_shown(path, within)} {what}: remove it")
+
+
+def _special(path: Path, dir_fd: int | None) -> str:
+    """What sits at ``path`` (not followed), for a refusal."""
+    try:
+        mode = os.lstat(path.name if dir_fd is not None else path, dir_fd=dir_fd).st_mode
+    except OSError:
+        return "is not a regular file"
+    if stat.S_ISLNK(mode):
+        return "is a symbolic link, not a file"
+    return f"is {_kind(mode)}, not a regular file"
+
+
+def _parent_fd(path: Path, within: Path | None) -> int | None:
+    """An open descriptor of ``path``'s folder with no link between ``within`` and it, or None
+    without ``within`` (then only the file's own name is checked)."""
+    if within is None:
+        return None
+    try:
+        parts = path.parent.relative_to(within).parts
+    except ValueError:
+        return None
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(within, flags)
+    here = within
+    try:
+        for part in parts:
+            here = here / part
+            try:
+                nxt = os.open(part, flags | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                    link = os.path.islink(here)
+                    raise _refuse(here, within, "is a symbolic link, not a folder" if link else "is not a folder") from None
+                raise
+            os.close(fd)
+            fd = nxt
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_fd(path: str | os.PathLike, how: str = "append", *, within: str | os.PathLike | None = None,
+            mode: int = 0o644) -> int:
+    """An open descriptor of the regular file at ``path`` for ``how`` ("append", "lock", "read",
+    "write", "new"; see ``_MODES``), never through a link and never blocking; ``UnsafeFile`` when
+    something else sits there. A missing file raises ``FileNotFoundError`` for "read";
+    "new" raises ``FileExistsError`` when anything (a link included) has the name."""
+    path = Path(path)
+    within = Path(within) if within is not None else None
+    flags, truncate = _MODES[how]
+    flags |= os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    dir_fd = _parent_fd(path, within)
+    try:
+        try:
+            fd = os.open(path.name if dir_fd is not None else path, flags, mode, dir_fd=dir_fd)
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENODEV, errno.ETXTBSY):
+                raise _refuse(path, within, _special(path, dir_fd)) from None
+            raise
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise _refuse(path, within, f"is {_kind(info.st_mode)}, not a regular file")
+            if info.st_nlink > 1:
+                raise _refuse(path, within, f"has {info.st_nlink} names (a hard link to another file)")
+            os.set_blocking(fd, True)
+            if truncate:
+                os.ftruncate(fd, 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
+
+
+def open_file(path: str | os.PathLike, how: str = "append", *, within: str | os.PathLike | None = None,
+              mode: int = 0o644, binary: bool = False):
+    """``open_fd`` as a Python file object (text unless ``binary``)."""
+    fd = open_fd(path, how, within=within, mode=mode)
+    text = {"append": "a", "lock": "r+", "read": "r", "write": "w", "new": "w"}[how]
+    try:
+        return os.fdopen(fd, text + ("b" if binary else ""))
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def touch(path: str | os.PathLike, *, within: str | os.PathLike | None = None) -> None:
+    """Create ``path`` (empty) if missing, never through a link or into a pipe."""
+    os.close(open_fd(path, "append", within=within))
+
+
+def _temp_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+
+
+def atomic_write(path: str | os.PathLike, write, *, within: str | os.PathLike | None = None) -> None:
+    """Write a file so that readers see the old one or the whole new one, never half of it:
+    ``write(f)`` fills a new hidden temp file (mode 0600) in the same folder, created with
+    ``O_EXCL`` (a link or anything else planted at its name is never written through; another
+    name is drawn), which then replaces ``path`` (a rename replaces a link at ``path`` itself,
+    never its target)."""
+    path = Path(path)
+    for _ in range(16):
+        tmp = _temp_name(path)
+        try:
+            fd = open_fd(tmp, "new", within=within, mode=0o600)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise UnsafeFile(path, f"{_shown(path, Path(within) if within else None)}: no free temporary name beside it "
+                               "(16 tried)")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ---- trust: a folder or a program that no one else can change --------------------------------
+#
+# A folder this process executes or unpickles from (numba's cache, a downloaded browser) must be
+# one that only this user (or root) can change: else whoever can write it chooses the code that
+# runs. The rule, for the path and every folder above it: owned by this user or root, not writable
+# by the group or others, not a symbolic link (the path itself; links above it are resolved and
+# their targets checked). A folder above with the sticky bit (/tmp) is allowed when root owns it:
+# there only an entry's owner can rename or remove it.
+
+
+def _owner_ok(info: os.stat_result) -> bool:
+    return info.st_uid in (os.getuid(), 0)
+
+
+def unsafe_folder(path: str | os.PathLike, *, create: bool = False) -> str | None:
+    """Why the folder ``path`` is not one only this user can change, or None when it is (``create``
+    makes it first, mode 0700, when missing). See the rule above."""
+    path = Path(os.path.abspath(path))
+    try:
+        if create:
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(path)
+    except OSError as e:
+        return f"{path}: {e.strerror or e}"
+    if stat.S_ISLNK(info.st_mode):
+        return f"{path} is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{path} is not a folder"
+    return _unsafe_chain(path, info)
+
+
+def _unsafe_chain(path: Path, info: os.stat_result) -> str | None:
+    """The rule for ``path`` (its ``lstat`` is ``info``) and each folder above it (resolved)."""
+    if not _owner_ok(info):
+        return f"{path} belongs to another user (uid {info.st_uid})"
+    if info.st_mode & 0o022:
+        return f"{path} can be written by {'others' if info.st_mode & 0o002 else 'its group'} (mode {stat.S_IMODE(info.st_mode):o})"
+    for folder in _above(path):
+        try:
+            up = os.stat(folder)
+        except OSError as e:
+            return f"{folder}: {e.strerror or e}"
+        if not _owner_ok(up):
+            return f"{folder} belongs to another user (uid {up.st_uid})"
+        if up.st_mode & 0o022 and not (up.st_mode & stat.S_ISVTX and up.st_uid == 0):
+            return f"{folder} can be written by {'others' if up.st_mode & 0o002 else 'its group'} (mode {stat.S_IMODE(up.st_mode):o})"
+    return None
+
+
+def _above(path: Path) -> list[Path]:
+    real = Path(os.path.realpath(path.parent))
+    return [real, *real.parents]
+
+
+def unsafe_program(path: str | os.PathLike) -> str | None:
+    """Why the program at ``path`` could have been put or changed there by someone else, or None:
+    it must be an executable regular file (a link is resolved: the file it names is checked) under
+    the same rule as ``unsafe_folder``."""
+    real = Path(os.path.realpath(path))
+    try:
+        info = os.stat(real)
+    except OSError as e:
+        return f"{path}: {e.strerror or e}"
+    if not stat.S_ISREG(info.st_mode) or not os.access(real, os.X_OK):
+        return f"{path} is not an executable file"
+    return _unsafe_chain(real, info)
