@@ -389,3 +389,132 @@ def unsafe_program(path: str | os.PathLike) -> str | None:
     if not stat.S_ISREG(info.st_mode) or not os.access(real, os.X_OK):
         return f"{path} is not an executable file"
     return _unsafe_chain(real, info)
+
+
+# ---- arrays: an .npz whose unpacked size is bounded before any array is built -----------------
+#
+# A zip's members are compressed: a 1 MB file can unpack to gigabytes, and a 500-byte member can
+# claim in its .npy header an array of 364 TiB that numpy would try to allocate. ``parse_npz``
+# reads each member's header first (numpy.lib.format) and checks, before building anything: the
+# size the zip declares for the member and the size the header's shape and dtype give agree, no
+# member holds Python objects, and all of them together fit ``budget`` bytes. Then it reads each
+# array from at most its declared bytes. A file that lies about a size is a ``DamagedFile``.
+
+MAX_NPZ_MEMBERS = 64
+
+
+def _npz_damage(name: str, reason: str) -> DamagedFile:
+    return DamagedFile(name, f"{name} cannot be read: {reason}")
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MiB" if n < 1 << 40 else f"{n / (1 << 40):,.0f} TiB"
+
+
+def npz_members(data: bytes, name: str, budget: int) -> dict[str, tuple[tuple[int, ...], Any, bool, int]]:
+    """``{key: (shape, dtype, fortran_order, bytes)}`` of the ``.npz`` in ``data`` from its headers,
+    every size checked against the zip's and ``budget`` (see above); ``DamagedFile`` otherwise."""
+    import io
+    import zipfile
+
+    import numpy as np
+
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+        raise _npz_damage(name, f"not a .npz file ({type(e).__name__})") from None
+    if len(infos) > MAX_NPZ_MEMBERS:
+        raise _npz_damage(name, f"it has {len(infos):,} arrays, more than {MAX_NPZ_MEMBERS}")
+    out, total = {}, 0
+    with zf:
+        for info in infos:
+            key = info.filename.removesuffix(".npy")
+            total += info.file_size
+            if total > budget:
+                raise _npz_damage(name, f"it unpacks to more than {_mib(budget)} (at {key!r}: {_mib(total)}), "
+                                        f"more than it may hold: damaged")
+            try:
+                with zf.open(info) as f:
+                    version = np.lib.format.read_magic(f)
+                    if version not in ((1, 0), (2, 0), (3, 0)):
+                        raise ValueError(f"npy format {version}")
+                    read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                            else np.lib.format.read_array_header_2_0)
+                    shape, fortran, dtype = read(f)
+                    header = f.tell()
+            except (zipfile.BadZipFile, OSError, ValueError, EOFError, SyntaxError, TypeError, RuntimeError,
+                    NotImplementedError) as e:  # RuntimeError: encrypted; NotImplementedError: a compression
+                raise _npz_damage(name, f"{key!r} has no readable array header ({type(e).__name__})") from None
+            if dtype.hasobject:
+                raise _npz_damage(name, f"{key!r} holds Python objects (never unpickled)")
+            if dtype.itemsize == 0:
+                raise _npz_damage(name, f"{key!r} holds values of no size ({dtype})")
+            count = 1
+            for n in shape:
+                count *= int(n)
+            size = count * dtype.itemsize
+            if header + size != info.file_size:
+                raise _npz_damage(name, f"{key!r} claims {shape} {dtype} ({_mib(size)}) in its header but the "
+                                        f"file holds {info.file_size - header:,} bytes of it: damaged")
+            out[key] = (tuple(shape), dtype, fortran, size)
+    return out
+
+
+def parse_npz(data: bytes, name: str, budget: int) -> dict[str, Any]:
+    """The arrays of the ``.npz`` in ``data`` (never unpickled), each read only after
+    ``npz_members`` checked every size; ``DamagedFile`` naming ``name`` otherwise."""
+    import io
+    import zipfile
+
+    import numpy as np
+
+    members = npz_members(data, name, budget)
+    arrays = {}
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            for info in zf.infolist():
+                key = info.filename.removesuffix(".npy")
+                with zf.open(info) as f:  # reads at most the declared size, then checks the CRC
+                    arrays[key] = np.lib.format.read_array(f, allow_pickle=False)
+                if arrays[key].nbytes != members[key][3]:
+                    raise ValueError("size")
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, NotImplementedError, ArithmeticError,
+            MemoryError) as e:
+        raise _npz_damage(name, f"not a .npz file ({type(e).__name__})") from None
+    return arrays
+
+
+def read_npz(path: str | os.PathLike, limit: int, budget: int, *, name: str | None = None) -> dict[str, Any]:
+    """The arrays of the ``.npz`` at ``path``: a regular file of at most ``limit`` bytes
+    (``read_bytes``) whose arrays unpack to at most ``budget`` bytes (``parse_npz``)."""
+    return parse_npz(read_bytes(path, limit), name or Path(path).name, budget)
+
+
+def parse_npy(data: bytes, name: str, budget: int) -> Any:
+    """The array of the ``.npy`` in ``data`` (never unpickled), built only after its header's shape
+    and dtype were checked against the bytes there are and ``budget``; ``DamagedFile`` otherwise."""
+    import io
+
+    import numpy as np
+
+    f = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(f)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(f)
+    except (OSError, ValueError, EOFError, SyntaxError, TypeError) as e:
+        raise _npz_damage(name, f"no readable array header ({type(e).__name__})") from None
+    if dtype.hasobject or dtype.itemsize == 0:
+        raise _npz_damage(name, f"it holds {'Python objects' if dtype.hasobject else 'values of no size'} ({dtype})")
+    size = dtype.itemsize
+    for n in shape:
+        size *= int(n)
+    if size > budget or f.tell() + size != len(data):
+        raise _npz_damage(name, f"it claims {tuple(shape)} {dtype} ({_mib(size)}) in its header but holds "
+                                f"{len(data) - f.tell():,} bytes: damaged")
+    f.seek(0)
+    try:
+        return np.lib.format.read_array(f, allow_pickle=False)
+    except (OSError, ValueError, EOFError, ArithmeticError, MemoryError) as e:
+        raise _npz_damage(name, f"not a .npy file ({type(e).__name__})") from None
