@@ -141,7 +141,7 @@ def ensure_warm_server(root, parent: int | None = None, idle_s: float = IDLE_S) 
     root.mkdir(parents=True, exist_ok=True)
     locks.check(root / LOCK_NAME)
     spawn_detached([sys.executable, "-m", "fedquad_core.prefork", str(root), "--parent", str(parent or os.getpid()),
-                    "--idle-exit", str(idle_s)], root / LOG_NAME, name="prefork")
+                    "--idle-exit", str(idle_s)], root / LOG_NAME, name="prefork", within=root)
     return True
 
 
