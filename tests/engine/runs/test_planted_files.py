@@ -6,16 +6,15 @@ a refusal is one line naming the path and saying to remove it. The dashboard's o
 worker's) are in tests/app/projection/test_planted_worker_files.py."""
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 import sys
-from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bad_inputs import PLANTED
+from planted import SECRET, contents as _snapshot, no_hang, plant, refusal, victim_folder
 from fedquad_core import safe_io
 from fedquad_core.runs import claims, launcher, locks
 from fedquad_core.runs.store import RunStore, atomic_write_json, atomic_write_text
@@ -24,22 +23,6 @@ from fedquad_core.study import run as study_run
 from engine_helpers import tiny_config
 
 KEY = "0123456789abcdef"
-SECRET = b"the victim's file: must never change\n"
-HANG_S = 20
-
-
-@contextlib.contextmanager
-def no_hang(seconds: int = HANG_S):
-    def hung(signum, frame):
-        raise AssertionError(f"hung for {seconds} s on a planted pipe")
-
-    old = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture
@@ -50,27 +33,17 @@ def store(tmp_path_factory):
     root.mkdir()
     store = RunStore(root)
     store.create(tiny_config(method="fedavg").resolved().to_dict(), "r1")
-    outside = base / "outside"
-    outside.mkdir()
-    (outside / "victim.txt").write_bytes(SECRET)
-    return store, outside
-
-
-def plant(path: Path, kind: str, outside: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    if kind == "link":
-        path.symlink_to(outside / "victim.txt")
-    else:
-        os.mkfifo(path)
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in folder.iterdir()}
+    return store, victim_folder(base)
 
 
 def _spawn(log):
     return lambda s: launcher.spawn_detached(["true"], log(s), name="t", within=s.root)
+
+
+def _prefork_lock(s):
+    with pytest.raises(safe_io.UnsafeFile):  # the server itself, started by hand, takes no such lock
+        locks.take(s.root / launcher.LOCK_NAME)
+    launcher.ensure_warm_server(s.root, parent=os.getpid())  # nor is one started on it
 
 
 # each planted path: what opens it, and what must come of it ("refused": one UnsafeFile line;
@@ -78,7 +51,7 @@ def _spawn(log):
 # "not held": a lock that is a link or a pipe is held by no one, without waiting)
 ACTIONS = {
     ".claims/{key}.lock": ("refused", lambda s: claims.try_claim(s.root, KEY)),
-    ".prefork.lock": ("refused", lambda s: launcher.ensure_warm_server(s.root, parent=os.getpid())),
+    ".prefork.lock": ("refused", _prefork_lock),
     ".prefork.log": ("refused", lambda s: launcher.ensure_warm_server(s.root, parent=os.getpid())),
     ".slots/slot-0": ("refused", lambda s: launcher.acquire_slot(s.root, 1)),
     "studies/.grid.running": ("refused", lambda s: study_run._hold_running_lock(s.root, "grid")),
@@ -111,9 +84,7 @@ def test_a_planted_link_or_pipe_is_never_written_through_nor_waited_on(store, re
         if outcome == "refused":
             with pytest.raises(safe_io.UnsafeFile) as refused:
                 action(store)
-            line = str(refused.value)
-            what = "is a symbolic link, not a file" if kind == "link" else "is a named pipe, not a regular file"
-            assert line == f"run store: {_where(rel)} {what}: remove it", line
+            assert str(refused.value) == refusal(_where(rel), kind)
         else:
             action(store)
             assert path.is_file() and not path.is_symlink()  # the name now holds the store's own file
@@ -143,7 +114,7 @@ def test_a_folder_of_the_store_that_is_a_link_is_refused(store):
     (store.root / "r1" / "embeddings").rename(store.root / "r1" / "old")
     (store.root / "r1" / "embeddings").symlink_to(outside)
     with pytest.raises(safe_io.UnsafeFile, match="r1/embeddings is a symbolic link, not a folder"):
-        store.writer("r1").save_snapshot(1, {"embeddings": __import__("numpy").zeros((2, 2))})
+        store.writer("r1").save_snapshot(1, {"embeddings": np.zeros((2, 2))})
     assert _snapshot(outside) == {"victim.txt": SECRET}
 
 
@@ -159,9 +130,7 @@ def test_a_hard_link_to_another_file_is_refused(store):
 
 @pytest.mark.parametrize("kind", ["link", "fifo"])
 def test_atomic_write_never_follows_a_link_planted_at_its_temp_name(tmp_path, monkeypatch, kind):
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "victim.txt").write_bytes(SECRET)
+    outside = victim_folder(tmp_path)
     target = tmp_path / "status.json"
     names = iter([tmp_path / ".status.json.guessed.tmp", tmp_path / ".status.json.second.tmp"])
     monkeypatch.setattr(safe_io, "_temp_name", lambda path: next(names))
@@ -189,9 +158,7 @@ def test_fedquad_run_again_with_a_planted_claim_lock(tmp_path_factory, kind):
     """The attack of the issue: a run key read from a status.json, a link planted at its claim
     lock, and ``fedquad run ... --again`` (which used to write its pid into the link's target)."""
     base = tmp_path_factory.mktemp("again")
-    root, outside = base / "runs", base / "outside"
-    outside.mkdir()
-    (outside / "victim.txt").write_bytes(SECRET)
+    root, outside = base / "runs", victim_folder(base)
     argv = [sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(root), "--rounds", "1", "--clients", "4",
             "--snapshot-points", "50", "--eval-points", "100", "--no-progress"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -202,9 +169,8 @@ def test_fedquad_run_again_with_a_planted_claim_lock(tmp_path_factory, kind):
     plant(claims.claim_path(root, key), kind, outside)
     again = subprocess.run([*argv, "--again"], capture_output=True, text=True, timeout=300, env=env,
                            stdin=subprocess.DEVNULL)
-    what = "is a symbolic link, not a file" if kind == "link" else "is a named pipe, not a regular file"
     assert again.returncode == 2 and "Traceback" not in again.stderr, again.stderr
     errors = [line for line in again.stderr.splitlines() if "error" in line]  # (a line before says where the data came from)
-    assert errors == [f"fedquad: error: run store: .claims/{key}.lock {what}: remove it"], again.stderr
+    assert errors == [f"fedquad: error: {refusal(f'.claims/{key}.lock', kind)}"], again.stderr
     assert (outside / "victim.txt").read_bytes() == SECRET and _snapshot(outside) == {"victim.txt": SECRET}
     assert RunStore(root).run_ids() == [run_id]  # refused before a run folder was made
