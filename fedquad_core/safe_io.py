@@ -36,7 +36,11 @@ class DamagedFile(ValueError):
 
 
 class TooLarge(DamagedFile):
-    """A file larger than its reader's bound (read no further)."""
+    """A file larger than its reader's bound (read no further), or an .npz that would unpack to more."""
+
+
+class WrongSize(DamagedFile):
+    """An .npz member whose header claims another size than the zip says it holds."""
 
 
 def one_line(text: Any, limit: int = MAX_REASON) -> str:
@@ -403,24 +407,26 @@ def unsafe_program(path: str | os.PathLike) -> str | None:
 MAX_NPZ_MEMBERS = 64
 
 
-def _npz_damage(name: str, reason: str) -> DamagedFile:
-    return DamagedFile(name, f"{name} cannot be read: {reason}")
+def _npz_damage(name: str, reason: str, kind: type = DamagedFile) -> DamagedFile:
+    return kind(name, f"{name} cannot be read: {reason}")
 
 
 def _mib(n: int) -> str:
     return f"{n / (1 << 20):,.0f} MiB" if n < 1 << 40 else f"{n / (1 << 40):,.0f} TiB"
 
 
-def npz_members(data: bytes, name: str, budget: int) -> dict[str, tuple[tuple[int, ...], Any, bool, int]]:
-    """``{key: (shape, dtype, fortran_order, bytes)}`` of the ``.npz`` in ``data`` from its headers,
-    every size checked against the zip's and ``budget`` (see above); ``DamagedFile`` otherwise."""
+def npz_members(data: bytes | Any, name: str, budget: int) -> dict[str, tuple[tuple[int, ...], Any, bool, int]]:
+    """``{key: (shape, dtype, fortran_order, bytes)}`` of the ``.npz`` in ``data`` (its bytes, or a
+    binary file object) from its headers, every size checked against the zip's and ``budget`` (see
+    above); ``TooLarge`` or ``WrongSize`` for a size over the budget or a false one, ``DamagedFile``
+    for anything else unreadable."""
     import io
     import zipfile
 
     import numpy as np
 
     try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
+        zf = zipfile.ZipFile(io.BytesIO(data) if isinstance(data, (bytes, bytearray)) else data)
         infos = zf.infolist()
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
         raise _npz_damage(name, f"not a .npz file ({type(e).__name__})") from None
@@ -433,7 +439,7 @@ def npz_members(data: bytes, name: str, budget: int) -> dict[str, tuple[tuple[in
             total += info.file_size
             if total > budget:
                 raise _npz_damage(name, f"it unpacks to more than {_mib(budget)} (at {key!r}: {_mib(total)}), "
-                                        f"more than it may hold: damaged")
+                                        f"more than it may hold: damaged", TooLarge)
             try:
                 with zf.open(info) as f:
                     version = np.lib.format.read_magic(f)
@@ -456,7 +462,7 @@ def npz_members(data: bytes, name: str, budget: int) -> dict[str, tuple[tuple[in
             size = count * dtype.itemsize
             if header + size != info.file_size:
                 raise _npz_damage(name, f"{key!r} claims {shape} {dtype} ({_mib(size)}) in its header but the "
-                                        f"file holds {info.file_size - header:,} bytes of it: damaged")
+                                        f"file holds {info.file_size - header:,} bytes of it: damaged", WrongSize)
             out[key] = (tuple(shape), dtype, fortran, size)
     return out
 
@@ -512,7 +518,7 @@ def parse_npy(data: bytes, name: str, budget: int) -> Any:
         size *= int(n)
     if size > budget or f.tell() + size != len(data):
         raise _npz_damage(name, f"it claims {tuple(shape)} {dtype} ({_mib(size)}) in its header but holds "
-                                f"{len(data) - f.tell():,} bytes: damaged")
+                                f"{len(data) - f.tell():,} bytes: damaged", WrongSize)
     f.seek(0)
     try:
         return np.lib.format.read_array(f, allow_pickle=False)
