@@ -12,16 +12,26 @@ What it guarantees, whatever sits at the path:
   file: a 20 MB value is never echoed.
 
 A missing file raises ``FileNotFoundError`` (callers decide what missing means).
+
+Below the readers: the one way to open a file the engine writes or locks (``open_fd``,
+``open_file``, ``touch``, ``atomic_write``: never through a planted link, never blocking on a
+planted pipe), ``.npz`` / ``.npy`` reading with the unpacked size checked from the headers before
+any array is built (``read_npz``, ``parse_npz``, ``parse_npy``), and the trust rule for a folder
+or a program others could change (``unsafe_folder``, ``unsafe_program``).
 Not part of the numerics (no fingerprint).
 """
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import stat
+import zipfile
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 MAX_REASON = 240  # characters of a damage reason shown on a page or a terminal line
 MAX_DEPTH = 64  # JSON nesting a run file needs: under 10
@@ -420,11 +430,6 @@ def npz_members(data: bytes | Any, name: str, budget: int) -> dict[str, tuple[tu
     binary file object) from its headers, every size checked against the zip's and ``budget`` (see
     above); ``TooLarge`` or ``WrongSize`` for a size over the budget or a false one, ``DamagedFile``
     for anything else unreadable."""
-    import io
-    import zipfile
-
-    import numpy as np
-
     try:
         zf = zipfile.ZipFile(io.BytesIO(data) if isinstance(data, (bytes, bytearray)) else data)
         infos = zf.infolist()
@@ -470,11 +475,6 @@ def npz_members(data: bytes | Any, name: str, budget: int) -> dict[str, tuple[tu
 def parse_npz(data: bytes, name: str, budget: int) -> dict[str, Any]:
     """The arrays of the ``.npz`` in ``data`` (never unpickled), each read only after
     ``npz_members`` checked every size; ``DamagedFile`` naming ``name`` otherwise."""
-    import io
-    import zipfile
-
-    import numpy as np
-
     members = npz_members(data, name, budget)
     arrays = {}
     try:
@@ -500,10 +500,6 @@ def read_npz(path: str | os.PathLike, limit: int, budget: int, *, name: str | No
 def parse_npy(data: bytes, name: str, budget: int) -> Any:
     """The array of the ``.npy`` in ``data`` (never unpickled), built only after its header's shape
     and dtype were checked against the bytes there are and ``budget``; ``DamagedFile`` otherwise."""
-    import io
-
-    import numpy as np
-
     f = io.BytesIO(data)
     try:
         version = np.lib.format.read_magic(f)
