@@ -231,3 +231,26 @@ URL += [
     ("views/live.py", {"v_x": "time travel"}, "v_x", None),
     ("views/embeddings.py", {"e_proj": "TSNE"}, "e_proj", None),
 ]
+
+# Files the engine and the dashboard write or lock in a run store (issue 47): at each, a planted
+# symbolic link (to a file outside the store) and a named pipe are refused with one line naming the
+# path, nothing outside the store changes and nothing hangs (tests/engine/runs/test_planted_files.py
+# runs each against the code that opens it). "RUN" stands for a run's folder.
+PLANTED = [
+    ".claims/{key}.lock",            # the claim of a run key (fedquad run, study points, dashboard runs)
+    ".prefork.lock",                 # the warm server's whole-life lock
+    ".prefork.log",                  # the warm server's output
+    ".slots/slot-0",                 # a queued run's slot
+    "studies/.grid.running",         # a study driver's running lock
+    "studies/.grid.cancel",          # `fedquad study cancel`'s request (atomic write)
+    ".studies/grid.log",             # a dashboard-launched study driver's output
+    ".studies/grid.pid",             # its identity (atomic write)
+    ".projection_worker.lock",       # the UMAP worker's whole-life lock
+    ".projection_worker.log",        # the UMAP worker's output
+    "RUN/metrics.jsonl",             # appended each round
+    "RUN/log.txt",                   # a background run's output
+    "RUN/cancel",                    # `fedquad cancel`'s request
+    "RUN/status.json",               # atomic write: the link itself is replaced, never its target
+    "RUN/embeddings/.umap_round_0001.log",   # a one-shot UMAP job's output
+    "RUN/embeddings/.umap_round_0001.request",  # a request to the UMAP worker
+]

@@ -2,9 +2,15 @@
 SVG / PDF (kaleido 1.x driving a headless Chrome/Chromium), as self-contained HTML (plotly.js
 embedded, so it opens offline), tables as CSV, and a zip per run.
 
-Finding the browser: ``$BROWSER_PATH`` if set, else choreographer's own search (a Chrome that
-``kaleido.get_chrome`` downloaded, then chrome / chromium on ``$PATH``, then typical install
-paths), which finds Debian's /usr/bin/chromium. The path found is passed to kaleido explicitly.
+Finding the browser (``browser_path``): ``$BROWSER_PATH`` if the user set it; else the system's
+Chromium or Chrome (the typical install paths, then those names on ``$PATH``), which finds
+Debian's /usr/bin/chromium; else a Chrome that ``kaleido.get_chrome`` downloaded into
+choreographer's folder (``$XDG_DATA_HOME`` or ``~/.local/share``/choreographer/deps). Every
+candidate but ``$BROWSER_PATH`` must pass ``unsafe_program``, the rule of numba's cache: the file
+and every folder above it belong to this user or root and no one else can write them, so a
+"chrome" planted in a folder others can write never runs. The path found is passed to kaleido
+explicitly: choreographer's own finder, which takes a download from those folders unchecked and
+before anything else, is never asked.
 One kaleido browser is kept open per process (its first figure pays ~3 s to start it; later ones
 ~0.2 s) and is used by one caller at a time.
 """
@@ -14,6 +20,7 @@ import functools
 import io
 import json
 import os
+import shutil
 import threading
 import zipfile
 
@@ -21,6 +28,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from app.figures.charts import curves_figure, metrics_frame
+from app.service.engine import unsafe_program
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 MIME = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "html": "text/html", "csv": "text/csv"}
@@ -32,18 +40,37 @@ class ExportUnavailable(RuntimeError):
     """Static image export needs kaleido and a Chrome/Chromium; this machine lacks one of them."""
 
 
-def browser_path() -> str | None:
-    """The Chrome/Chromium kaleido will drive, or None."""
-    env = os.environ.get("BROWSER_PATH")
-    if env:
-        return env if os.access(env, os.X_OK) else None
-    try:
-        # inside the try: a missing or changed choreographer (kaleido's) reads as "no browser found"
-        from choreographer.browsers.chromium import Chromium
+# the system's Chromium / Chrome: where Debian, Ubuntu, Fedora, Chrome's packages and macOS put it
+SYSTEM_BROWSERS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome",
+                   "/usr/bin/google-chrome-stable", "/opt/google/chrome/chrome", "/snap/bin/chromium",
+                   "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+                   "/Applications/Chromium.app/Contents/MacOS/Chromium")
+BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
-        return Chromium.find_browser(skip_local=False)
-    except Exception:  # noqa: BLE001 - any failure to search means "not found"
+
+def browser_path() -> str | None:
+    """The Chrome/Chromium kaleido will drive, or None (see the module's docstring)."""
+    env = os.environ.get("BROWSER_PATH")
+    if env:  # the user's own choice
+        return env if os.access(env, os.X_OK) else None
+    on_path = [shutil.which(name) for name in BROWSER_NAMES]
+    for candidate in (*SYSTEM_BROWSERS, *filter(None, on_path), *filter(None, [downloaded_browser()])):
+        if os.path.exists(candidate) and unsafe_program(candidate) is None:
+            return candidate
+    return None
+
+
+def downloaded_browser() -> str | None:
+    """Where ``kaleido.get_chrome`` puts a Chrome (choreographer's download folder), or None;
+    computed by choreographer itself, found or not (``browser_path`` checks it)."""
+    try:
+        # inside the try: a missing or changed choreographer (kaleido's) reads as "no download"
+        from choreographer.cli._cli_utils import get_chrome_download_path
+
+        path = get_chrome_download_path(mkdir=False)
+    except Exception:  # noqa: BLE001 - any failure to compute it means "none"
         return None
+    return str(path) if path else None
 
 
 @functools.lru_cache(maxsize=1)

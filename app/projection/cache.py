@@ -25,8 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
-from app.service.engine import (Damaged, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, layout_damage,
-                                pid_alive, process_locks, read_layout)
+from app.service.engine import (Damaged, DamagedFile, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write,
+                                layout_damage, open_safe_file, pid_alive, process_locks, read_layout, read_text_file,
+                                touch_safe)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
@@ -74,9 +75,9 @@ def umap_pending(run_dir, round_: int) -> bool:
 
 
 def _marker_live(marker: Path) -> bool:
-    try:
-        text, age = marker.read_text().strip(), time.time() - marker.stat().st_mtime
-    except OSError:
+    try:  # safe_io: a pipe planted there is not waited on, and counts as no live process
+        text, age = read_text_file(marker, 64).strip(), time.time() - marker.stat().st_mtime
+    except (OSError, DamagedFile):
         return False
     if not text:
         return age < CLAIM_GRACE_S
@@ -97,7 +98,10 @@ def request_umap(run_dir, round_: int) -> bool:
     if not os.access(npz.parent, os.W_OK):
         return False
     if worker_alive(Path(run_dir).parent):
-        request_file(run_dir, round_).touch()
+        try:
+            touch_safe(request_file(run_dir, round_))  # never through a planted link, never into a pipe
+        except (OSError, DamagedFile):
+            return False
         return True
     for _ in range(2):
         try:  # claim: of two sessions asking at once, one creates the marker and starts the job
@@ -111,7 +115,12 @@ def request_umap(run_dir, round_: int) -> bool:
         return False
     env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     env.setdefault("NUMBA_CACHE_DIR", str(NUMBA_CACHE))
-    with open(log, "w") as out:
+    try:
+        out = open_safe_file(log, "write", binary=True)  # a planted link or pipe at the log: no job
+    except (OSError, DamagedFile):
+        marker.unlink(missing_ok=True)
+        return False
+    with out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "app.projection", str(Path(run_dir).resolve()), str(int(round_))],
             cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
@@ -134,9 +143,9 @@ def compute_and_cache(run_dir, round_: int) -> Path:
         return cache
     finally:
         try:
-            if marker.read_text().strip() in ("", str(os.getpid())):
+            if read_text_file(marker, 64).strip() in ("", str(os.getpid())):
                 marker.unlink(missing_ok=True)
-        except OSError:
+        except (OSError, DamagedFile):
             pass
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 import time
 import warnings
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from app.projection.maths import pca_2d
+from app.service.engine import unsafe_folder
 
 NUMBA_CACHE = Path.home() / ".cache" / "fedquad-numba"
 UMAP_PARAMS = dict(n_neighbors=15, min_dist=0.1, random_state=0, n_jobs=1)
@@ -43,18 +43,11 @@ def _cached_by_default(decorator):
 
 
 def private_dir(path: str | os.PathLike) -> Path | None:
-    """``path`` as a folder only this user can write (created with mode 0700), or None when it is
-    a symbolic link, not a folder, owned by someone else, or writable by the group or others:
-    numba unpickles its cache index files, so a cache others can write could run their code."""
-    path = Path(path)
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        return None
-    return path
+    """``path`` as a folder only this user can change (created with mode 0700), or None when it is
+    a symbolic link, not a folder, owned by someone else, or writable by the group or others, or a
+    folder above it is (``unsafe_folder``, the one rule, also for the export browser): numba
+    unpickles its cache index files, so a cache others can write could run their code."""
+    return None if unsafe_folder(path, create=True) else Path(path)
 
 
 def enable_numba_cache(cache_dir: str | os.PathLike | None = None) -> bool:

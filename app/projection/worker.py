@@ -30,7 +30,8 @@ import traceback
 from pathlib import Path
 
 from app.projection import cache as proj
-from app.service.engine import ACTIVE, RunNotFound, RunStore, StoreError, atomic_write_text, pid_alive, process_locks
+from app.service.engine import (ACTIVE, RunNotFound, RunStore, StoreError, atomic_write_text, open_safe_file, pid_alive,
+                                process_locks)
 
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5
@@ -78,7 +79,8 @@ def ensure_worker(root, parent: int | None = None, idle_s: float = IDLE_S) -> bo
     env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "app.projection.worker", str(root),
            "--parent", str(parent or os.getpid()), "--idle-exit", str(idle_s)]
-    with open(root / LOG_NAME, "a") as log:
+    process_locks.check(root / proj.WORKER_LOCK)  # a planted link or pipe: UnsafeFile, nothing started
+    with open_safe_file(root / LOG_NAME, "append", within=root, binary=True) as log:
         proc = subprocess.Popen(cmd, cwd=proj.REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     threading.Thread(target=proc.wait, daemon=True).start()  # reap it: no zombie left behind

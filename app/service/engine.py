@@ -23,7 +23,8 @@ from fedquad_core.runs.launcher import spawn_detached
 from fedquad_core.numerics.partition import PartitionError, class_counts, partition
 from fedquad_core.runs.store import (ACTIVE, FOLLOW_FOLDER, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write, atomic_write_json,
                                 atomic_write_text, pid_alive)
-from fedquad_core.safe_io import DamagedFile, read_json as read_json_file, read_text as read_text_file
+from fedquad_core.safe_io import (DamagedFile, UnsafeFile, open_file as open_safe_file, read_json as read_json_file,
+                                  read_text as read_text_file, touch as touch_safe, unsafe_folder, unsafe_program)
 from fedquad_core.runs.files import Damaged, layout_damage, read_layout, read_snapshot as read_snapshot_file
 from fedquad_core.version import engine_fingerprint
 from fedquad_core.config.holding import hold_share
@@ -51,7 +52,7 @@ _LAZY = {
 __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError", "RunConfig", "effective_rank", "singular_values", "spawn_detached",
            "PartitionError", "class_counts", "partition", "ACTIVE", "DamagedRun", "RunNotFound", "RunStore",
            "StoreError", "atomic_write", "atomic_write_json", "atomic_write_text", "pid_alive", "Damaged",
-           "layout_damage", "read_layout", "DamagedFile", "read_json_file", "read_text_file", "read_snapshot_file", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
+           "layout_damage", "read_layout", "DamagedFile", "UnsafeFile", "open_safe_file", "touch_safe", "unsafe_folder", "unsafe_program", "read_json_file", "read_text_file", "read_snapshot_file", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
            "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "NEGLIGIBLE", "p_text", "paired_test", "holm_adjust",
            "claim_verdicts", "format_p", "row_key", "run_value", "effect_text", "smallest_effect", "seed_of", "claim_judge", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
            "claims_markdown", "FOLLOW_FOLDER", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]

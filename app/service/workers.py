@@ -3,13 +3,26 @@ and the warm server runs are forked from; each exits with this server process.""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
 import streamlit as st
 
-from app.service.engine import launcher
+from app.service.engine import DamagedFile, launcher
 from app.projection import worker as projection_worker
 from app.roots import runs_dir
+
+
+_told: set[str] = set()
+
+
+def _not_started(what: str, error: Exception) -> None:
+    """A helper not started because of a planted or damaged file in the store (a link or a pipe at
+    its lock or log): one line in the dashboard's log, once; the pages work without it."""
+    line = f"fedquad dashboard: {what} not started: {error}"
+    if line not in _told:
+        _told.add(line)
+        print(line, file=sys.stderr, flush=True)
 
 
 @st.cache_resource(show_spinner=False)
@@ -24,7 +37,10 @@ def keep_projection_worker() -> None:
     if os.environ.get("FEDQUAD_PROJECTION_WORKER", "1") == "0":
         return
     with _worker_start_lock():
-        projection_worker.ensure_worker(runs_dir(), parent=os.getpid())
+        try:
+            projection_worker.ensure_worker(runs_dir(), parent=os.getpid())
+        except (OSError, DamagedFile) as e:
+            _not_started("UMAP projection worker", e)
 
 
 def keep_warm_server() -> None:
@@ -35,6 +51,9 @@ def keep_warm_server() -> None:
     if os.environ.get("FEDQUAD_WARM_SERVER", "1") == "0":
         return
     with _worker_start_lock():
-        launcher.ensure_warm_server(runs_dir(), parent=os.getpid())
+        try:
+            launcher.ensure_warm_server(runs_dir(), parent=os.getpid())
+        except (OSError, DamagedFile) as e:  # runs then start as fresh processes
+            _not_started("warm server", e)
 
 

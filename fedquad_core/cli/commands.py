@@ -7,7 +7,9 @@ import dataclasses
 import json
 import os
 import sys
+import time
 
+from .. import safe_io
 from ..config import RunConfig
 from ..config.alpha import alpha_text
 from ..errors import RUN_INPUT_ERRORS, UserError
@@ -36,17 +38,20 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         writer = store.writer(args.run_id)
         writer.set_status("queued", **process_identity(os.getpid()))
         slot = held_slot()  # taken by slot_wait, which exec'd this process
-        if slot is None:
-            try:
+        try:
+            if slot is None:
                 slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
-            except KeyboardInterrupt:  # Ctrl-C while waiting for a slot
-                writer.set_status("cancelled", round=0, stopped_by="SIGINT")
-                print(f"run {args.run_id}: cancelled before it started")
-                return 130
-        if slot is None:
-            writer.set_status("cancelled", round=0)
-            return 0
-        held = _claim(store, cfg, should_stop=writer.cancel_requested)  # never beside a run of the same key
+            if slot is None:
+                writer.set_status("cancelled", round=0)
+                return 0
+            held = _claim(store, cfg, should_stop=writer.cancel_requested)  # never beside a run of the same key
+        except KeyboardInterrupt:  # Ctrl-C while waiting for a slot
+            writer.set_status("cancelled", round=0, stopped_by="SIGINT")
+            print(f"run {args.run_id}: cancelled before it started")
+            return 130
+        except safe_io.DamagedFile as e:  # a link or a pipe planted at a slot or claim file: named, not queued for ever
+            writer.set_status("failed", round=0, ended=time.time(), error=str(e))
+            raise
         if held is False:
             writer.set_status("cancelled", round=0)
             return 0

@@ -11,12 +11,12 @@ import dataclasses
 import math
 import os
 import stat
-import zipfile
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
+from .. import safe_io
 from .alpha import alpha_problem
 from .checked import Checked
 from .run import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
@@ -135,7 +135,11 @@ def _check_data_cache(cfg: RunConfig) -> None:
     cache = folder / CACHE_NAME if folder is not None else None
     if cache is None or not cache.exists():
         return  # check_data names the remedy; a missing cache is built from the images
-    shapes = _npz_headers(cache)
+    try:
+        shapes = _npz_headers(cache)
+    except safe_io.DamagedFile as e:
+        raise ConfigError(f"the Tiny-ImageNet cache {cache} is damaged ({e.reason}): delete it "
+                          "(it is rebuilt from the images)") from None
     images = (folder / "wnids.txt").is_file() and (folder / "train").is_dir()
     if shapes is None:
         if not images:
@@ -147,23 +151,28 @@ def _check_data_cache(cfg: RunConfig) -> None:
         raise ConfigError(f"the Tiny-ImageNet cache {cache} {problem}: delete it (it is rebuilt from the images)")
 
 
+TINY_CACHE_BYTES = 4 << 30  # what the decoded cache may unpack to: all of Tiny-ImageNet is 1.35 GB
+
+
 def _npz_headers(path: Path) -> dict[str, tuple] | None:
     """``{name: (shape, dtype)}`` of an ``.npz``'s arrays from their headers, or None when it is not
-    a regular, readable ``.npz``."""
+    a regular, readable ``.npz``. A cache whose headers claim other sizes than its zip holds, or
+    more than ``TINY_CACHE_BYTES`` in all, raises ``safe_io.TooLarge`` / ``WrongSize``: the loader
+    would allocate what the header claims (``safe_io.npz_members``)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        out = {}
-        with zipfile.ZipFile(path) as z:
-            for name in z.namelist():
-                with z.open(name) as f:
-                    version = np.lib.format.read_magic(f)
-                    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-                    shape, _, dtype = read(f)
-                out[name.removesuffix(".npy")] = (shape, dtype)
-        return out
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))  # a pipe never blocks
+    except OSError:
         return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        try:
+            members = safe_io.npz_members(f, path.name, TINY_CACHE_BYTES)
+        except (safe_io.TooLarge, safe_io.WrongSize):
+            raise
+        except (OSError, ValueError):  # DamagedFile: not a readable .npz
+            return None
+    return {key: (shape, dtype) for key, (shape, dtype, _, _) in members.items()}
 
 
 def _cache_shape_problem(shapes: dict[str, tuple]) -> str | None:

@@ -19,6 +19,7 @@ import time
 import traceback
 from pathlib import Path
 
+from .. import safe_io
 from ..runs import locks
 from ..version import engine_fingerprint
 from ..runs.store import RunStore, pid_alive, process_identity
@@ -126,7 +127,7 @@ def _child(go_r: int, conn: socket.socket, listener: socket.socket, store: RunSt
         if os.read(go_r, 1) != b"g":  # the server died before it wrote this pid into status.json
             os._exit(0)
         os.close(go_r)
-        log = os.open(store.path(run_id) / "log.txt", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        log = safe_io.open_fd(store.path(run_id) / "log.txt", "append", within=store.root)  # no planted link or pipe
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(log, 1)

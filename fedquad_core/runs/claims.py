@@ -7,6 +7,8 @@ they train, and keep it until the run has ended (finished, failed or cancelled).
 releases the lock when its process ends, however it ends (a crash or SIGKILL included), so a dead
 claimer's claim is taken over by the next process that asks; nothing in the file decides who holds
 it. The file names the holder's pid for messages only: no code signals a process because of it.
+It is opened through ``safe_io`` (never through a planted link, never blocking on a planted pipe):
+anything but a regular file there raises ``safe_io.UnsafeFile``, one line naming it.
 After taking a claim, the claimer looks for a finished run of its key (``finished_run``): one that
 another process trained while it waited is reused, not trained again. This module imports no torch.
 """
@@ -19,6 +21,7 @@ import time
 from pathlib import Path
 from typing import IO, Callable
 
+from .. import safe_io
 from ..study.store import finished_runs
 
 _KEY = re.compile(r"^[0-9a-f]{16}$")
@@ -35,7 +38,7 @@ def try_claim(root: str | os.PathLike, key: str) -> IO | None:
     another live process holds it."""
     path = claim_path(root, key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    f = open(path, "a+")
+    f = safe_io.open_file(path, "lock", within=root)
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -51,9 +54,9 @@ def try_claim(root: str | os.PathLike, key: str) -> IO | None:
 def holder_pid(root: str | os.PathLike, key: str) -> int | None:
     """The pid the claim file names (for a message; it proves nothing), or None."""
     try:
-        text = claim_path(root, key).read_text().strip()
-        return int(text) if text.isdigit() else None
-    except (OSError, ValueError):
+        text = safe_io.read_text(claim_path(root, key), 64).strip()
+        return int(text) if text.isdigit() and len(text) < 10 else None
+    except (OSError, ValueError):  # DamagedFile is a ValueError
         return None
 
 

@@ -7,9 +7,7 @@ Only the fields that readers use are checked; unknown extra fields are allowed.
 """
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -167,15 +165,16 @@ def _local_clients_ok(value: Any) -> bool:
 
 
 MAX_ARRAY_FILE = 256 << 20  # a snapshot of 10,000 points x 512 dimensions is 20 MB
+MAX_ARRAY_BYTES = 256 << 20  # what a snapshot or a layout may unpack to, all its arrays together
 
 
-def _array_file(path: Path):
-    """A snapshot or layout file's bytes as a file object, read through ``safe_io`` (a regular
-    file, bounded), so ``np.load`` never opens a pipe or a device itself."""
+def _arrays(path: Path, where: str) -> dict[str, np.ndarray]:
+    """The arrays of a snapshot ``.npz``, read through ``safe_io`` (a regular file, bounded on disk
+    and unpacked: every header's size is checked before any array is built), or ``Damaged``."""
     try:
-        return io.BytesIO(safe_io.read_bytes(path, MAX_ARRAY_FILE))
+        return safe_io.read_npz(path, MAX_ARRAY_FILE, MAX_ARRAY_BYTES, name=where)
     except safe_io.DamagedFile as e:
-        raise Damaged(e.reason) from None
+        raise Damaged(e.reason if where in e.reason else f"{where}: {e.reason}") from None
 
 
 LOCAL_ARRAYS = ("clients", "samples", "holds", "embeddings", "start_embeddings", "update_cosine")
@@ -190,12 +189,9 @@ def read_local_snapshot(folder: Path, round_: int) -> dict[str, Any]:
 
     name = f"local_round_{int(round_):04d}.npz"
     try:
-        with np.load(_array_file(folder / "embeddings" / name), allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+        arrays = _arrays(folder / "embeddings" / name, name)
     except FileNotFoundError:
         raise Damaged(f"{name} is missing") from None
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
-        raise Damaged(f"{name} is not a readable .npz file ({type(e).__name__})") from None
     missing = [k for k in LOCAL_ARRAYS if k not in arrays]
     if missing:
         raise Damaged(f"{name} has no {', '.join(missing)}")
@@ -259,14 +255,9 @@ def read_snapshot(path: Path) -> dict[str, Any]:
     bytes, a pickled object array), or without 2-D numeric ``embeddings`` and 1-D ``labels`` of one length."""
     where = f"embeddings/{path.name}"
     try:
-        with np.load(_array_file(path), allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+        arrays = _arrays(path, where)
     except FileNotFoundError:
         raise Damaged(f"{where} is missing") from None
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, AttributeError, TypeError) as e:
-        raise Damaged(f"{where} cannot be read ({str(e).splitlines()[0][:80] if str(e) else type(e).__name__})") from None
-    if not isinstance(arrays, dict):
-        raise Damaged(f"{where} is one array, not a snapshot")
     z, y = arrays.get("embeddings"), arrays.get("labels")
     if z is None or y is None:
         raise Damaged(f"{where} has no {'embeddings' if z is None else 'labels'}")
@@ -323,12 +314,12 @@ def read_layout(path: Path, n: int | None = None):
     """A stored 2-D layout ``umap_round_NNNN.npy`` (``(n, 2)`` finite floats, never unpickled), or
     ``Damaged``; ``n``, when given, is the number of points its snapshot holds."""
     where = f"embeddings/{path.name}"
-    try:
-        xy = np.load(_array_file(path), allow_pickle=False)
+    try:  # safe_io: a regular file, bounded; the header's size checked before the array is built
+        xy = safe_io.parse_npy(safe_io.read_bytes(path, MAX_ARRAY_FILE), where, MAX_ARRAY_BYTES)
     except FileNotFoundError:
         raise Damaged(f"{where} is missing") from None
-    except (OSError, ValueError, EOFError) as e:
-        raise Damaged(f"{where} cannot be read ({str(e).splitlines()[0][:80] if str(e) else type(e).__name__})") from None
+    except safe_io.DamagedFile as e:
+        raise Damaged(e.reason if where in e.reason else f"{where}: {e.reason}") from None
     if not isinstance(xy, np.ndarray) or xy.ndim != 2 or xy.shape[1] != 2 or xy.dtype.kind != "f":
         raise Damaged(f"{where} is not an (n, 2) array of floats")
     if not np.isfinite(xy).all() or (n is not None and len(xy) != n):

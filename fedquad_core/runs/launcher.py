@@ -76,7 +76,7 @@ def launch(cfg: RunConfig | Checked, runs_dir: str | os.PathLike, *, run_id: str
     run = [sys.executable, "-m", "fedquad_core", "run", "--runs-dir", str(store.root), "--run-id", writer.run_id,
            "--no-progress"]
     cmd = [sys.executable, "-m", "fedquad_core.runs.slot_wait", str(store.root), str(slots), writer.run_id, "--", *run]
-    proc = spawn_detached(cmd, writer.path / "log.txt", name=writer.run_id)
+    proc = spawn_detached(cmd, writer.path / "log.txt", name=writer.run_id, within=store.root)
     writer.set_status("queued", **process_identity(proc.pid))
     return writer.run_id
 
@@ -103,7 +103,7 @@ def launch_study(root, name: str, spec: dict | None = None, *, checked: list[Che
     spec_file.parent.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "fedquad_core", "study", "run", name, "--runs-dir", str(root), "--quiet"]
     if spec is not None:
-        atomic_write_json(spec_file, spec)
+        atomic_write_json(spec_file, spec, within=Path(root))
         cmd += ["--file", str(spec_file)]
     handed_file.unlink(missing_ok=True)  # a former launch's: never handed to this one
     entries = [(c.config.to_dict(), c.parts, c.labels_digest) for c in checked or () if c.parts is not None]
@@ -112,8 +112,8 @@ def launch_study(root, name: str, spec: dict | None = None, *, checked: list[Che
         cmd += ["--preflight", str(handed_file)]
     if jobs:
         cmd += ["--jobs", str(jobs)]
-    proc = spawn_detached(cmd, log_file, name=f"study-{name}", cwd=cwd)
-    atomic_write_json(pid_file, process_identity(proc.pid))
+    proc = spawn_detached(cmd, log_file, name=f"study-{name}", cwd=cwd, within=Path(root))
+    atomic_write_json(pid_file, process_identity(proc.pid), within=Path(root))
     return proc.pid
 
 
@@ -132,21 +132,26 @@ def study_launched(root, name: str) -> bool:
 
 def ensure_warm_server(root, parent: int | None = None, idle_s: float = IDLE_S) -> bool:
     """Start the store's warm server (``fedquad_core.prefork``) unless one is alive or the store's
-    path is too long for its socket; True if started now. It exits with ``parent``."""
+    path is too long for its socket; True if started now. It exits with ``parent``. Something
+    other than a regular file at its lock or its log (a planted link or pipe) raises
+    ``safe_io.UnsafeFile`` naming it, and no server is started."""
     root = Path(root).resolve()
     if socket_path(root) is None or server_alive(root):
         return False
     root.mkdir(parents=True, exist_ok=True)
+    locks.check(root / LOCK_NAME)
     spawn_detached([sys.executable, "-m", "fedquad_core.prefork", str(root), "--parent", str(parent or os.getpid()),
-                    "--idle-exit", str(idle_s)], root / LOG_NAME, name="prefork")
+                    "--idle-exit", str(idle_s)], root / LOG_NAME, name="prefork", within=root)
     return True
 
 
 def spawn_detached(cmd: list[str], log_path: str | os.PathLike, *, name: str,
-                   cwd: str | os.PathLike | None = None) -> subprocess.Popen:
+                   cwd: str | os.PathLike | None = None, within: str | os.PathLike | None = None) -> subprocess.Popen:
     """Start ``cmd`` in its own session (it outlives the caller, e.g. the dashboard) with its output
-    appended to ``log_path`` and one torch thread; a daemon thread waits on it, so no zombie is left."""
-    with open(log_path, "ab") as log:
+    appended to ``log_path`` and one torch thread; a daemon thread waits on it, so no zombie is left.
+    The log is opened through ``safe_io`` (no link between ``within``, the store, and it; no pipe):
+    ``safe_io.UnsafeFile`` names anything else there, before anything starts."""
+    with safe_io.open_file(log_path, "append", within=within, binary=True) as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=child_env(), start_new_session=True, cwd=cwd or os.getcwd())
     threading.Thread(target=proc.wait, name=f"reap-{name}", daemon=True).start()
@@ -159,7 +164,7 @@ def held_slot() -> IO | None:
     if fd is None:
         return None
     os.set_inheritable(int(fd), False)
-    return os.fdopen(int(fd), "a")
+    return os.fdopen(int(fd), "r+")
 
 
 def acquire_slot(root: Path, slots: int, *, should_stop=lambda: False, poll_s: float = 0.5) -> IO | None:
@@ -169,7 +174,7 @@ def acquire_slot(root: Path, slots: int, *, should_stop=lambda: False, poll_s: f
     folder.mkdir(parents=True, exist_ok=True)
     while True:
         for i in range(max(1, slots)):
-            f = open(folder / f"slot-{i}", "a")
+            f = safe_io.open_file(folder / f"slot-{i}", "lock", within=root)  # UnsafeFile: a planted link or pipe
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return f

@@ -1,17 +1,22 @@
 """Whole-life process locks on a file (``flock``): a long-lived helper process (the dashboard's
 warm server for runs, its projection worker) holds one for as long as it lives, so there is one
-per store, and the kernel frees it when the process ends however it ends."""
+per store, and the kernel frees it when the process ends however it ends. The lock file is opened
+through ``safe_io`` (never through a planted link, never blocking on a planted pipe): something
+else at its name raises ``safe_io.UnsafeFile`` naming it."""
 from __future__ import annotations
 
 import fcntl
 import os
 from pathlib import Path
 
+from .. import safe_io
+
 
 def take(path: Path) -> int | None:
     """Lock ``path`` (created if missing) for this process and write its pid into it; the open
     descriptor, or None when another process holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    path = Path(path)
+    fd = safe_io.open_fd(path, "lock", within=path.parent, mode=0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -22,11 +27,23 @@ def take(path: Path) -> int | None:
     return fd
 
 
-def held(path: Path) -> bool:
-    """True while some process holds ``path``'s lock."""
+def check(path: Path) -> None:
+    """Raise ``safe_io.UnsafeFile`` when something other than a regular file (a link, a pipe) sits
+    at ``path``: a helper is not started on a lock it could never take."""
+    path = Path(path)
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
+        os.close(safe_io.open_fd(path, "read", within=path.parent))
+    except FileNotFoundError:
+        pass
+
+
+def held(path: Path) -> bool:
+    """True while some process holds ``path``'s lock. False when it is missing, unreadable, or
+    not a regular file (a link or a pipe: ``take`` refuses those, so no process holds them)."""
+    path = Path(path)
+    try:
+        fd = safe_io.open_fd(path, "read", within=path.parent)
+    except (OSError, safe_io.DamagedFile):
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)

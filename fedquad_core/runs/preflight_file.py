@@ -15,7 +15,6 @@ Torch-free (the launcher runs in the dashboard)."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import zipfile
 from dataclasses import dataclass
@@ -97,9 +96,8 @@ def read(path: Path, engine: str) -> Handed | None:
     path = Path(path)
     if path.is_symlink() or not path.is_file():
         return None
-    try:  # through safe_io: a regular file, bounded (np.load never opens a pipe or a device itself)
-        with np.load(io.BytesIO(safe_io.read_bytes(path, MAX_FILE)), allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+    try:  # through safe_io: a regular file, bounded on disk and unpacked (headers checked first)
+        arrays = safe_io.read_npz(path, MAX_FILE, MAX_FILE, name=FILE)
         meta = safe_io.parse_json(str(arrays.pop("meta")), FILE)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # damaged (DamagedFile too): check and draw again
         return None

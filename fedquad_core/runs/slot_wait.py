@@ -5,7 +5,8 @@ This small process is the queued run (its pid is in status.json, its state 'queu
 locks one of the ``SLOTS`` slot files it execs ``CMD`` in the same process (same pid), passing
 the locked file down as ``FEDQUAD_SLOT_FD``: the kernel frees the slot when the run ends, however
 it ends. A cancel while waiting (the cancel file ``fedquad cancel`` writes, SIGTERM or
-Ctrl-C) ends the run 'cancelled' without starting it. Eight queued runs cost eight small
+Ctrl-C) ends the run 'cancelled' without starting it. A slot file that is a link or a pipe
+(``safe_io.UnsafeFile``) ends it 'failed' with that one line. Eight queued runs cost eight small
 processes, not eight copies of torch.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ import signal
 import sys
 import time
 
+from .. import safe_io
 from .launcher import acquire_slot
 from .store import RunStore
 
@@ -34,7 +36,12 @@ def main(argv: list[str]) -> int:
 
     for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, handler)
-    slot = acquire_slot(root, int(slots), should_stop=lambda: bool(stop["signal"]) or writer.cancel_requested())
+    try:
+        slot = acquire_slot(root, int(slots), should_stop=lambda: bool(stop["signal"]) or writer.cancel_requested())
+    except safe_io.DamagedFile as e:  # a link or a pipe planted at a slot file: the run fails, named
+        writer.set_status("failed", round=0, ended=time.time(), error=str(e))
+        print(f"fedquad: error: {e}", file=sys.stderr)
+        return 2
     if slot is None:
         writer.set_status("cancelled", round=0, ended=time.time(), stopped_by=stop["signal"])
         return 0

@@ -60,28 +60,19 @@ class DamagedRun(StoreError):
         self.run_id, self.reason = run_id, reason
 
 
-def atomic_write(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
-    """Write a file so that readers see the old one or the whole new one, never half of it:
-    ``write(f)`` fills a hidden temp file in the same folder, which then replaces ``path``."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def atomic_write(path: Path, write: Callable[[IO[bytes]], Any], *, within: Path | None = None) -> None:
+    """Write a file so that readers see the old one or the whole new one, never half of it
+    (``safe_io.atomic_write``: a temp file created with ``O_EXCL`` beside it, then renamed; a
+    link planted at either name is never written through)."""
+    safe_io.atomic_write(path, write, within=within)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write(path, lambda f: f.write(text.encode()))
+def atomic_write_text(path: Path, text: str, *, within: Path | None = None) -> None:
+    atomic_write(path, lambda f: f.write(text.encode()), within=within)
 
 
-def atomic_write_json(path: Path, data: Any) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, default=_jsonable))
+def atomic_write_json(path: Path, data: Any, *, within: Path | None = None) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, default=_jsonable), within=within)
 
 
 def _jsonable(value: Any) -> Any:
@@ -208,7 +199,7 @@ class RunStore:
         tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.", suffix=".new", dir=self.root))
         try:  # filled aside, then renamed over the empty folder: readers never see half a run
             (tmp / "embeddings").mkdir()
-            atomic_write_json(tmp / "config.json", config)
+            atomic_write_json(tmp / "config.json", config, within=self.root)
             RunWriter(tmp).set_status("queued", created=time.time())
             os.replace(tmp, path)
         except BaseException:
@@ -329,7 +320,7 @@ class RunStore:
         state = self.read_status(run_id)["state"]
         if state not in ACTIVE:
             raise StoreError(f"run {run_id} has already ended ({state})")
-        (path / "cancel").touch()
+        safe_io.touch(path / "cancel", within=self.root)  # never through a planted link or into a pipe
         status = _read_json(path / "status.json", {})
         if status.get("state") == "queued" and not run_process_alive(status):
             RunWriter(path).set_status("cancelled", ended=time.time())
@@ -355,34 +346,35 @@ class RunWriter:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.run_id = self.path.name
+        self.root = self.path.parent  # no link between it and a file written here (safe_io)
 
     def set_status(self, state: str, **fields: Any) -> dict[str, Any]:
         if state not in STATES:
             raise ValueError(f"unknown state {state!r}")
         status = _read_json(self.path / "status.json", {})
         status.update(fields, state=state, updated=time.time())
-        atomic_write_json(self.path / "status.json", status)
+        atomic_write_json(self.path / "status.json", status, within=self.root)
         return status
 
     def append_metrics(self, row: dict[str, Any]) -> None:
         line = json.dumps(row, sort_keys=True, default=_jsonable, allow_nan=True)
-        with open(self.path / "metrics.jsonl", "a") as f:
+        with safe_io.open_file(self.path / "metrics.jsonl", "append", within=self.root) as f:
             f.write(line + "\n")
             f.flush()
             os.fsync(f.fileno())
 
     def save_partition(self, data: dict[str, Any]) -> None:
-        atomic_write_json(self.path / "partition.json", data)
+        atomic_write_json(self.path / "partition.json", data, within=self.root)
 
     def save_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None:
         atomic_write(self.path / "embeddings" / f"round_{int(round_):04d}.npz",
-                     lambda f: np.savez_compressed(f, **arrays))
+                     lambda f: np.savez_compressed(f, **arrays), within=self.root)
 
     def save_local_snapshot(self, round_: int, arrays: dict[str, np.ndarray]) -> None:
         """An uncompressed ``.npz``: float16 embeddings shrink by only a quarter under zlib, which
         cost a snapshot round more than the whole measurement (benchmarks/local_metrics_cost.py)."""
         atomic_write(self.path / "embeddings" / f"local_round_{int(round_):04d}.npz",
-                     lambda f: np.savez(f, **arrays))
+                     lambda f: np.savez(f, **arrays), within=self.root)
 
     def status(self) -> dict[str, Any]:
         """The status as written so far ({} when missing or damaged)."""
@@ -399,7 +391,7 @@ class RunWriter:
     def save_weights(self, state_dict: dict[str, Any]) -> None:
         import torch  # lazy: about 1.5 s of torch (benchmarks/lazy_imports.py); the store is read by torch-free processes
 
-        atomic_write(self.path / "model.pt", lambda f: torch.save(state_dict, f))
+        atomic_write(self.path / "model.pt", lambda f: torch.save(state_dict, f), within=self.root)
 
     def cancel_requested(self) -> bool:
         return (self.path / "cancel").exists()

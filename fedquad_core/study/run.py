@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from tqdm import tqdm
 
+from .. import safe_io
 from ..config import ConfigError, RunConfig
 from ..config.checked import Checked
 from ..config.devices import usable_cores
@@ -216,7 +217,7 @@ def _hold_running_lock(root, name: str):
     live driver can hold it, so ``study cancel`` can tell whether anyone would see its request."""
     path = _running_lock_path(root, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    f = open(path, "a")
+    f = safe_io.open_file(path, "lock", within=root)  # a planted link or pipe: UnsafeFile, one line
     fcntl.flock(f, fcntl.LOCK_SH)
     return f
 
@@ -224,9 +225,11 @@ def _hold_running_lock(root, name: str):
 def study_running(root, name: str) -> bool:
     """Whether a live driver holds the study's running lock (the kernel decides, not a file's content)."""
     path = _running_lock_path(root, name)
-    if not path.is_file():
+    try:  # a link or a pipe there: no driver holds it (a driver refuses to use one)
+        f = safe_io.open_file(path, "read", within=root)
+    except (OSError, safe_io.DamagedFile):
         return False
-    with open(path, "a") as f:
+    with f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -239,7 +242,7 @@ def request_study_cancel(root, name: str) -> bool:
     """Ask every driver of study ``name`` to stop (as Ctrl-C does); False when none is running."""
     if not study_running(root, name):
         return False
-    atomic_write_text(cancel_path(root, name), "cancel\n")
+    atomic_write_text(cancel_path(root, name), "cancel\n", within=Path(root))
     return True
 
 
@@ -302,7 +305,7 @@ def _run_one(payload: tuple) -> str | None:
         run_id = execute(cfg, RunStore(root), run_id=run_id, progress=False, threads=threads,
                          prep=_checked_prep(cfg, parts, labels))
         if RunStore(root).read_status(run_id).get("stopped_by") in ("SIGINT", "SIGTERM"):
-            open(stop, "a").close()  # the signal reached the group: no next point, before the driver looks
+            safe_io.touch(stop)  # the signal reached the group: no next point, before the driver looks
         return run_id
     finally:
         release(held)
@@ -398,7 +401,7 @@ def run_in_pool(todo: dict[str, Checked | RunConfig], runs: RunStore, *, jobs: i
                 flag["signal"] = "fedquad study cancel"
             if flag["signal"]:
                 if not stop.exists():
-                    stop.touch()
+                    safe_io.touch(stop, within=runs.root)
                     for fut in list(futures):
                         fut.cancel()
                 for _, run_id in list(futures.values()):  # stop after its current round, state 'cancelled'

@@ -82,7 +82,7 @@ class StudyStore:
 
     def write(self, study: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(self.path(study["name"]), study)
+        atomic_write_json(self.path(study["name"]), study, within=self.root)  # no write through a linked studies/
 
 
 def finished_runs(runs: RunStore, engine: str | None = None) -> dict[str, str]:

@@ -129,3 +129,23 @@ def test_explore_names_damaged_study_files_and_shows_the_others(recorded_root, t
     assert len(notes) == 1 and "study broken is damaged" in notes[0] and "and 1 more" in notes[0], notes
     assert "bad name" not in notes[0]
     assert at.title[0].value == "Explore" and at.selectbox  # the recorded studies are still there
+
+
+def test_snapshots_that_lie_about_their_size_cost_only_themselves(monkeypatch, tmp_path):
+    """A 500-byte snapshot whose header claims a 364 TiB array took the Embeddings page down for
+    every user ("Unable to allocate 364 TiB"), and a half-megabyte one that unpacks to 512 MB passed
+    as undamaged (issue 47): both are named, and the page shows the other rounds."""
+    from planted import bomb, liar
+
+    recorded = write_lesson_root(tmp_path / "recorded")
+    runs = sorted(p for p in recorded.iterdir() if (p / "embeddings").is_dir())
+    for i, run in enumerate(runs):
+        (run / "embeddings" / f"round_{ROUNDS:04d}.npz").write_bytes(liar() if i % 2 == 0 else bomb())
+        (run / "embeddings" / f"umap_round_{ROUNDS:04d}.npy").unlink(missing_ok=True)
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(recorded))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(tmp_path / "runs"))
+    at = open_page("views/embeddings.py")
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert "Damaged, left out" in text and f"round_{ROUNDS:04d}.npz cannot be read" in text, text[:1500]
+    assert "allocate" not in text and "MemoryError" not in text

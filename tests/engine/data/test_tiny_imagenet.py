@@ -108,3 +108,25 @@ def test_a_cache_of_wrong_shapes_is_one_line_before_any_run_folder(tiny_tree, ca
     code, err, runs = _run_cli(tiny_tree, capsys)
     assert code == 2 and "Traceback" not in err and "not N x 3 x 64 x 64 images" in err
     assert not any(runs.glob("*/config.json"))
+
+
+def test_a_cache_whose_header_claims_a_huge_array_is_one_line_before_any_run_folder(tiny_tree, capsys):
+    """Issue 47: the loader's np.load would allocate what a header claims (a 4 TB x_train here);
+    the preflight compares each header with the zip's sizes first."""
+    import io
+    import zipfile
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "|u1", "fortran_order": False,
+                                                  "shape": (10**8, 3, 64, 64)})
+    with zipfile.ZipFile(tiny_tree.dir / ".fedquad_cache.npz", "w") as z:
+        z.writestr("x_train.npy", header.getvalue() + bytes(64))
+        for key, value in (("y_train", np.zeros(1, np.int64)), ("x_test", np.zeros((4, 3, 64, 64), np.uint8)),
+                           ("y_test", np.zeros(4, np.int64)), ("wnids", np.asarray(tiny_tree.WNIDS))):
+            buf = io.BytesIO()
+            np.save(buf, value)
+            z.writestr(f"{key}.npy", buf.getvalue())
+    code, err, runs = _run_cli(tiny_tree, capsys)
+    assert code == 2 and "Traceback" not in err and "MemoryError" not in err, err
+    assert "Tiny-ImageNet cache" in err and "is damaged" in err and "'x_train' claims (100000000, 3, 64, 64) uint8" in err
+    assert len(err.splitlines()) == 1 and not any(runs.glob("*/config.json")), err

@@ -162,7 +162,7 @@ def test_a_damaged_local_file_or_row_is_named(store):
     with pytest.raises(DamagedRun, match="local_round_0001.npz: arrays of the wrong shape"):
         store.read_local_snapshot(run_id, 1)
     path.write_bytes(b"not a zip")
-    with pytest.raises(DamagedRun, match="local_round_0001.npz is not a readable .npz"):
+    with pytest.raises(DamagedRun, match="local_round_0001.npz cannot be read: not a .npz file"):
         store.read_local_snapshot(run_id, 1)
     with pytest.raises(DamagedRun, match="local_round_0002.npz is missing"):
         store.read_local_snapshot(run_id, 2)
