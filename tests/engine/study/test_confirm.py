@@ -2,6 +2,7 @@
 "supported", δ sensitivity, and the whole table on a tiny confirmation recording."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -56,12 +57,17 @@ def test_supported_needs_the_holm_p_and_delta():
     assert cf.strict_verdict(up, [], 2.0, "above", 0.001, 0.01, False) == cf.NEGLIGIBLE  # only by equivalence
 
 
+def _env(tmp_path) -> dict:
+    """A bare environment, the network guard kept (tests/conftest.py puts it on PYTHONPATH)."""
+    return {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join([str(REPO), os.environ["PYTHONPATH"]]),
+            "FEDQUAD_NETGUARD_DIR": os.environ["FEDQUAD_NETGUARD_DIR"], "OMP_NUM_THREADS": "1", "HOME": str(tmp_path)}
+
+
 def test_the_table_on_a_tiny_confirmation_recording(tmp_path):
     scratch = tmp_path / "confirm"
     proc = subprocess.run([sys.executable, str(REPO / "scripts" / "confirm_studies.py"), "--quick", "--scratch",
                            str(scratch), "--only", "confirm-digits-local"], capture_output=True, text=True,
-                          timeout=900, cwd=REPO, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO),
-                                                       "OMP_NUM_THREADS": "1", "HOME": str(tmp_path)})
+                          timeout=900, cwd=REPO, env=_env(tmp_path))
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = {x.row["id"]: x for x in cf.check_confirmatory(scratch)}
     assert rows["C1"].status == cf.NOT_RECORDED and rows["C1"].verdict == cf.NOT_RECORDED
@@ -79,7 +85,6 @@ def test_the_table_on_a_tiny_confirmation_recording(tmp_path):
     path.write_text(json.dumps(record))
     again = subprocess.run([sys.executable, str(REPO / "scripts" / "confirm_studies.py"), "--quick", "--scratch",
                             str(scratch), "--only", "confirm-digits-local"], capture_output=True, text=True,
-                           timeout=300, cwd=REPO, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO),
-                                                        "OMP_NUM_THREADS": "1", "HOME": str(tmp_path)})
+                           timeout=300, cwd=REPO, env=_env(tmp_path))
     assert again.returncode == 2 and "another registration" in again.stderr
     assert {x.row["id"]: x for x in cf.check_confirmatory(scratch)}["C4"].status == "exploratory"
