@@ -12,7 +12,7 @@ from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
 from app.lesson.data import LessonData, Missing, alpha_label
 from app.projection.maths import pca_2d, procrustes_align
-from app.service.engine import StoreError, Verdict, compare, hold_share, matched_accuracy, run_value, seed_of, smallest_effect, \
+from app.service.engine import StoreError, Verdict, compare, hold_share, matched_accuracy, pairable, run_value, seed_of, smallest_effect, \
     study_frame
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
@@ -69,9 +69,13 @@ def values(data: LessonData, metric: str, **coords) -> dict:
 
 def versus(data: LessonData, metric: str, a: dict, b: dict) -> Verdict:
     """Group ``a`` against group ``b`` on ``metric``, as the claims table compares them: per-run
-    values of ``run_metric``, paired on shared seeds, with the measure's smallest effect of interest."""
+    values of ``run_metric``, paired on shared seeds only where the groups share their partitions
+    (``engine.pairable``: the same α; across α, Welch's test), with the measure's smallest effect
+    of interest."""
     va, vb = values(data, metric, **a), values(data, metric, **b)
     ref = sum(vb.values()) / len(vb) if vb else None
+    if not pairable(a, b):
+        va, vb = list(va.values()), list(vb.values())
     return compare(va, vb, smallest_effect(FINAL_KEYS.get(metric, metric), ref))
 
 

@@ -19,7 +19,7 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from app.service.engine import (accuracy_profile, claim_verdicts, compare, format_p, hold_share, matched_comparison,
+from app.service.engine import (accuracy_profile, claim_verdicts, compare, format_p, hold_share, matched_comparison, pairable,
                                 smallest_effect)
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.lesson.data import ROLES, LessonData, Missing, StoreError, alpha_label, claims_of, strongest_local, table_row
@@ -148,7 +148,7 @@ def step_global(data: LessonData, talk: bool) -> Slide:
                                                                  talk=talk), spectra_table(per_alpha))
     a, b = {"alpha": skew, "method": "fedavg"}, {"alpha": iid, "method": "fedavg"}
     final = versus(d, "effective_rank", a, b)
-    m = matched_comparison(d, a, b, "effective_rank")
+    m = matched_comparison(d, a, b, "effective_rank", paired=pairable(a, b))
     levels = list(zip(m.levels, m.verdicts))
     where = ", ".join(f"{x:.1%}" for x in m.levels) or "none"
     rows = {"final": table_row(d, "effective_rank", a, b), "matched": table_row(d, "effective_rank", a, b, True)}

@@ -112,7 +112,7 @@ CLAIMS: tuple[Claim, ...] = (
           {"method": "fedquad"}, {"method": "moon"}, "above", fallback="fmnist-regime"),
     Claim("FedQuad is ahead of MOON under skew", "fmnist-methods", "final_acc",
           {"method": "fedquad", "alpha": "paper"}, {"method": "moon", "alpha": "paper"}, "above"),
-    Claim("(FedQuad ahead of FedAvg under skew, on the one-minute demo's study, digits, α = 0.1)", "digits-alpha",
+    Claim("(FedQuad ahead of FedAvg on the one-minute demo's study, digits, α = 0.1)", "digits-alpha",
           "final_acc", {"method": "fedquad", "alpha": 0.1}, {"method": "fedavg", "alpha": 0.1}, "above", same_as=12),
 )
 # The recorded studies no row tests, and why (docs/claims.md lists them under the table).
@@ -497,7 +497,7 @@ def _finish(result: ClaimResult, p_holm: float | None, p_eq_holm: float | None, 
     odd = [f"{name} give{'s' if name.startswith('the') else ''} {v}" + _confounded(name, v, verdict, see)
            for name, v in checks if v != verdict]
     odd += [result.changing] if result.changing else []
-    odd += [f"{c} goes against it" for c in result.against]
+    odd += [f"{c} has its estimate against the claim" for c in result.against]
     odd += ["its verdict depends on δ"] if sensitivity and len(set(sensitivity) | {verdict}) > 1 else []
     robustness = ROBUST if not odd else "not robust: " + "; ".join(odd)
     return dataclasses.replace(result, verdict=verdict, p_holm=p_holm, p_eq_holm=p_eq_holm, robustness=robustness,

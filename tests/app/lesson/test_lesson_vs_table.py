@@ -36,11 +36,15 @@ def _mean(numbers: str, side: int) -> float:
     return float(re.findall(r": (-?\d+\.\d+)(?: ±| %| \()", numbers)[side])
 
 
+def _robust(row) -> str:
+    return "robust" if row.robustness == "robust" else "not robust"
+
+
 def test_step_four_says_what_rows_five_and_six_say(recorded, raw):
     s = lesson.build_step(4, recorded).sentences
     table = claims_of(recorded)
     row5, row6 = table[4], table[5]
-    assert s[0].endswith(f"— the claims table, row 6: {row6.verdict} (not robust).")
+    assert s[0].endswith(f"— the claims table, row 6: {row6.verdict} ({_robust(row6)}).")
     assert SKEW[raw[5].verdict] in s[0].split(" — ")[0]
     assert f"{_mean(row6.numbers, 0):.2f} ± " in s[0] and f"against {_mean(row6.numbers, 1):.2f} ± " in s[0]
     # the levels, one by one, as the table's matched column gives them
@@ -51,7 +55,7 @@ def test_step_four_says_what_rows_five_and_six_say(recorded, raw):
         assert SKEW[verdict] in said, (level, verdict, said)
     disagree = "the levels disagree" in row5.matched
     assert ("The levels disagree" in s[2]) == disagree
-    assert s[2].endswith(f"— the claims table, row 5: {row5.verdict} (not robust).")
+    assert s[2].endswith(f"— the claims table, row 5: {row5.verdict} ({_robust(row5)}).")
     assert "less trained model, not a collapsed one" not in " ".join(s)
 
 

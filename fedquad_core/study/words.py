@@ -1,0 +1,69 @@
+"""Every sentence the project ships that states a result comes from a verdict, through these
+templates, keyed by the verdict: the Lesson's takeaways, the deck's titles, docs/claims.md's and
+docs/studies.md's prose (written by ``scripts/write_result_docs.py``; a test fails when the pages
+differ from what it writes).
+
+- ``takeaway(verdict, claim, qualifiers)``: one plain sentence of at most ``MAX_WORDS`` words a
+  student can repeat, never stronger than the verdict;
+- ``qualifiers(row)``: what weakens a row's reading (still changing, depends on δ, a comparison
+  whose estimate goes the other way), in words;
+- ``RESULT_PHRASES``: the phrases that state a result; a test renders every Lesson step and deck
+  slide and fails on one that no verdict produced."""
+from __future__ import annotations
+
+from .verdicts import INCONCLUSIVE, NEGLIGIBLE, NOT_RUN, NOT_SUPPORTED, ONE, SUPPORTED
+
+MAX_WORDS = 25
+
+# The opening words of each verdict's takeaway: the strongest thing that verdict allows.
+OPENING = {
+    SUPPORTED: "Shown beyond seed noise",
+    NOT_SUPPORTED: "Not shown: the data go the other way",
+    NEGLIGIBLE: "No difference that matters (shown inside ±δ)",
+    INCONCLUSIVE: "Not shown either way with these seeds",
+    ONE: "Untested: one seed",
+    NOT_RUN: "Not run here",
+}
+# Result phrases a sentence may use only when a verdict produced it (the phrase test's list).
+RESULT_PHRASES = ("beyond noise", "beyond seed noise", "no effect", "nil", "robust", "belongs to", "under δ",
+                  "collapses", "mitigates", "is ahead")
+
+
+def qualifiers(*, changing: bool = False, depends_on_delta: bool = False, against: tuple[str, ...] = ()) -> list[str]:
+    """Most telling first: a comparison whose estimate goes the other way, then training still
+    changing, then a verdict that depends on δ (``takeaway`` keeps those that fit)."""
+    out = ["reverses " + check.replace("the comparison ", "").replace(" seen", "") for check in against]
+    if changing:
+        out.append("training not settled")
+    if depends_on_delta:
+        out.append("depends on δ")
+    return out
+
+
+def takeaway(verdict: str, claim: str, quals: list[str] | None = None) -> str:
+    """``Shown beyond seed noise: FedQuad keeps inter-class separation.`` and, for the weaker
+    verdicts, what weakens it, in at most ``MAX_WORDS`` words: the verdict's words and the first
+    (most telling) qualifier are always kept, the claim is shortened to make room, and the other
+    qualifiers follow as far as they fit."""
+    head = OPENING.get(verdict, verdict.capitalize())
+    quals = list(quals or [])
+    words = claim.rstrip(".").split()
+    room = MAX_WORDS - word_count(head) - (word_count(quals[0]) if quals else 0)
+    if len(words) > room:
+        words = words[:room - 1] + ["…"]
+    sentence = f"{head}: {' '.join(words)}"
+    kept = quals[:1]
+    for q in quals[1:]:
+        if word_count(sentence) + sum(word_count(k) for k in kept) + word_count(q) <= MAX_WORDS:
+            kept.append(q)
+    return sentence + (f" ({'; '.join(kept)})" if kept else "") + "."
+
+
+def claim_words(text: str) -> str:
+    """A claims-table row's text as a takeaway's claim: the parentheses of a row that repeats
+    another row's claim ("(the same, on Fashion-MNIST)") dropped."""
+    return text[1:-1] if text.startswith("(") and text.endswith(")") else text
+
+
+def word_count(sentence: str) -> int:
+    return len(sentence.split())

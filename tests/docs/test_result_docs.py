@@ -1,0 +1,38 @@
+"""Issue 43, words from verdicts only: docs/claims.md and docs/studies.md's results section are what
+scripts/write_result_docs.py writes from the verdicts, and every takeaway is short, and never
+stronger than its verdict."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fedquad_core.study import words
+from fedquad_core.study.verdicts import INCONCLUSIVE, NEGLIGIBLE, NOT_RUN, NOT_SUPPORTED, ONE, SUPPORTED
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_result_pages_are_what_the_verdicts_write():
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "write_result_docs.py"), "--check"],
+                          capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("verdict", [SUPPORTED, NOT_SUPPORTED, NEGLIGIBLE, INCONCLUSIVE, ONE, NOT_RUN])
+def test_a_takeaway_is_at_most_25_words_and_opens_with_its_verdicts_words(verdict):
+    claim = "FedQuad is ahead of FedAvg in the paper's regime with many clients and a low participation per round"
+    quals = words.qualifiers(changing=True, depends_on_delta=True, against=("the comparison at equal samples seen",))
+    t = words.takeaway(verdict, claim, quals)
+    assert words.word_count(t) <= words.MAX_WORDS and t.startswith(words.OPENING[verdict] + ": ")
+    assert "reverses at equal samples" in t  # the most telling qualifier is the one kept first
+    if verdict != SUPPORTED:
+        assert "beyond seed noise" not in t
+
+
+def test_a_repeated_rows_claim_loses_only_its_parentheses():
+    assert words.claim_words("(the same, on Fashion-MNIST)") == "the same, on Fashion-MNIST"
+    assert words.claim_words("Local models lose directions (local collapse)") == \
+        "Local models lose directions (local collapse)"
