@@ -13,7 +13,7 @@ import os
 
 from app_helpers import open_page, trace_values
 
-KEYS = ("acc", "ratio", "loss", "ratio_l2")
+KEYS = ("acc", "ratio", "rank", "loss", "ratio_l2")
 
 
 def charts(at) -> dict[str, tuple[tuple[int, ...], str, dict]]:
@@ -49,7 +49,7 @@ def _running_pair(root, total: int = 30):
         w = store.create(RunConfig(dataset="digits", rounds=total, method=method).resolved().to_dict())
         w.set_status("running", round=1, total_rounds=total, group="g-refresh", **process_identity(os.getpid()))
         w.append_metrics({"round": 1, "test_accuracy": 0.3, "train_loss": 2.0, "samples_total": 100, "elapsed": 1.0,
-                          "ratio": 0.6, "ratio_l2": 0.5})
+                          "ratio": 0.6, "ratio_l2": 0.5, "effective_rank": 9.0})
         writers.append(w)
     return writers
 
@@ -65,7 +65,7 @@ def test_live_charts_keep_their_id_and_place_as_points_arrive_and_the_runs_end(e
     for w in writers:  # a round lands: the page refreshes with one more point per run
         w.set_status("running", round=2, total_rounds=30, group="g-refresh")
         w.append_metrics({"round": 2, "test_accuracy": 0.5, "train_loss": 1.5, "samples_total": 200, "elapsed": 2.0,
-                          "ratio": 0.5, "ratio_l2": 0.4})
+                          "ratio": 0.5, "ratio_l2": 0.4, "effective_rank": 8.0})
     at.run()
     assert not at.exception, at.exception
     second = charts(at)
