@@ -9,12 +9,18 @@ Streamlit's own websocket (as a browser does: ``/_stcore/stream``, one ``rerun_s
 the dashboard looks and once in talk mode (the class's links open in talk mode), waits for each
 run to finish and closes. It is a visitor like any other (a student in class mode, reading only).
 
+The links are printed only once the port answers (Streamlit's own "You can now view" lines, printed
+as its server starts, are turned off): a browser opened on them at once finds the server, where it
+used to get "connection refused" for the seconds before the port was bound. In class mode
+``scripts/class_links.py`` leaves its banner (the two links and the QR code) in a file
+(``$FEDQUAD_LINKS_FILE``), printed and removed here then; otherwise the one local address is printed.
+
 Until the warm-up is done the server's health check (``/_stcore/health``) answers 503 "warming
 up": Streamlit's page in a browser waits for that check before it opens its session, so a browser
 that comes early waits for a warm server instead of competing with the warm-up for the cores, and
 "healthy" means what a user expects of it, that the first page comes quickly. The warm-up gives
 up after ``WARM_LIMIT`` s (the health check then answers as Streamlit's own does); an error in it
-only loses the warm-up. ``FEDQUAD_WARMUP=0`` turns it off (health as soon as Streamlit is up);
+only loses the warm-up. ``FEDQUAD_WARMUP=0`` turns it off (health as soon as the links are printed);
 ``benchmarks/first_page.py`` measures the difference.
 """
 from __future__ import annotations
@@ -100,15 +106,37 @@ def _up(url: str) -> bool:
     return code == 200 or (code == 503 and "warming up" in body)
 
 
-def warm(url: str) -> None:
-    """Wait for the server, then visit the opening page once per query (errors only lose the
-    warm-up); the health check answers 200 from then on."""
+LINKS_ENV = "FEDQUAD_LINKS_FILE"
+
+
+def announce(url: str, up=None, out=None) -> bool:
+    """Wait until the server answers (``up(url)``, by default its health check answering at all),
+    then print the links: the class banner of ``$FEDQUAD_LINKS_FILE`` (removed once printed: it
+    names the presenter's secret link), else ``url``. False when the server never answered."""
+    up, out = up or _up, out or sys.stderr
+    deadline = time.monotonic() + 300.0
+    while not up(url):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    banner = os.environ.get(LINKS_ENV)
+    text = None
+    if banner:
+        try:
+            text = Path(banner).read_text(encoding="utf-8")
+            Path(banner).unlink()
+        except OSError as e:
+            print(f"  (the class links in {banner} could not be read: {e})", file=out)
+    print(text.rstrip("\n") if text else f"  FedQuad Lab is up: {url}", file=out, flush=True)
+    return True
+
+
+def start_up(url: str, warm_up: bool = True) -> None:
+    """Print the links once the server answers, then (``warm_up``) visit the opening page once per
+    query (errors only lose the warm-up); the health check answers 200 from then on."""
     try:
-        deadline = time.monotonic() + 300.0
-        while not _up(url):
-            if time.monotonic() > deadline:
-                return
-            time.sleep(0.05)
+        if not announce(url) or not warm_up:
+            return
         for query in WARM_QUERIES:
             t0 = time.monotonic()
             try:
@@ -122,11 +150,13 @@ def warm(url: str) -> None:
 
 
 def main(argv: list[str]) -> None:
-    if os.environ.get("FEDQUAD_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off"):
-        hold_health_until_warm()
-        threading.Thread(target=warm, args=(local_url(argv),), name="fedquad-warmup", daemon=True).start()
+    warm_up = os.environ.get("FEDQUAD_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off")
+    hold_health_until_warm()  # (without the warm-up: until the links are printed)
+    threading.Thread(target=start_up, args=(local_url(argv), warm_up), name="fedquad-warmup", daemon=True).start()
     from streamlit.web.cli import main as streamlit_main
 
+    if not any(a.startswith("--logger.hideWelcomeMessage") for a in argv):
+        argv = [*argv, "--logger.hideWelcomeMessage", "true"]  # its lines come before the port answers
     sys.argv = ["streamlit", "run", *argv]
     streamlit_main()
 
