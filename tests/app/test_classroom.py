@@ -69,6 +69,20 @@ def test_a_student_in_presenter_mode_gets_the_page_menu_without_launch_or_demo(c
     assert "fq_exit_presenter" in _buttons(at)
 
 
+def test_the_runs_page_shows_a_student_no_server_path_and_no_bundle(classroom, run_store):
+    from app import service
+
+    root, ids = run_store
+    at = _open(None, "views/runs.py")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = _text(at) + "\n".join(str(j.value) for j in at.get("json"))
+    assert str(root.resolve()) not in shown and str(service.recorded_dir()) not in shown
+    assert not {"r_bundle", "r_dl"} & _buttons(at)
+    assert '"pid"' not in shown and "pid_start" not in shown
+    presenter = _open(classroom, "views/runs.py")
+    assert str(root.resolve()) in _text(presenter) and "r_bundle" in _buttons(presenter)
+
+
 def test_the_launch_page_is_not_offered_to_a_student(classroom):
     at = _open()
     with pytest.raises(Exception):
