@@ -91,7 +91,7 @@ LOSS_NOTE = ("Train loss is each method's full local objective (CE plus its own 
              "comparable between methods. Compare test accuracy and the ratios instead.")
 RATIO_NOTE = "Measured on snapshot rounds, in the original embedding space."
 RANK_NOTE = ("The collapse meter: how many directions the global model's embedding spreads over (exp of "
-             "the entropy of its covariance spectrum), on snapshot rounds. Falling = collapsing.")
+             "the entropy of its covariance spectrum), on snapshot rounds: higher = more spread, falling = collapsing.")
 # A row of three at 1280 px beside the open sidebar is about 290 px a figure (talk mode's figures
 # are laid out for a third of the page already); on a projector the row fits under the top bar.
 ROW_OF_THREE = 290
@@ -182,7 +182,7 @@ with acc_col:
 with ratio_col:
     chart("ratio", "Intra / inter class distance (lower = tighter)", "ratio", RATIO_NOTE, third=True)
 with rank_col:
-    chart("effective_rank", "Collapse meter: effective rank (higher = more spread)", "rank", RANK_NOTE, third=True)
+    chart("effective_rank", "Collapse meter: effective rank", "rank", RANK_NOTE, third=True)
 if projector:  # under the first row: the lecturer picks the x axis (and, in talk mode, the runs) here
     if not presenter:
         run_picker()

@@ -4,6 +4,7 @@ talk with a clicker, from one link opened once (no link is reopened):
 - enter presenter mode with the sidebar's toggle (talk mode, the Lesson at step 1);
 - present three steps with the keys a clicker sends (PageDown, ArrowRight, Space): each steps the
   Lesson on and none scrolls the page; PageUp steps back;
+- no Plotly toolbar over a figure on hover;
 - switch page from the presenter bar's page menu (to Live, and back to the Lesson) and see the
   one-minute demo offered in it;
 - leave presenter mode with Escape: the page list and the sidebar's toggle are back, and the keys
@@ -70,6 +71,9 @@ def test_present_three_steps_with_a_clickers_keys_switch_page_and_leave(lesson_s
             page.keyboard.press("PageUp")
             _wait_step(page, 3)
             assert page.evaluate("() => window.fqPresenterKeys") == 4
+            page.locator(".js-plotly-plot").first.hover()  # no Plotly toolbar appears over a figure
+            page.wait_for_timeout(500)
+            assert not page.locator(".modebar-container").filter(visible=True).count()
 
             # another page from the bar's menu, then back; the demo is offered there
             page.get_by_role("button", name="Pages").click()
