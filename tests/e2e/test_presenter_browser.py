@@ -14,6 +14,7 @@ Traffic stays on 127.0.0.1. Needs Debian's chromium and fails, never skips, with
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -28,9 +29,14 @@ def _step(page) -> int | None:
     return None
 
 
-def _wait_step(page, n: int) -> None:
-    poll(lambda: _step(page) == n, 60, 0.25, f"the Lesson at step {n}", state=lambda: _step(page))
+def _wait_step(page, n: int) -> float:
+    """Wait for step ``n`` on the screen; the seconds it took (printed by the test: what the room
+    sees of a key press, on this machine)."""
+    t0 = time.monotonic()
+    poll(lambda: _step(page) == n, 60, 0.05, f"the Lesson at step {n}", state=lambda: _step(page))
+    took = time.monotonic() - t0
     wait_idle(page)
+    return took
 
 
 def _scroll(page) -> float:
@@ -66,7 +72,7 @@ def test_present_three_steps_with_a_clickers_keys_switch_page_and_leave(lesson_s
             page.mouse.click(640, 400)  # the page has the focus, as after the lecturer's last click
             for n, key in ((2, "PageDown"), (3, "ArrowRight"), (4, "Space")):
                 page.keyboard.press(key)
-                _wait_step(page, n)
+                print(f"{key}: step {n} on the screen {_wait_step(page, n):.2f} s after the key")
                 assert _scroll(page) == 0, f"{key} scrolled the page by {_scroll(page)} px"
             page.keyboard.press("PageUp")
             _wait_step(page, 3)
