@@ -218,6 +218,35 @@ def test_one_click_collapse_demo_launches_the_pair_and_opens_live(empty_store):
             time.sleep(0.3)
 
 
+def test_the_demo_starts_from_presenter_modes_page_menu_and_presenter_mode_stays(empty_store):
+    import time
+
+    from fedquad_core.runs.store import ACTIVE, RunStore, StoreError
+
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.query_params["talk"] = "1"
+    at.query_params["presenter"] = "1"
+    at.run()
+    assert "quick_start" not in {b.key for b in at.button}  # the sidebar's is hidden in presenter mode
+    at.button(key="quick_start_presenter").click().run()
+    assert not at.exception, at.exception
+    store = RunStore(empty_store)
+    infos = store.list_runs()
+    try:
+        assert sorted(i.config["method"] for i in infos) == ["fedavg", "fedquad"]
+        assert at.session_state["presenter"] and at.session_state["talk"]
+        assert at.button(key="fq_exit_presenter")  # still presenting, on Live
+        titles = [(s["layout"].get("title") or {}).get("text", "").replace("<br>", " ") for s in chart_specs(at)]
+        assert len(titles) == 5 and titles[2].startswith("Collapse meter"), titles
+    finally:
+        for i in infos:
+            with contextlib.suppress(StoreError):
+                store.request_cancel(i.run_id)
+        deadline = time.time() + 60
+        while time.time() < deadline and any(store.read_status(i.run_id)["state"] in ACTIVE for i in infos):
+            time.sleep(0.3)
+
+
 def test_launch_shows_and_applies_the_chosen_data_sets_defaults(empty_store):
     at = open_page("views/launch.py")
     assert any("digits defaults: lr 0.05" in c.value for c in at.caption)
