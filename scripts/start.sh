@@ -3,7 +3,7 @@
 #   bash scripts/start.sh                  one user, on http://127.0.0.1:${PORT:-8501} (this machine only)
 #   bash scripts/start.sh --class          a lecture room: served on all addresses; prints the presenter's
 #                                          link (a fresh secret) and the students' link and QR code, once
-#                                          the server answers
+#                                          the server answers with its first page warm
 #   bash scripts/start.sh --class --host ADDR   serve on ADDR only (the links name it)
 #   bash scripts/start.sh --class --max-sessions N   at most N browsers at once (default 60)
 set -euo pipefail

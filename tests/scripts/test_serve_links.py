@@ -38,6 +38,7 @@ def test_the_links_wait_for_the_port_and_the_class_banner_is_printed_once(tmp_pa
         asked.append(url)
         return len(asked) >= 3
 
+    monkeypatch.setattr(serve, "_links_done", serve.threading.Event())  # (printed once per process)
     banner = tmp_path / "links.txt"
     banner.write_text("FedQuad Lab - class server\n  Presenter ...: http://10.0.0.1:8501/?token=x\n")
     monkeypatch.setenv(serve.LINKS_ENV, str(banner))
@@ -48,16 +49,21 @@ def test_the_links_wait_for_the_port_and_the_class_banner_is_printed_once(tmp_pa
     assert not banner.exists()  # the secret link is on the terminal only
 
     monkeypatch.delenv(serve.LINKS_ENV)
+    monkeypatch.setattr(serve, "_links_done", serve.threading.Event())
     asked.clear()
     out = _Out(asked)
     assert serve.announce("http://127.0.0.1:1", up=up, out=out)
     assert out.at == 3 and "FedQuad Lab is up: http://127.0.0.1:1" in out.getvalue()
 
 
-def test_a_real_start_prints_its_link_when_the_port_already_answers(tmp_path):
+def test_a_real_start_prints_its_link_when_the_port_answers_and_the_first_page_is_warm(tmp_path):
+    """With the warm-up (as start.sh runs it): the link comes once the port answers and the opening
+    page has been built once, so the health check a browser's page waits for answers at once."""
+    from serving import health
+
     (tmp_path / "recorded").mkdir()
     port = free_port()
-    app = Dashboard(tmp_path / "runs", tmp_path / "recorded", port=port, warm=False, env={"FEDQUAD_WARMUP": "0"},
+    app = Dashboard(tmp_path / "runs", tmp_path / "recorded", port=port, warm=False,
                     command=[sys.executable, "scripts/serve.py", "app/main.py", "--server.address", "127.0.0.1",
                              "--server.port", str(port), "--server.fileWatcherType", "none", "--server.headless", "true"])
     try:
@@ -66,10 +72,14 @@ def test_a_real_start_prints_its_link_when_the_port_already_answers(tmp_path):
             assert app.proc.poll() is None, app.log_text()
             assert time.monotonic() < deadline, f"no link printed in 120 s: {app.log_text()}"
             time.sleep(0.02)
+        printed = time.monotonic()
         with socket.create_connection(("127.0.0.1", app.port), timeout=2):  # refused before: the bug
             pass
-        assert f"FedQuad Lab is up: http://127.0.0.1:{app.port}" in app.log_text()
-        assert "You can now view" not in app.log_text()
-        app.wait_healthy(60)
+        while health(app.url)[0] != 200:
+            assert time.monotonic() - printed < 3, f"not healthy 3 s after the link: {health(app.url)}"
+            time.sleep(0.05)
+        text = app.log_text()
+        assert f"FedQuad Lab is up: http://127.0.0.1:{app.port}" in text and "You can now view" not in text
+        assert text.index("warm-up: /?talk=1 ready") < text.index("FedQuad Lab is up")
     finally:
         app.stop()
