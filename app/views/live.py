@@ -45,7 +45,11 @@ selected = list(st.session_state.v_runs)
 # The x axis: "samples processed" first (and the default) when the runs' per-round work differs, as
 # FedQuad's quadruplets make it against FedAvg; until the lecturer picks one, the default follows the
 # runs (it is known once each has a round), a link that names one keeps it.
-differs = work_differs(service.metrics_frame(selected, labels)) if selected else False
+frame = service.metrics_frame(selected, labels) if selected else None
+differs = work_differs(frame)
+# whether the runs' work a round was known at this page run (each has a round): if not, the progress
+# fragment looks again while they train
+known = frame is not None and "round" in frame and frame.loc[frame["round"].fillna(0) > 0, "run"].nunique() >= 2
 x_options = SAMPLES_FIRST if differs else list(X_AXES)
 if "_v_x_chosen" not in st.session_state:
     st.session_state["_v_x_chosen"] = "v_x" in st.query_params
@@ -123,7 +127,7 @@ def progress_view() -> None:
     summary table with the same numbers is further down, below the fold)."""
     if not service.any_active(selected):
         return
-    if not differs and not st.session_state.get("_v_x_chosen") and work_differs(service.metrics_frame(selected, labels)):
+    if not known and not st.session_state.get("_v_x_chosen") and work_differs(service.metrics_frame(selected, labels)):
         st.rerun()  # the first rounds show the runs' work differs: the page again, on samples processed
     cols = st.columns(min(len(selected), 4))
     for i, run_id in enumerate(selected):
@@ -139,8 +143,8 @@ def data(y: str):
     return rows[cols]
 
 
-def figure(y: str, title: str, third: bool):
-    fig = figures.curves_figure(data(y), y, xcol, title=title, talk=talk, height=PROJECTOR_HEIGHT if projector else None)
+def figure(rows, y: str, title: str, third: bool):
+    fig = figures.curves_figure(rows, y, xcol, title=title, talk=talk, height=PROJECTOR_HEIGHT if projector else None)
     return refit(fig, ROW_OF_THREE, False) if third and not talk else fig
 
 
@@ -156,7 +160,7 @@ def chart(y: str, title: str, key: str, note: str | None = None, third: bool = F
         if rows.empty and not refresh:
             st.caption(f"{title}: no data yet.")
             return
-        fig = figure(y, title, third)
+        fig = figure(rows, y, title, third)
         if rows.empty:  # the axes at once: the browser loads its chart code while round 1 trains
             fig.add_annotation(text=WAITING, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
         if in_place:
@@ -165,7 +169,7 @@ def chart(y: str, title: str, key: str, note: str | None = None, third: bool = F
             st.plotly_chart(fig, key=key, theme=None)
 
     draw()
-    render_downloads(lambda: figure(y, title, third), lambda: data(y),
+    render_downloads(lambda: figure(data(y), y, title, third), lambda: data(y),
                      f"{y}_vs_{xcol}", key=f"dl_{key}")
     note = captions.with_plain(key, note)
     if note:  # under the menu, so the menus of two charts side by side stay level

@@ -81,3 +81,29 @@ def test_live_charts_keep_their_id_and_place_as_points_arrive_and_the_runs_end(e
     last = charts(at)
     for key in KEYS:
         assert last[key][:2] == first[key][:2], (key, first[key][:2], last[key][:2])
+
+
+def test_the_x_axis_turns_to_samples_once_the_runs_work_differs_until_the_lecturer_picks(empty_store):
+    """The demo's page opens before any round (rounds, then); once the rounds show FedQuad
+    processing more samples a round than FedAvg, "samples processed" comes first and is shown,
+    and stays the lecturer's pick once they pick another."""
+    from fedquad_core.config import RunConfig
+    from fedquad_core.runs.store import RunStore, process_identity
+
+    store, writers = RunStore(empty_store), {}
+    for method in ("fedavg", "fedquad"):
+        w = store.create(RunConfig(dataset="digits", rounds=30, method=method).resolved().to_dict())
+        w.set_status("running", round=0, total_rounds=30, group="g-x", **process_identity(os.getpid()))
+        writers[method] = w
+    at = open_page("views/live.py")
+    assert at.segmented_control(key="v_x").value == "rounds"
+    for method, samples in (("fedavg", 100), ("fedquad", 180)):
+        writers[method].append_metrics({"round": 1, "test_accuracy": 0.3, "samples_total": samples, "elapsed": 1.0})
+    at.run()
+    assert at.segmented_control(key="v_x").options[0] == "samples processed"
+    assert at.segmented_control(key="v_x").value == "samples processed"
+    at.segmented_control(key="v_x").set_value("rounds").run()
+    at.run()
+    assert at.segmented_control(key="v_x").value == "rounds"
+    for w in writers.values():
+        w.set_status("finished", round=1, total_rounds=30)
