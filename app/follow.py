@@ -1,6 +1,8 @@
 """Follow the lecturer: a presenter shares a link (``?follow=<code>``, and its QR code) and the
 students who open it follow the presenter's page, Explore study and slider position, and Lesson
-step, within about a second; a student can step out ("Explore on my own") and back in.
+step, within about a second; a student can step out ("Explore on my own") and back in ("Rejoin
+the lecturer"). A student who leaves the lecturer's position otherwise (moves a slider, presses
+Back / Next, goes to another page) is paused likewise, and the banner says so.
 
 The presenter's position lives in the run store (``<runs>/follow/<code>.json``, written
 atomically by ``app.service.follow_store``), so students on any server process see it. Only the
@@ -174,9 +176,25 @@ def _follow_again() -> None:
     st.session_state.pop(SEEN_KEY, None)  # take the presenter's position over at once
 
 
+def _left(pos: dict, pages: list[str], current: str) -> bool:
+    """Whether this session is no longer at the presenter's position ``pos``, which it took over:
+    another page (the browser's Back, a page link), or a shared setting moved (a slider, the
+    Lesson's Back / Next)."""
+    page = pos.get("page")
+    if page not in pages:  # a page this session does not have (Launch, for a student): never taken over
+        return False
+    if page != current:
+        return True
+    values = pos.get("state") if isinstance(pos.get("state"), dict) else {}
+    return any(_shared_key(page, k) and k in st.session_state and st.session_state[k] != v
+               for k, v in values.items() if isinstance(k, str))
+
+
 def take_over(pages: list[str], current: str) -> None:
     """Before the page runs: if this session follows and the presenter moved since, take over
-    the presenter's settings and go to their page."""
+    the presenter's settings and go to their page; if the presenter did not move but this session
+    left their position (a slider, Back / Next, another page), following pauses (the banner says
+    so and offers the way back) until the student rejoins."""
     code = followed()
     if code is None:
         return
@@ -184,7 +202,11 @@ def take_over(pages: list[str], current: str) -> None:
     if not st.session_state.get(ON_KEY, True):
         return
     got = follow_store.read_position(runs_dir(), code)
-    if got is None or got["seq"] == st.session_state.get(SEEN_KEY):
+    if got is None:
+        return
+    if got["seq"] == st.session_state.get(SEEN_KEY):
+        if _left(got["position"], pages, current):
+            st.session_state[ON_KEY] = False
         return
     st.session_state[SEEN_KEY] = got["seq"]
     pos = got["position"]
@@ -220,9 +242,9 @@ def banner() -> None:
         return
     st.markdown(FOLLOW_CSS, unsafe_allow_html=True)
     with st.container(key="fq_follow", horizontal=True, vertical_alignment="center", width="content"):
-        if not st.session_state.get(ON_KEY, True):
-            st.markdown("Exploring on your own")
-            st.button("Follow the lecturer again", key="follow_again", on_click=_follow_again,
+        if not st.session_state.get(ON_KEY, True):  # stepped out, or moved away from the lecturer's position
+            st.markdown(":material/pause_circle: **Paused** —")
+            st.button("Rejoin the lecturer", key="follow_again", on_click=_follow_again,
                       icon=":material/cast_for_education:", type="tertiary")
             return
         _poll(code)

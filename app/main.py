@@ -13,7 +13,8 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from app import follow, service, sidebar  # noqa: E402
+from app import follow, service, sidebar, state  # noqa: E402
+from app import presenter as presenter_bar  # noqa: E402
 from app.service import roles  # noqa: E402
 from app.studies import catalog  # noqa: E402
 
@@ -77,6 +78,8 @@ def main() -> None:
     st.session_state[follow.PAGE_KEY] = current
     follow.take_over([path for path, _, _ in shown], current)  # a student: the lecturer's page and settings
     sidebar.global_controls()
+    if state.presenter():  # the page menu, the demo and the way out, in the top bar; the clicker's keys
+        presenter_bar.bar(shown, current)
     follow.banner()
     try:
         nav.run()

@@ -21,13 +21,14 @@ def about() -> str:
     return "\n".join(lines)
 
 
-def quick_start() -> None:
+def quick_start(key: str = "quick_start") -> None:
     """One click from any page: launch the collapse demo (FedAvg vs FedQuad, same partition and
-    seed) in the background and go to the Live page to watch it."""
+    seed) in the background and go to the Live page to watch it (``key``: the sidebar's button, or
+    presenter mode's page menu's)."""
     preset = presets.PRESETS[QUICK_PRESET]
     # No tooltip (``help=``): after the click the pointer still rests on the button, and its tooltip
     # lay over the Live page's accuracy chart legend. The same words sit under the button instead.
-    clicked = st.button(f"▶ {QUICK_PRESET}", type="primary", use_container_width=True, key="quick_start")
+    clicked = st.button(f"▶ {QUICK_PRESET}", type="primary", use_container_width=True, key=key)
     st.caption(quick_start_note(preset))
     if not clicked:
         return

@@ -1,14 +1,17 @@
 """Prepare a class server (``bash scripts/start.sh --class``): a fresh presenter secret (192 bits,
 ``secrets.token_urlsafe``) in a file only this user can read (``<runs>/.class/presenter.secret``,
 mode 0600, replaced at every start: an old link stops working), the class's follow code, and the
-two links printed before the server starts, with the students' QR code.
+two links, with the students' QR code.
 
-Prints the links and QR code on stderr (the terminal), and on stdout three shell-quoted words
-for start.sh: the secret file, the follow code and the address the links name. Never logs the
-secret anywhere else."""
+Prints the links and QR code on stderr (the terminal), or with ``--defer`` writes them to
+``links.txt`` beside the secret (mode 0600) for ``scripts/serve.py`` to print once the port answers
+(a browser opened on links printed before would be refused); on stdout four shell-quoted words for
+start.sh: the secret file, the follow code, the address the links name and that links file ("-"
+without ``--defer``). Never logs the secret anywhere else."""
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import secrets
 import shlex
@@ -47,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--host", default="", help="the address to serve on (default: all, links name the LAN address)")
     p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--defer", action="store_true", help="write the links and QR code to a file, not on stderr")
     args = p.parse_args(argv)
     shown = args.host if args.host not in ("", "0.0.0.0", "::") else (lan_address() or "127.0.0.1")
     secret_file, secret = write_secret(runs_dir() / ".class")
@@ -54,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     base = f"http://{shown}:{args.port}/"
     presenter = f"{base}?token={secret}&talk=1"
     students = f"{base}?follow={code}&talk=1"
-    err = sys.stderr
+    err = io.StringIO() if args.defer else sys.stderr
     print("FedQuad Lab - class server", file=err)
     print(f"  Presenter (keep it to yourself; new at every start): {presenter}", file=err)
     print(f"  Students (project it, or the QR code below):          {students}", file=err)
@@ -66,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
         segno.make(students, error="m").terminal(out=err, compact=True)
     except ImportError:
         pass
-    print(" ".join(shlex.quote(w) for w in (str(secret_file.resolve()), code, shown)))
+    links = "-"
+    if args.defer:
+        links = str((secret_file.parent / "links.txt").resolve())
+        atomic_write_text(Path(links), err.getvalue())  # (its temp file is 0600, renamed in place)
+    print(" ".join(shlex.quote(w) for w in (str(secret_file.resolve()), code, shown, links)))
     return 0
 
 

@@ -9,12 +9,19 @@ Streamlit's own websocket (as a browser does: ``/_stcore/stream``, one ``rerun_s
 the dashboard looks and once in talk mode (the class's links open in talk mode), waits for each
 run to finish and closes. It is a visitor like any other (a student in class mode, reading only).
 
+The links are printed only once the port answers and the warm-up is done (Streamlit's own "You can
+now view" lines, printed as its server starts, are turned off): a browser opened on them at once
+finds the server, and a warm one, where it used to get "connection refused" for the seconds before
+the port was bound. In class mode
+``scripts/class_links.py`` leaves its banner (the two links and the QR code) in a file
+(``$FEDQUAD_LINKS_FILE``), printed and removed here then; otherwise the one local address is printed.
+
 Until the warm-up is done the server's health check (``/_stcore/health``) answers 503 "warming
 up": Streamlit's page in a browser waits for that check before it opens its session, so a browser
 that comes early waits for a warm server instead of competing with the warm-up for the cores, and
 "healthy" means what a user expects of it, that the first page comes quickly. The warm-up gives
 up after ``WARM_LIMIT`` s (the health check then answers as Streamlit's own does); an error in it
-only loses the warm-up. ``FEDQUAD_WARMUP=0`` turns it off (health as soon as Streamlit is up);
+only loses the warm-up. ``FEDQUAD_WARMUP=0`` turns it off (health as soon as the links are printed);
 ``benchmarks/first_page.py`` measures the difference.
 """
 from __future__ import annotations
@@ -100,15 +107,63 @@ def _up(url: str) -> bool:
     return code == 200 or (code == 503 and "warming up" in body)
 
 
-def warm(url: str) -> None:
-    """Wait for the server, then visit the opening page once per query (errors only lose the
-    warm-up); the health check answers 200 from then on."""
+LINKS_ENV = "FEDQUAD_LINKS_FILE"
+_printed = threading.Lock()
+_links_done = threading.Event()
+
+
+def wait_up(url: str, up=None, limit: float = 300.0) -> bool:
+    """Wait until the server answers (``up(url)``, by default its health check answering at all)."""
+    up = up or _up
+    deadline = time.monotonic() + limit
+    while not up(url):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def print_links(url: str, out=None) -> None:
+    """Print the links, once: the class banner of ``$FEDQUAD_LINKS_FILE`` (removed once printed: it
+    names the presenter's secret link), else ``url``."""
+    out = out or sys.stderr
+    with _printed:
+        if _links_done.is_set():
+            return
+        _links_done.set()
+        banner = os.environ.get(LINKS_ENV)
+        text = None
+        if banner:
+            try:
+                text = Path(banner).read_text(encoding="utf-8")
+                Path(banner).unlink()
+            except OSError as e:
+                print(f"  (the class links in {banner} could not be read: {e})", file=out)
+        print(text.rstrip("\n") if text else f"  FedQuad Lab is up: {url}", file=out, flush=True)
+
+
+def announce(url: str, up=None, out=None) -> bool:
+    """Wait until the server answers, then print the links (False: it never answered)."""
+    if not wait_up(url, up):
+        return False
+    print_links(url, out)
+    return True
+
+
+def start_up(url: str, warm_up: bool = True) -> None:
+    """Once the server answers: (``warm_up``) visit the opening page once per query (errors only
+    lose the warm-up), then print the links, so a browser opened on them gets a warm first page
+    (after ``WARM_LIMIT`` s they are printed anyway); the health check answers 200 from then on."""
+    if not wait_up(url):
+        _warm.set()
+        return
     try:
-        deadline = time.monotonic() + 300.0
-        while not _up(url):
-            if time.monotonic() > deadline:
-                return
-            time.sleep(0.05)
+        if not warm_up:
+            return
+        print("  FedQuad Lab answers; warming up its first page (the links follow)", file=sys.stderr, flush=True)
+        timer = threading.Timer(WARM_LIMIT, print_links, args=(url,))
+        timer.daemon = True
+        timer.start()
         for query in WARM_QUERIES:
             t0 = time.monotonic()
             try:
@@ -118,6 +173,7 @@ def warm(url: str) -> None:
                 print(f"warm-up of /?{query} skipped: {e}", file=sys.stderr)
                 return
     finally:
+        print_links(url)
         _warm.set()
 
 
@@ -138,11 +194,13 @@ def no_outside_lookups() -> None:
 
 def main(argv: list[str]) -> None:
     no_outside_lookups()
-    if os.environ.get("FEDQUAD_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off"):
-        hold_health_until_warm()
-        threading.Thread(target=warm, args=(local_url(argv),), name="fedquad-warmup", daemon=True).start()
+    warm_up = os.environ.get("FEDQUAD_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off")
+    hold_health_until_warm()  # (without the warm-up: until the links are printed)
+    threading.Thread(target=start_up, args=(local_url(argv), warm_up), name="fedquad-warmup", daemon=True).start()
     from streamlit.web.cli import main as streamlit_main
 
+    if not any(a.startswith("--logger.hideWelcomeMessage") for a in argv):
+        argv = [*argv, "--logger.hideWelcomeMessage", "true"]  # its lines come before the port answers
     sys.argv = ["streamlit", "run", *argv]
     streamlit_main()
 

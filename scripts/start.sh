@@ -2,7 +2,8 @@
 # Set up (idempotent) and start the FedQuad Lab dashboard.
 #   bash scripts/start.sh                  one user, on http://127.0.0.1:${PORT:-8501} (this machine only)
 #   bash scripts/start.sh --class          a lecture room: served on all addresses; prints the presenter's
-#                                          link (a fresh secret) and the students' link and QR code first
+#                                          link (a fresh secret) and the students' link and QR code, once
+#                                          the server answers with its first page warm
 #   bash scripts/start.sh --class --host ADDR   serve on ADDR only (the links name it)
 #   bash scripts/start.sh --class --max-sessions N   at most N browsers at once (default 60)
 set -euo pipefail
@@ -36,11 +37,14 @@ bash scripts/setup.sh
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 ADDRESS=127.0.0.1 SHOWN=127.0.0.1
 if [ "$CLASS" = 1 ]; then
-  read -r SECRET_FILE CODE SHOWN < <(.venv/bin/python scripts/class_links.py --host "$HOST" --port "${PORT:-8501}")
+  # the links wait in the class folder (0700) until scripts/serve.py sees the port answer
+  read -r SECRET_FILE CODE SHOWN LINKS_FILE < <(.venv/bin/python scripts/class_links.py --host "$HOST" \
+    --port "${PORT:-8501}" --defer)
   export FEDQUAD_CLASS_SECRET_FILE="$SECRET_FILE" FEDQUAD_CLASS_CODE="$CODE" FEDQUAD_CLASS_MAX_SESSIONS="$MAX_SESSIONS"
+  export FEDQUAD_LINKS_FILE="$LINKS_FILE"
   ADDRESS=${HOST:-0.0.0.0}
 fi
-# scripts/serve.py: streamlit run, plus one headless visit of the opening page as soon as the server
+# scripts/serve.py: streamlit run, the links printed once the port answers, plus one headless visit of the opening page as soon as the server
 # answers (the first browser then finds the app's modules imported and the opening figures built).
 # Nothing leaves the machine: browser.serverAddress is the address the links name (Streamlit's banner
 # names it instead of looking up this machine's public address on the internet), and serve.py turns

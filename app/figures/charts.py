@@ -25,7 +25,7 @@ X_TITLES = {"round": "round", "samples_total": "samples processed", "elapsed": "
 Y_TITLES = {
     "test_accuracy": "test accuracy", "train_loss": "train loss",
     "ratio": "intra / inter", "ratio_l2": "intra / inter (L2)",  # the charts' titles say what ratio
-    "effective_rank": "eff. rank (σ²)", "nc1": "NC1  tr(Σ_W Σ_B⁺) / C",
+    "effective_rank": "eff. rank (σ²)", "nc1": "NC1: within- / between-class spread",  # (1/C)·tr(Σ_W Σ_B⁺), Papyan et al. 2020
 }
 BASE_COLUMNS = ("run", "label", "method", "round", "samples_total", "elapsed")
 
@@ -53,8 +53,10 @@ def metrics_frame(rows_by_run: dict[str, list[dict]], meta: dict[str, dict]) -> 
     return df[list(BASE_COLUMNS) + [c for c in df.columns if c not in BASE_COLUMNS]]
 
 
-def curves_figure(df: pd.DataFrame, y: str, x: str = "round", *, title: str = "", talk: bool = False) -> go.Figure:
-    """One line per run, coloured by its method (runs sharing a method differ in dash)."""
+def curves_figure(df: pd.DataFrame, y: str, x: str = "round", *, title: str = "", talk: bool = False,
+                  height: int | None = None) -> go.Figure:
+    """One line per run, coloured by its method (runs sharing a method differ in dash); ``height``:
+    the figure's, else the look's default."""
     if x not in X_TITLES:
         raise ValueError(f"x must be one of {sorted(X_TITLES)}, got {x!r}")
     fig = go.Figure()
@@ -75,7 +77,7 @@ def curves_figure(df: pd.DataFrame, y: str, x: str = "round", *, title: str = ""
             hovertemplate=f"%{{fullData.name}}<br>{X_TITLES[x]} %{{x}}<br>{_y_title(y)} "
                           f"%{{y:{'.1%' if percent else '.4g'}}}<extra></extra>",
         ))
-    fig.update_layout(title=title or None, hovermode="closest")
+    fig.update_layout(title=title or None, hovermode="closest", height=height)
     fig.update_xaxes(title_text=X_TITLES[x])
     fig.update_yaxes(title_text=_y_title(y) + (" (%)" if y == "test_accuracy" and not percent else ""))
     if percent:

@@ -12,8 +12,11 @@ from app.figures.theme import apply_theme
 
 LT3_COLOR = "#D62728"
 LT3_COLUMN = "< 3 classes"
-# White for an absent class, so "how many classes does a client hold" reads at a glance.
-COUNT_SCALE = [[0.0, "#FFFFFF"], [1e-9, "#DEEBF7"], [0.35, "#6BAED6"], [1.0, "#08306B"]]
+# White for an absent class only, so "how many classes does a client hold" reads at a glance; the
+# fewest samples a client has of a class it holds start at a blue a projector still shows (the
+# scale's range is 0 to the largest count, both set: plotly ignores a zmin set alone and started the
+# scale at the smallest count, drawn white, so an IID partition's lowest cell looked empty).
+COUNT_SCALE = [[0.0, "#FFFFFF"], [1e-9, "#C6DBEF"], [0.35, "#6BAED6"], [1.0, "#08306B"]]
 
 
 def lt3_clients(counts: np.ndarray) -> np.ndarray:
@@ -38,6 +41,7 @@ def partition_heatmap(counts, *, class_names=None, lt3_mask=None, title: str = "
     mask = _mask(counts, lt3_mask)
     fig = go.Figure(go.Heatmap(
         z=counts, x=names, y=np.arange(n_clients), colorscale=COUNT_SCALE, zmin=0,
+        zmax=max(float(counts.max()) if counts.size else 1.0, 1.0),
         colorbar=dict(title=dict(text="samples"), thickness=14), xgap=0, ygap=0,
         hovertemplate="client %{y}<br>class %{x}<br>%{z} samples<extra></extra>", name="counts",
     ))

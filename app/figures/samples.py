@@ -36,6 +36,23 @@ def _words(v: engine.Verdict, more: str) -> str:
     return "one seed: no test possible"
 
 
+def work_differs(frame: pd.DataFrame) -> bool:
+    """Whether the runs of ``frame`` (a metrics frame) process different numbers of samples a round
+    (more than 5 % apart at their latest round): then rounds are not equal work, and the Live page
+    offers "samples processed" as its x axis first."""
+    need = {"run", "round", "samples_total"}
+    if frame is None or frame.empty or not need <= set(frame.columns):
+        return False
+    rows = frame.dropna(subset=["round", "samples_total"])
+    rows = rows[pd.to_numeric(rows["round"], errors="coerce") > 0]
+    if rows["run"].nunique() < 2:
+        return False
+    last = rows.sort_values("round").groupby("run").last()
+    per_round = (pd.to_numeric(last["samples_total"], errors="coerce") / pd.to_numeric(last["round"])).dropna()
+    per_round = per_round[per_round > 0]
+    return len(per_round) >= 2 and float(per_round.max()) > SAME * float(per_round.min())
+
+
 def equal_samples_note(frame: pd.DataFrame) -> str:
     """The sentence (empty when the frame has not two methods with samples counts, or their totals
     are within 5 % of each other)."""

@@ -26,12 +26,16 @@ TALK_METHOD_COLORS: dict[str, str] = {
     "triplet": "#56B4E9", "quadruplet": "#000000", "fedquad": "#0072B2",
 }
 # Ten clearly distinct class colours. Normal: D3 / Tableau "category10" (no two neighbours share a
-# hue family, unlike plotly's default where 0/3, 1/6 and 6/8 blur on a projector). Talk: Okabe-Ito's
-# eight colour-blind-safe colours (yellow last: weakest on white) plus grey and a dark wine.
+# hue family, unlike plotly's default where 0/3, 1/6 and 6/8 blur on a projector). Talk (the
+# projector): ten of Okabe & Ito's and Paul Tol's colour-blind-safe colours chosen for the largest
+# smallest CIELAB distance, ΔE*ab at least 38 between any two (Okabe-Ito's eight plus two had 26:
+# its two blues, its oranges and yellow, its two pinks looked alike on a projector), at least 19
+# under simulated deuteranopia and protanopia, and at least 40 from the white background (the
+# weakest, sand, last); tests/app/figures/test_figures.py measures all three.
 CATEGORY10 = ("#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#7F7F7F",
               "#BCBD22", "#17BECF")
-TALK_CLASSES = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000", "#999999",
-                "#882255", "#F0E442")
+TALK_CLASSES = ("#332288", "#E69F00", "#228833", "#EE3377", "#56B4E9", "#661100", "#000000", "#009988",
+                "#AA4499", "#DDCC77")
 # Different dashes / bar patterns for runs that share a method (and so a colour).
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 PATTERNS = ("", "/", "x", ".", "\\", "+")
@@ -582,9 +586,11 @@ TALK_CSS = """<style>
 [data-testid="stHeader"] {background: transparent !important;}
 .fq-step-title {font-size: 1.9rem; font-weight: 700; line-height: 1.2;} .fq-step-of {font-size: 1.1rem; font-weight: 400; color: #555;}
 [data-testid="stColumn"]:has([data-testid="stPlotlyChart"], .js-plotly-plot) {min-width: min(100%, TALK_WIDTHpx) !important;}
+.modebar-container {display: none !important;}
 </style>""".replace("TALK_WIDTH", str(TALK_WIDTH))  # a column holding a figure: never under the width it is laid out for
 PRESENTER_CSS = """<style>
 [data-testid="stToolbar"], [data-testid="stDecoration"], footer {display: none !important;}
+.modebar-container {display: none !important;}
 </style>"""
 
 

@@ -27,8 +27,8 @@ def apply_preset() -> None:
 
 
 @st.fragment
-def quadruplet_step(talk: bool, presenter: bool) -> None:
-    """Step 5: sliders and presets redraw only this fragment (instant)."""
+def quadruplet_step(talk: bool) -> None:
+    """Step 5: sliders and presets redraw only this fragment (instant); in presenter mode too."""
     for k, v in zip(QUAD_KEYS, (quad.DEFAULT_M1, quad.DEFAULT_M2, quad.DEFAULT_PRESET, True)):
         st.session_state.setdefault(k, v)
     for k, (x, y) in quad.PRESETS[st.session_state.q_preset].items():
@@ -38,9 +38,8 @@ def quadruplet_step(talk: bool, presenter: bool) -> None:
     figures = st.container()
     if talk:
         controls, figures = figures, controls
-    if not presenter:
-        with controls:
-            _controls()
+    with controls:  # presenter mode too: moving m1 / m2 in front of the room is what this step is for
+        _controls()
     with figures:
         _figures(talk)
 

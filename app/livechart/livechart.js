@@ -49,6 +49,11 @@ async function draw(gd, data, f) {
   const Plotly = await loadPlotly(data.plotly);
   if (gd.fqWant !== data.rev) return;
   const layout = Object.assign({}, f.layout || {}, {uirevision: data.view || "live"});
+  // The chart's own height, held by the element: plotly's ``responsive`` resize (a window or sidebar
+  // change) re-lays the figure out with autosize, reading the element's height from its style; an
+  // element without one has only plotly's own content for a height, which that relayout sets to
+  // 100 % of the element, and all four Live charts collapsed to 0 px once a sidebar opened.
+  if (layout.height) gd.style.height = `${layout.height}px`;
   await Plotly.react(gd, f.data || [], layout, Object.assign({}, CONFIG, f.config || {}));
   gd.style.minHeight = "";
   gd.dataset.rev = data.rev;

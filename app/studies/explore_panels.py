@@ -145,7 +145,8 @@ def at_positions(view: View, points: pd.DataFrame, axes: list[switcher.Axis]) ->
     if switcher.wants_neighbours(SWITCHER, view.ref.id):
         for near in switcher.ready_positions(axes, value):
             positions.append(position(replace(view, pos=grid_position(axes, view.values, near)), points))
-    switcher.show(SWITCHER, view.ref.id, axes, sections(view, points), positions, value, talk=view.talk)
+    switcher.show(SWITCHER, view.ref.id, axes, sections(view, points), positions, value, talk=view.talk,
+                  bare=view.talk or state.presenter())
     downloads(here)
 
 

@@ -158,10 +158,11 @@ def ready_positions(axes: list[Axis], value: dict[str, str]) -> list[dict[str, s
 
 
 def show(key: str, study: str, axes: list[Axis], sections: list[Section], positions: list[Position],
-         value: dict[str, str], *, talk: bool) -> None:
+         value: dict[str, str], *, talk: bool, bare: bool = False) -> None:
     """Draw the section. ``positions`` holds the current one (``value``) and whichever others the
     browser should have ready; ``study`` names what the layout belongs to (a new one rebuilds). The
-    sliders are drawn in every mode (presenter mode too: α, m1, m2 are moved during a talk)."""
+    sliders are drawn in every mode (presenter mode too: α, m1, m2 are moved during a talk).
+    ``bare``: no Plotly toolbar over the figures (talk and presenter mode)."""
     seq_key, near_key = f"{key}__seq", f"{key}__near"
     figures: dict[str, str] = {}
     out: dict[str, dict] = {}
@@ -179,7 +180,7 @@ def show(key: str, study: str, axes: list[Axis], sections: list[Section], positi
               "min_width": TALK_WIDTH if talk else 0}
     layout["sig"] = hashlib.sha1(json.dumps([study, layout, talk]).encode()).hexdigest()[:16]
     args = {"layout": layout, "value": value, "seq": st.session_state.get(seq_key, 0), "positions": out,
-            "talk": talk, "near": wants_neighbours(key, study)}
+            "talk": talk, "bare": bare, "near": wants_neighbours(key, study)}
     args["rev"] = hashlib.sha1(json.dumps([args, sorted(figures)], sort_keys=True).encode()).hexdigest()[:16]
     args["figures"] = figures
     _component()(**args, key=key, default=None, on_change=functools.partial(_moved, key, axes, seq_key, near_key, study))

@@ -145,14 +145,14 @@ if talk and content.lead and not content.problem:
     # the projector: one line saying what the figure shows, the figure, then the sentences and numbers
     st.markdown(f"**{content.lead}**")
     if step == 5:
-        quadruplet_step(talk, presenter)
+        quadruplet_step(talk)
     else:
         draw_figures(content, f"l{step}")
     for sentence in content.sentences[:1] if step == 5 else content.sentences:
         st.markdown(sentence)
 elif step == 5:
     st.markdown(content.sentences[0])
-    quadruplet_step(talk, presenter)
+    quadruplet_step(talk)
 else:
     for sentence in content.sentences:
         st.markdown(sentence)

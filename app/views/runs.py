@@ -7,9 +7,24 @@ import streamlit as st
 
 from app import service, state
 
+student = service.is_student()  # in a class: the table and each run's settings, no server paths, no bundle
 st.title("Runs")
-st.caption(f"Run store: `{service.runs_dir().resolve()}` — runs survive an app restart. Recorded runs "
-           f"(`{service.recorded_dir()}`) ship with the project: read-only, never deleted.")
+if student:
+    st.caption("The runs of this class's server: recorded runs ship with the project, read-only.")
+else:
+    st.caption(f"Run store: `{service.runs_dir().resolve()}` — runs survive an app restart. Recorded runs "
+               f"(`{service.recorded_dir()}`) ship with the project: read-only, never deleted.")
+
+
+def for_student(d: dict) -> dict:
+    """A run's config or status as a student sees it: no process ids, no file path of the server."""
+    def hide(v):
+        if isinstance(v, dict):
+            return {k: hide(x) for k, x in v.items()}
+        if isinstance(v, str) and ("/" in v or "\\" in v):
+            return "(on the server)"
+        return v
+    return {k: hide(v) for k, v in d.items() if k not in ("pid", "pid_start")}
 table = service.runs_table()
 if table.empty:
     st.info("The run store is empty: start runs on the Launch page.")
@@ -70,9 +85,9 @@ st.markdown(f"State **{status.get('state')}**, round {status.get('round', 0)}/{s
 if status.get("state") in ("failed", "diverged", "damaged"):
     st.error(status.get("error") or "no error message recorded (see log.txt in the run folder)")
 with st.expander("Config"):
-    st.json(service.read_config(run_id))
+    st.json(for_student(service.read_config(run_id)) if student else service.read_config(run_id))
 with st.expander("Status"):
-    st.json(status)
+    st.json(for_student(status) if student else status)
 
 row = st.container(horizontal=True, horizontal_alignment="left", vertical_alignment="center")
 active = status.get("state") in service.ACTIVE
@@ -101,13 +116,13 @@ if st.session_state.get("r_confirm") == run_id and writable and not active:
     if no.button("Keep it", key="r_delete_no"):
         st.session_state.pop("r_confirm", None)
         st.rerun()
-if row.button("Prepare download bundle", key="r_bundle", icon=":material/folder_zip:",
+if not student and row.button("Prepare download bundle", key="r_bundle", icon=":material/folder_zip:",
               help="config, status, metrics and partition as CSV/JSON, and the curves, in one zip"):
     try:
         st.session_state.r_bundle_data = (run_id, service.bundle(run_id))
     except Exception as e:  # noqa: BLE001 - show any bundle failure as a message, not a traceback
         st.error(f"Could not build the bundle: {e}")
 data = st.session_state.get("r_bundle_data")
-if data and data[0] == run_id:
+if data and data[0] == run_id and not student:
     row.download_button("Download .zip", data[1], file_name=f"{run_id}.zip", mime="application/zip", key="r_dl",
                         icon=":material/download:", type="primary")

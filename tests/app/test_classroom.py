@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_helpers import MAIN
 
-WRITE_KEYS = {"quick_start", "r_delete", "r_cancel", "x_compute", "l_demo_compute", "follow_start", "follow_stop",
+WRITE_KEYS = {"quick_start", "quick_start_presenter", "r_delete", "r_cancel", "x_compute", "l_demo_compute", "follow_start", "follow_stop",
               "l_start", "l_study_start"}
 
 
@@ -58,6 +58,29 @@ def test_a_student_sees_no_write_control_on_any_page(classroom, how):
         assert classroom not in _text(at)
         assert "token" not in at.query_params
         assert "Collapse in one minute" not in _text(at)  # no pointer to a button a student lacks
+
+
+def test_a_student_in_presenter_mode_gets_the_page_menu_without_launch_or_demo(classroom):
+    at = _open(None, "views/lesson.py", presenter="1", talk="1")
+    assert not at.exception, [e.value for e in at.exception]
+    assert not (_buttons(at) & WRITE_KEYS), _buttons(at) & WRITE_KEYS
+    menu = [e.proto.label for e in at.get("page_link")]
+    assert "Lesson" in menu and "Live" in menu and "Launch" not in menu, menu
+    assert "fq_exit_presenter" in _buttons(at)
+
+
+def test_the_runs_page_shows_a_student_no_server_path_and_no_bundle(classroom, run_store):
+    from app import service
+
+    root, ids = run_store
+    at = _open(None, "views/runs.py")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = _text(at) + "\n".join(str(j.value) for j in at.get("json"))
+    assert str(root.resolve()) not in shown and str(service.recorded_dir()) not in shown
+    assert not {"r_bundle", "r_dl"} & _buttons(at)
+    assert '"pid"' not in shown and "pid_start" not in shown
+    presenter = _open(classroom, "views/runs.py")
+    assert str(root.resolve()) in _text(presenter) and "r_bundle" in _buttons(presenter)
 
 
 def test_the_launch_page_is_not_offered_to_a_student(classroom):

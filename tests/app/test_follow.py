@@ -109,13 +109,38 @@ def test_a_student_follows_the_lesson_steps_steps_out_and_back(lesson_env):
     assert position_file(lesson_env, code).read_bytes() == written  # the student never wrote
 
 
+@pytest.mark.parametrize("how", ["next", "back", "another page"])
+def test_a_student_who_leaves_the_lecturers_position_is_told_following_is_paused(lesson_env, how):
+    """Next, Back or another page (as the browser's Back) pauses following: the banner says
+    "Paused" and offers "Rejoin the lecturer"; the lecturer's next move does not pull the student
+    back; rejoining does, at once."""
+    code = follow_store.new_code()
+    follow_store.write_position(lesson_env, code, {"page": LESSON, "state": {"step": 4}})
+    student = app(follow=code)
+    assert step_of(student) == 4 and any("Following the lecturer" in m.value for m in student.markdown)
+    if how == "another page":
+        student.switch_page("views/partitions.py").run()
+    else:
+        student.button(key="l_next" if how == "next" else "l_back").click().run()
+    assert not student.exception, student.exception
+    assert any("Paused" in m.value for m in student.markdown), [m.value for m in student.markdown]
+    assert not any("Following the lecturer" in m.value for m in student.markdown)
+    assert student.button(key="follow_again").label == "Rejoin the lecturer"
+    follow_store.write_position(lesson_env, code, {"page": LESSON, "state": {"step": 6}})
+    student.run()
+    if how != "another page":
+        assert step_of(student) == (5 if how == "next" else 3)  # paused: not pulled back
+    student.button(key="follow_again").click().run()
+    assert step_of(student) == 6
+
+
 def test_a_student_never_writes_even_after_moving(lesson_env):
     code = follow_store.new_code()
     follow_store.write_position(lesson_env, code, {"page": LESSON, "state": {"step": 2}})
     before = position_file(lesson_env, code).read_bytes()
     student = app(follow=code)
     student.button(key="l_next").click().run()
-    student.button(key="follow_out").click().run()
+    assert student.button(key="follow_again")  # moved: paused
     student.button(key="l_next").click().run()
     assert step_of(student) == 4
     assert not student.sidebar.get("code"), "a following session offers no share link"

@@ -1,6 +1,8 @@
 """The Live page in a real headless Chromium while a run trains: every refresh redraws each of the
 four charts in place (the same plotly element, Plotly.react), none is ever replaced or blank, also
-through the re-run that stops the refreshing when the run ends.
+through the re-run that stops the refreshing when the run ends; and after it ended each keeps its
+height through closing and opening the sidebar and turning presenter mode on and off (plotly's
+responsive relayout once set all of them to 0 px).
 
 A sampler in the page (every 50 ms) notes for each chart which DOM element draws it (its
 ``.js-plotly-plot``, in the page or in a frame under the chart's key; ``app.livechart`` draws it in
@@ -12,11 +14,12 @@ from __future__ import annotations
 import json
 import time
 
+from browser_helpers import wait_idle
 from fedquad_core.config import RunConfig
 from fedquad_core.runs.launcher import launch
 from fedquad_core.runs.store import ACTIVE, RunStore
 
-KEYS = ("acc", "ratio", "loss", "ratio_l2")
+KEYS = ("acc", "ratio", "rank", "loss", "ratio_l2")
 NEW_POINTS = 3  # refreshes with a new point to watch before the run is stopped
 
 SAMPLER = """(() => {
@@ -47,6 +50,25 @@ SAMPLER = """(() => {
     }
   }, 50);
 })();""" % json.dumps(list(KEYS))
+
+
+HEIGHTS = """(keys) => Object.fromEntries(keys.map((k) => {
+  const gd = document.querySelector('.st-key-' + k + ' .js-plotly-plot');
+  return [k, gd && gd._fullLayout ? [Math.round(gd.getBoundingClientRect().height), gd._fullLayout.height] : null];
+}))"""
+
+
+def sidebar_width(page) -> float:
+    return page.evaluate("() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+                         " return s ? s.getBoundingClientRect().width : 0; }")
+
+
+def whole(page, when: str) -> None:
+    """Each chart as tall as its figure, after ``when`` (and the relayouts it set off)."""
+    page.wait_for_timeout(1500)
+    heights = page.evaluate(HEIGHTS, list(KEYS))
+    for k, hw in heights.items():
+        assert hw and hw[0] >= 300 and abs(hw[0] - hw[1]) <= 2, f"{when}: chart {k} is {hw} (box px, figure px): {heights}"
 
 
 def live(page) -> dict:
@@ -93,3 +115,21 @@ def test_live_charts_update_in_place_while_a_run_trains_and_when_it_ends(app_ser
         assert c["nodes"] == 1, f"chart {k}: drawn by {c['nodes']} elements (replaced, not updated in place): {state}"
         assert not c["drops"], f"chart {k} went blank or lost its traces (sample, from level, to level): {c['drops']}"
     assert state["charts"]["acc"]["points"] >= first + NEW_POINTS
+
+    # the demo is over: the lecturer closes and opens the sidebar, and turns presenter mode on and off
+    whole(page, "the run's end")
+    page.get_by_test_id("stSidebar").hover()  # its collapse button shows on hover
+    page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().width < 100")
+    whole(page, "closing the sidebar")
+    page.get_by_test_id("stExpandSidebarButton").first.click()
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().width > 200")
+    whole(page, "opening the sidebar")
+    page.get_by_text("Presenter mode", exact=True).click()
+    page.locator(".st-key-fq_presenter").wait_for(timeout=60_000)
+    wait_idle(page)
+    whole(page, "turning presenter mode on")
+    page.get_by_role("button", name="Exit presenter").click()
+    page.locator(".st-key-fq_presenter").wait_for(state="detached", timeout=60_000)
+    wait_idle(page)
+    whole(page, "leaving presenter mode")

@@ -68,11 +68,19 @@ def recorded_studies() -> list[str]:
     return sorted(json.loads(p.read_text())["name"] for p in (RECORDED / "studies").glob("*.json"))
 
 
+# What presenter mode keeps on purpose: the presenter bar (its page menu and Exit presenter), Live's
+# x axis (the lecturer picks it under the first row) and step 5's quadruplet controls (m1, m2, the
+# points: moved in front of the room)
+KEPT = ':not(.st-key-fq_presenter *):not(.st-key-v_x *):not([class*="st-key-q_"] *)'
+
+
 def presenter_problems(page, where: str, lesson: bool, explore: bool = False) -> list[str]:
     out = []
     if page.locator('[data-testid="stSidebarNav"]').filter(visible=True).count():
         out.append(f"{where}: the page navigation is shown in presenter mode")
-    texts = [t.strip() for t in page.locator('[data-testid="stMain"] button').filter(visible=True).all_inner_texts()]
+    if not page.get_by_role("button", name="Exit presenter").count():
+        out.append(f"{where}: no way out of presenter mode on the page")
+    texts = [t.strip() for t in page.locator(f'[data-testid="stMain"] button{KEPT}').filter(visible=True).all_inner_texts()]
     texts = [t for t in texts if t]
     bad = [t for t in texts if not any(ok in t for ok in ("Back", "Next"))]
     if bad:
@@ -81,9 +89,11 @@ def presenter_problems(page, where: str, lesson: bool, explore: bool = False) ->
              '[data-testid="stNumberInput"]', '[data-testid="stTextInput"]', '[data-testid="stDownloadButton"]']
     if not explore:  # Explore keeps its study picker (and the switcher its sliders) in presenter mode
         kinds.append('[data-testid="stSelectbox"]')
-    widgets = page.locator(f'[data-testid="stMain"] :is({", ".join(kinds)})').filter(visible=True)
+    widgets = page.locator(f'[data-testid="stMain"] :is({", ".join(kinds)}){KEPT}').filter(visible=True)
     if widgets.count():
         out.append(f"{where}: {widgets.count()} control(s) shown in presenter mode")
+    if where.startswith("lesson step 5") and not page.locator('.st-key-q_m1 [data-testid="stSlider"]').count():
+        out.append(f"{where}: step 5's m1 / m2 sliders are hidden in presenter mode")
     sliders = sum(f.locator("input").filter(visible=True).count() for f in page.frames[1:])
     if explore and where.startswith("explore (") and not sliders:  # the default study (digits-alpha) has an α axis
         out.append(f"{where}: the figure switcher's sliders are hidden in presenter mode (α cannot be moved)")

@@ -11,7 +11,7 @@
  *   value      {axis: option} the server's position; seq: the last move of ours it has applied
  *   figures    {fid: plotly JSON string}; positions {posKey: {notice, panels: {slot: {fid, caption}}}}
  *              (kept across renders of one layout: a payload built around another position adds to them)
- *   talk, near (whether the neighbours are in the payload already)
+ *   talk, bare (no Plotly toolbar), near (whether the neighbours are in the payload already)
  * A move sends {pos, seq}; once a layout is drawn it asks for the neighbours with {pos, seq, near}.
  */
 (() => {
@@ -243,6 +243,7 @@
     S.rev = args.rev;
     S.args = args;
     document.body.classList.toggle("talk", !!args.talk);
+    document.body.classList.toggle("bare", !!args.bare);  // talk / presenter mode: no Plotly toolbar
     if (args.layout.sig !== S.sig) {
       S.sig = args.layout.sig;
       build(args.layout);

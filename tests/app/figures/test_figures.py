@@ -177,13 +177,62 @@ def test_normal_theme_text_is_dark_and_readable(frame):
     assert max(r, g, b) < 0x40
 
 
+def _linear(hex_colour: str) -> np.ndarray:
+    c = np.array([int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def _lab(linear_rgb: np.ndarray) -> np.ndarray:
+    """CIELAB (D65) of linear sRGB."""
+    xyz = np.array([[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750],
+                    [0.0193339, 0.1191920, 0.9503041]]) @ np.clip(linear_rgb, 0, 1) / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+# Machado, Oliveira & Fernandes (2009), severity 1.0, on linear sRGB
+DEUTERANOPIA = np.array([[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]])
+PROTANOPIA = np.array([[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]])
+
+
+def _closest(colours: list[str], vision: np.ndarray | None = None) -> tuple[float, tuple[int, int]]:
+    """The smallest CIE76 ΔE*ab between two of ``colours`` (as seen through ``vision``), and which."""
+    labs = [_lab(_linear(c) if vision is None else vision @ _linear(c)) for c in colours]
+    return min((float(np.linalg.norm(p - q)), (i, j)) for i, p in enumerate(labs) for j, q in enumerate(labs) if i < j)
+
+
 def test_class_colours_are_distinct_on_a_projector():
+    """The talk palette (the projector's): any two of the ten classes at least ΔE*ab 35 apart (26
+    for Okabe-Ito's eight plus grey and wine, whose blues 0/4 and pinks 5/8 a projector merged), 15
+    under simulated deuteranopia and protanopia (7 before), and every class 40 from the white page;
+    the everyday palette keeps its plain RGB distance."""
     import plotly.colors as pc
 
-    for talk in (False, True):
-        rgb = [np.array(pc.hex_to_rgb(c), float) for c in class_colors(10, talk)]
-        closest = min(np.linalg.norm(p - q) for i, p in enumerate(rgb) for q in rgb[i + 1:])
-        assert closest > 60, (talk, closest)
+    talk = class_colors(10, talk=True)
+    assert _closest(talk)[0] >= 35, _closest(talk)
+    for vision in (DEUTERANOPIA, PROTANOPIA):
+        assert _closest(talk, vision)[0] >= 15, _closest(talk, vision)
+    white = _lab(np.ones(3))
+    assert min(float(np.linalg.norm(_lab(_linear(c)) - white)) for c in talk) >= 40
+    rgb = [np.array(pc.hex_to_rgb(c), float) for c in class_colors(10, False)]
+    assert min(np.linalg.norm(p - q) for i, p in enumerate(rgb) for q in rgb[i + 1:]) > 60
+
+
+def test_the_lowest_heatmap_cell_is_not_white():
+    """An IID partition (every count near the others): the scale runs from 0 (white: an absent
+    class) to the largest count, so the smallest count present is drawn in a visible blue."""
+    import plotly.colors as pc
+
+    counts = np.array([[28, 29, 30], [30, 27, 29]])
+    trace = figures.partition_heatmap(counts).data[0]
+    assert trace.zmin == 0 and trace.zmax == counts.max()
+    position = counts.min() / trace.zmax
+    scale = [(float(p), c) for p, c in trace.colorscale]
+    lo = max(i for i, (p, _) in enumerate(scale) if p <= position)
+    (p0, c0), (p1, c1) = scale[lo], scale[min(lo + 1, len(scale) - 1)]
+    colour = pc.find_intermediate_color(pc.hex_to_rgb(c0), pc.hex_to_rgb(c1), (position - p0) / max(p1 - p0, 1e-12))
+    lab = _lab(_linear("#{:02X}{:02X}{:02X}".format(*(round(v) for v in colour))))
+    assert np.linalg.norm(lab - _lab(np.ones(3))) >= 20, colour
 
 
 def test_per_class_intra_grouped_bars():

@@ -13,7 +13,7 @@ import os
 
 from app_helpers import open_page, trace_values
 
-KEYS = ("acc", "ratio", "loss", "ratio_l2")
+KEYS = ("acc", "ratio", "rank", "loss", "ratio_l2")
 
 
 def charts(at) -> dict[str, tuple[tuple[int, ...], str, dict]]:
@@ -49,7 +49,7 @@ def _running_pair(root, total: int = 30):
         w = store.create(RunConfig(dataset="digits", rounds=total, method=method).resolved().to_dict())
         w.set_status("running", round=1, total_rounds=total, group="g-refresh", **process_identity(os.getpid()))
         w.append_metrics({"round": 1, "test_accuracy": 0.3, "train_loss": 2.0, "samples_total": 100, "elapsed": 1.0,
-                          "ratio": 0.6, "ratio_l2": 0.5})
+                          "ratio": 0.6, "ratio_l2": 0.5, "effective_rank": 9.0})
         writers.append(w)
     return writers
 
@@ -65,7 +65,7 @@ def test_live_charts_keep_their_id_and_place_as_points_arrive_and_the_runs_end(e
     for w in writers:  # a round lands: the page refreshes with one more point per run
         w.set_status("running", round=2, total_rounds=30, group="g-refresh")
         w.append_metrics({"round": 2, "test_accuracy": 0.5, "train_loss": 1.5, "samples_total": 200, "elapsed": 2.0,
-                          "ratio": 0.5, "ratio_l2": 0.4})
+                          "ratio": 0.5, "ratio_l2": 0.4, "effective_rank": 8.0})
     at.run()
     assert not at.exception, at.exception
     second = charts(at)
@@ -81,3 +81,29 @@ def test_live_charts_keep_their_id_and_place_as_points_arrive_and_the_runs_end(e
     last = charts(at)
     for key in KEYS:
         assert last[key][:2] == first[key][:2], (key, first[key][:2], last[key][:2])
+
+
+def test_the_x_axis_turns_to_samples_once_the_runs_work_differs_until_the_lecturer_picks(empty_store):
+    """The demo's page opens before any round (rounds, then); once the rounds show FedQuad
+    processing more samples a round than FedAvg, "samples processed" comes first and is shown,
+    and stays the lecturer's pick once they pick another."""
+    from fedquad_core.config import RunConfig
+    from fedquad_core.runs.store import RunStore, process_identity
+
+    store, writers = RunStore(empty_store), {}
+    for method in ("fedavg", "fedquad"):
+        w = store.create(RunConfig(dataset="digits", rounds=30, method=method).resolved().to_dict())
+        w.set_status("running", round=0, total_rounds=30, group="g-x", **process_identity(os.getpid()))
+        writers[method] = w
+    at = open_page("views/live.py")
+    assert at.segmented_control(key="v_x").value == "rounds"
+    for method, samples in (("fedavg", 100), ("fedquad", 180)):
+        writers[method].append_metrics({"round": 1, "test_accuracy": 0.3, "samples_total": samples, "elapsed": 1.0})
+    at.run()
+    assert at.segmented_control(key="v_x").options[0] == "samples processed"
+    assert at.segmented_control(key="v_x").value == "samples processed"
+    at.segmented_control(key="v_x").set_value("rounds").run()
+    at.run()
+    assert at.segmented_control(key="v_x").value == "rounds"
+    for w in writers.values():
+        w.set_status("finished", round=1, total_rounds=30)

@@ -139,15 +139,35 @@ def test_the_pictures_term_values_equal_the_engine_losses(env):
 
 @pytest.mark.parametrize("step", [3, 5])
 def test_talk_and_presenter_mode(env, step):
-    """Presenter mode hides the controls (source switch, sliders, export) but keeps Back / Next;
-    talk mode draws the talk look (large fonts)."""
+    """Presenter mode hides the controls (source switch, export) but keeps Back / Next, step 5's
+    sliders (m1, m2 and the points, as in talk mode) and the presenter bar's way out; talk mode
+    draws the talk look (large fonts)."""
     at = lesson_app(step, talk="1", presenter="1")
     assert not at.exception, at.exception
     keys = {w.key for w in at.toggle} | {w.key for w in at.slider}
-    assert "l_mine" not in keys and "q_m1" not in keys
-    assert at.button(key="l_next") and at.button(key="l_back")
+    assert "l_mine" not in keys
+    assert ({"q_m1", "q_m2", "q_a_x"} <= keys) == (step == 5), keys
+    assert at.button(key="l_next") and at.button(key="l_back") and at.button(key="fq_exit_presenter")
     assert not [b for b in at.button if str(b.key).startswith(("deck-", "l_export"))]
     assert all(c["layout"]["font"]["size"] == 20 for c in charts(at))
+
+
+def test_presenter_mode_has_a_way_out_and_a_page_menu(env):
+    """Presenter mode hides the sidebar's reopen button with the toolbar: its bar offers every page,
+    the one-minute demo and "Exit presenter", which turns presenter mode off (the page list, the
+    sidebar's demo button and the link's ``presenter`` are back) and keeps talk mode."""
+    at = lesson_app(2, talk="1", presenter="1")
+    assert not at.exception, at.exception
+    assert at.button(key="quick_start_presenter") and "quick_start" not in {b.key for b in at.button}
+    menu = [e.proto.label for e in at.get("page_link")]
+    assert menu == ["Explore", "Partitions", "Launch", "Live", "Embeddings", "Geometry", "Clients", "Runs", "Lesson"]
+    at.button(key="fq_exit_presenter").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["presenter"] is False and at.session_state["talk"] is True
+    assert "presenter" not in at.query_params
+    assert "fq_exit_presenter" not in {b.key for b in at.button}
+    assert at.button(key="quick_start")  # the sidebar's own demo button: the sidebar is the lecturer's again
+    assert int(at.session_state["step"]) == 2  # the same step, out of presenter mode
 
 
 def test_deck_collects_from_another_page(env):

@@ -53,12 +53,36 @@ def test_live_shows_the_latest_group_by_default(run_store):
 
 
 def test_live_x_axis_switch_uses_samples(run_store):
+    """FedQuad processes more samples a round than FedAvg (its quadruplets): the x axis offers
+    "samples processed" first and starts on it; the lecturer's pick (rounds) then holds."""
+    from app.figures.samples import work_differs
+    from app import service
+
+    root, ids = run_store
+    assert work_differs(service.metrics_frame(ids)), "the fixture's runs no longer differ in work a round"
     at = open_page("views/live.py")
-    rounds_x = trace_values(chart_specs(at)[0]["data"][0], "x")
-    at.segmented_control(key="v_x").set_value("samples processed").run()
+    assert at.segmented_control(key="v_x").options[0] == "samples processed"
+    assert at.segmented_control(key="v_x").value == "samples processed"
     samples_x = trace_values(chart_specs(at)[0]["data"][0], "x")
+    at.segmented_control(key="v_x").set_value("rounds").run()
+    rounds_x = trace_values(chart_specs(at)[0]["data"][0], "x")
     assert rounds_x == [1, 2, 3] and samples_x != rounds_x and samples_x[-1] > samples_x[0]
-    assert at.query_params["v_x"] in ("samples processed", ["samples processed"])
+    assert at.query_params["v_x"] in ("rounds", ["rounds"])
+    at.run()
+    assert at.segmented_control(key="v_x").value == "rounds"  # picked: the default no longer moves it
+
+
+def test_live_legends_name_the_methods_and_the_collapse_meter_sits_in_the_first_row(run_store):
+    """One run per method: the legends read "FedAvg" / "FedQuad", not run labels; the first row is
+    accuracy, the intra / inter ratio and the global model's effective rank (every snapshot round)."""
+    root, ids = run_store
+    at = open_page("views/live.py")
+    specs = chart_specs(at)
+    assert all(sorted(t["name"] for t in s["data"]) == ["FedAvg", "FedQuad"] for s in specs), \
+        [[t["name"] for t in s["data"]] for s in specs]
+    titles = [s["layout"]["title"]["text"].replace("<br>", " ") for s in specs]
+    assert titles[2].startswith("Collapse meter: effective rank"), titles
+    assert all(len(trace_values(t)) == 3 and all(v > 1 for v in trace_values(t)) for t in specs[2]["data"])
 
 
 def test_runs_page_shows_config_and_filters(run_store):
@@ -144,7 +168,7 @@ def test_live_explains_train_loss_and_gives_one_download_menu_per_chart(run_stor
     at = open_page("views/live.py")
     assert any("not comparable between methods" in c.value for c in at.caption)
     buttons = {b.proto.id for b in at.get("download_button")}
-    assert len(buttons) == 4 * (5 if export_available()[0] else 2)  # 4 charts: PNG SVG PDF HTML CSV each
+    assert len(buttons) == 5 * (5 if export_available()[0] else 2)  # 5 charts: PNG SVG PDF HTML CSV each
     specs = chart_specs(at)
     assert all(s["layout"]["legend"]["orientation"] == "h" for s in specs)
 
@@ -184,10 +208,39 @@ def test_one_click_collapse_demo_launches_the_pair_and_opens_live(empty_store):
         assert len({i.status.get("group") for i in infos}) == 1  # one comparison group
         partition_keys = {(i.config["alpha"], i.config["num_clients"], i.config["seed"]) for i in infos}
         assert partition_keys == {(0.1, 50, 0)}
-        assert at.title[0].value == "Live"
+        assert at.multiselect(key="v_runs").value  # the Live page (talk mode: no title, its run picker)
     finally:
         for i in infos:
             with contextlib.suppress(StoreError):  # one that has already ended needs no cancel
+                store.request_cancel(i.run_id)
+        deadline = time.time() + 60
+        while time.time() < deadline and any(store.read_status(i.run_id)["state"] in ACTIVE for i in infos):
+            time.sleep(0.3)
+
+
+def test_the_demo_starts_from_presenter_modes_page_menu_and_presenter_mode_stays(empty_store):
+    import time
+
+    from fedquad_core.runs.store import ACTIVE, RunStore, StoreError
+
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.query_params["talk"] = "1"
+    at.query_params["presenter"] = "1"
+    at.run()
+    assert "quick_start" not in {b.key for b in at.button}  # the sidebar's is hidden in presenter mode
+    at.button(key="quick_start_presenter").click().run()
+    assert not at.exception, at.exception
+    store = RunStore(empty_store)
+    infos = store.list_runs()
+    try:
+        assert sorted(i.config["method"] for i in infos) == ["fedavg", "fedquad"]
+        assert at.session_state["presenter"] and at.session_state["talk"]
+        assert at.button(key="fq_exit_presenter")  # still presenting, on Live
+        titles = [(s["layout"].get("title") or {}).get("text", "").replace("<br>", " ") for s in chart_specs(at)]
+        assert len(titles) == 5 and titles[2].startswith("Collapse meter"), titles
+    finally:
+        for i in infos:
+            with contextlib.suppress(StoreError):
                 store.request_cancel(i.run_id)
         deadline = time.time() + 60
         while time.time() < deadline and any(store.read_status(i.run_id)["state"] in ACTIVE for i in infos):
@@ -204,7 +257,7 @@ def test_launch_shows_and_applies_the_chosen_data_sets_defaults(empty_store):
 
 
 def test_live_draws_empty_axes_while_runs_have_no_point_yet(empty_store):
-    """An active run without a metrics row: the four charts are drawn at once, empty, saying a
+    """An active run without a metrics row: the five charts are drawn at once, empty, saying a
     point is coming (the browser loads its chart code while round 1 trains); once the run has
     ended without any, a one-line caption instead."""
     import os
@@ -218,9 +271,9 @@ def test_live_draws_empty_axes_while_runs_have_no_point_yet(empty_store):
     at = open_page("views/live.py")
     assert not at.exception, at.exception
     specs = chart_specs(at)
-    assert len(specs) == 4 and all(not s["data"] for s in specs)
+    assert len(specs) == 5 and all(not s["data"] for s in specs)
     assert all(any("no point yet" in a["text"] for a in s["layout"].get("annotations", [])) for s in specs)
     assert not any("no data yet" in c.value for c in at.caption)
     writer.set_status("failed", error="stopped before round 1")
     at = open_page("views/live.py")
-    assert not chart_specs(at) and sum("no data yet" in c.value for c in at.caption) == 4
+    assert not chart_specs(at) and sum("no data yet" in c.value for c in at.caption) == 5
