@@ -1,12 +1,9 @@
 """Step 7's numbers from every seed: what FedQuad costs against FedAvg for the same rounds
 (samples processed, an exact count per run, and wall time), and the two compared at equal samples
-instead of equal rounds (the one-minute demo and Explore compare at equal rounds). Pure: no
-streamlit."""
+instead of equal rounds, by the claims table's rule. Pure: no streamlit."""
 from __future__ import annotations
 
-import numpy as np
-
-from app.service.engine import Verdict, compare, seed_of, smallest_effect
+from app.service.engine import Verdict, compare, equal_samples_values, seed_of, smallest_effect
 from app.lesson.data import LessonData
 from app.lesson.figures import versus
 
@@ -36,29 +33,13 @@ def cost(d: LessonData, alpha) -> dict | None:
             "time": compare({s: g["elapsed"][0] for s, g in got.items()}, {s: g["elapsed"][1] for s, g in got.items()})}
 
 
-def at_samples(rows: list[dict], samples: list[float]) -> float | None:
-    """A run's mean test accuracy at each of ``samples`` (its curve against samples processed,
-    linearly interpolated); None when the run has not processed that many."""
-    pts = [(float(r["samples_total"]), float(r["test_accuracy"])) for r in rows
-           if isinstance(r.get("samples_total"), (int, float)) and isinstance(r.get("test_accuracy"), (int, float))]
-    if not pts or max(samples) > pts[-1][0] + 1e-9 or min(samples) < pts[0][0] - 1e-9:
-        return None
-    xs, ys = zip(*pts)
-    return float(np.mean(np.interp(samples, xs, ys)))
-
-
 def equal_samples(d: LessonData, alpha) -> Verdict | None:
-    """FedQuad's accuracy when it had processed FedAvg's total samples (its curve against samples
-    interpolated there) against FedAvg's accuracy at its last round, seed by seed; None without
-    such runs."""
-    fq, fa = _runs(d, alpha, "fedquad"), _runs(d, alpha, "fedavg")
-    a, b = {}, {}
-    for s in fq.keys() & fa.keys():
-        total, ref = _last(fa[s], "samples_total"), _last(fa[s], "test_accuracy")
-        got = at_samples(fq[s], [total]) if total is not None else None
-        if got is not None and ref is not None:
-            a[s], b[s] = got, ref
-    if not a:
+    """FedQuad against FedAvg at equal samples seen, by the claims table's rule
+    (``engine.equal_samples_values``: FedQuad's accuracy interpolated at FedAvg's samples over its
+    last 10 rounds, against FedAvg's mean over those rounds), seed by seed; None without such runs."""
+    a, b, _ = equal_samples_values(d, {"alpha": alpha, "method": "fedquad"}, {"alpha": alpha, "method": "fedavg"},
+                                   "final_acc", True)
+    if not a or not b:
         return None
     return compare(a, b, smallest_effect("final_acc"))
 

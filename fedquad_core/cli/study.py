@@ -9,6 +9,7 @@ from ..errors import UserError
 from ..runs import preflight_file
 from ..runs.store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
+from ..study.confirm import check_confirmatory, confirm_markdown
 from ..study.paper_claims import check_claims, claims_markdown, unused_studies
 from ..study.matched import matched_accuracy
 from ..study.run import request_study_cancel
@@ -209,8 +210,6 @@ def _claims(args, store: RunStore) -> int:
 
 
 def _confirm(args, store: RunStore) -> int:
-    from ..study.confirm import check_confirmatory, confirm_markdown
-
     if not store.root.is_dir():
         raise UserError(f"no run store at {store.root}: the confirmation studies are recorded by "
                         "scripts/confirm_studies.py (default /work/fedquad-confirm)")

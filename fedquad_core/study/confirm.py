@@ -31,7 +31,8 @@ from ..runs.store import StoreError
 from . import registration as registry
 from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS, StudyRuns
 from .matched import accuracy_levels, curve, seed_of
-from .stats import LEVEL, Difference, holm, mean_interval, paired, slope, tost, welch_values, first_crossing
+from .stats import LEVEL, Difference, first_crossing, holm, mean_interval, p_text, paired, slope, tost, welch_values
+from .store import StudyStore
 from .verdicts import INCONCLUSIVE, NEGLIGIBLE, NOT_SUPPORTED, SUPPORTED
 
 ALPHA = 1 - LEVEL
@@ -232,8 +233,6 @@ def strict_verdict(primary: Difference | None, others: list[Difference | None], 
 
 def check_confirmatory(root: str | Path) -> list[ConfirmRow]:
     """Every registered row judged on the confirmation studies of ``root``."""
-    from .store import StudyStore
-
     reg = registry.load()
     studies = StudyStore(Path(root))
     out = [_check_row(row, reg, studies) for row in reg.rows]
@@ -308,8 +307,6 @@ def _comparison_text(c: Comparison | None, metric: str) -> str:
 
 
 def _p(p: float | None) -> str:
-    from .stats import p_text
-
     return "-" if p is None else p_text(p).removeprefix("p = ").removeprefix("p ")
 
 

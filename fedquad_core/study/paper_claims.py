@@ -34,6 +34,7 @@ from typing import Any, Callable
 
 from ..runs.store import RunStore, StoreError
 from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS, NAMES, StudyRuns, label as _label, point_values, resolve, run_value, seed_values  # noqa: F401
+from .confirm import _runs, arm_plateau, equal_samples_values
 from .claims_table import (COLUMNS, ClaimResult, claim_cells, claim_verdicts, claims_markdown, format_p as _p,  # noqa: F401
                            tested_rows)
 from .effects import effect_text, smallest_effect
@@ -290,8 +291,6 @@ def _against(tests: list, expect: str) -> bool:
 
 def _equal_samples(r: StudyRuns, a: dict, b: dict, metric: str, pair: bool) -> tuple[Verdict, list[str]]:
     """``a`` at ``b``'s samples seen (``confirm.equal_samples_values``): its verdict and the runs left out."""
-    from .confirm import equal_samples_values
-
     a_vals, b_vals, left = equal_samples_values(r, a, b, metric, pair)
     return _compare(a_vals, b_vals, metric, pair), left
 
@@ -299,8 +298,6 @@ def _equal_samples(r: StudyRuns, a: dict, b: dict, metric: str, pair: bool) -> t
 def _arms_plateau(r: StudyRuns, groups: list[dict], metric: str, delta: float | None) -> str:
     """"" when every arm is at a plateau on the row's own measure (slope of the last 20 rounds
     pooled over seeds inside ±δ per 10 rounds), else what is still changing."""
-    from .confirm import _runs, arm_plateau
-
     out = []
     for g in groups:
         reached, text = arm_plateau(_runs(r, g), metric, delta or 0.0)
