@@ -36,3 +36,16 @@ def test_a_repeated_rows_claim_loses_only_its_parentheses():
     assert words.claim_words("(the same, on Fashion-MNIST)") == "the same, on Fashion-MNIST"
     assert words.claim_words("Local models lose directions (local collapse)") == \
         "Local models lose directions (local collapse)"
+
+
+def test_the_worked_row_in_the_verdicts_page_is_the_tables_own():
+    """docs/verdicts.md walks one row from its runs to its sentence: the sentence it quotes is the
+    one docs/claims.md (written from the verdicts) gives that row, and its numbers are the row's."""
+    page = " ".join((REPO / "docs" / "verdicts.md").read_text().split())
+    claims = " ".join((REPO / "docs" / "claims.md").read_text().split())
+    quoted = page.split('Its sentence, from `fedquad_core/study/words.py`: "')[1].split('"')[0]
+    assert quoted in claims
+    row = claims.split("row 16 (`digits-alpha`): ")[1].split(")) ")[0]
+    for number in ("92.3 ± 0.5", "87.9 ± 1.2", "+4.4 %, 95 % CI 1.5 to 7.3", "Holm 0.23", "80.1 ± 1.7",
+                   "-7.8 %, 95 % CI -10.1 to -5.4", "p 0.005"):
+        assert number in row and number in page, number
