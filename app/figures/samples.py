@@ -1,9 +1,10 @@
 """Equal rounds or equal samples? FedQuad processes more samples per round than FedAvg (its
 quadruplets), so an accuracy gap at the same round can be one of compute. ``equal_samples_note``
 says, from the runs an accuracy figure shows, how many samples each method processed and whether
-the gap at the last round survives at equal samples: the method that processed more, read where
-it had processed the other's total (its curve against samples interpolated there), against the
-other at its last round; seed by seed (``engine.compare``) when the runs carry seeds. Pure: a
+the gap at equal rounds survives at equal samples, by the claims table's rule: each run's mean
+over its last 10 rounds, and the method that processed more read where it had processed the
+other's totals over those rounds (its curve against samples interpolated there, never
+extrapolated); seed by seed (``engine.compare``) when the runs carry seeds. Pure: a
 metrics frame in, one sentence out."""
 from __future__ import annotations
 
@@ -34,6 +35,12 @@ def _words(v: engine.Verdict, more: str) -> str:
     if v.state == engine.NOISE:
         return f"inconclusive with {v.seeds} ({engine.p_text(v.test.p)})"
     return "one seed: no test possible"
+
+
+def _rows(runs: pd.DataFrame) -> list[dict]:
+    """A run's metrics frame as the engine's rows (round, samples_total, test_accuracy)."""
+    rows = runs.dropna(subset=["samples_total", "test_accuracy"]).sort_values("round")
+    return rows[["round", "samples_total", "test_accuracy"]].to_dict("records")
 
 
 def work_differs(frame: pd.DataFrame) -> bool:
@@ -78,22 +85,26 @@ def equal_samples_note(frame: pd.DataFrame) -> str:
     if not ratios or max(ratios) < SAME:
         return ""
     rounds, samples = {}, {}
-    for s in seeds:
-        xm, ym = _curve(runs[more][s])
-        xl, yl = _curve(runs[less][s])
-        rounds[s] = (ym[-1], yl[-1])
-        if xm[0] <= xl[-1] <= xm[-1]:
-            samples[s] = (float(np.interp(xl[-1], xm, ym)), yl[-1])
+    for s in seeds:  # the claims table's rule: each run's last-10-round window (engine.equal_samples_values)
+        more_rows, less_rows = _rows(runs[more][s]), _rows(runs[less][s])
+        mine, ref = engine.window_value(more_rows, "final_acc"), engine.window_value(less_rows, "final_acc")
+        if mine is not None and ref is not None:
+            rounds[s] = (mine, ref)
+        at = engine.at_samples(more_rows, "final_acc", engine.reference_totals(less_rows, "final_acc"))
+        if at is not None and ref is not None:
+            samples[s] = (at, ref)
+    if not rounds:
+        return ""
     lo, hi = min(ratios), max(ratios)
     ratio = f"{lo:.2f}×" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}×"
     M, L = method_label(more), method_label(less)
     v_rounds = engine.compare({s: a for s, (a, _) in rounds.items()}, {s: b for s, (_, b) in rounds.items()}, 0.01)
-    out = (f"Samples processed: {M} {ratio} {L}'s by the last round. At equal rounds (the last) {M} "
+    out = (f"Samples processed: {M} {ratio} {L}'s by the last round. At equal rounds (each run's last 10) {M} "
            f"{_pct(v_rounds)[0]} against {L} {_pct(v_rounds)[1]} ({_words(v_rounds, M)})")
     if not samples:
         return out + "."
     v_samples = engine.compare({s: a for s, (a, _) in samples.items()}, {s: b for s, (_, b) in samples.items()}, 0.01)
-    out += (f"; at equal samples ({M} when it had processed {L}'s total) {_pct(v_samples)[0]} against "
+    out += (f"; at equal samples ({M} read where it had processed {L}'s totals of those rounds) {_pct(v_samples)[0]} against "
             f"{_pct(v_samples)[1]} ({_words(v_samples, M)})")
     if v_rounds.separated:
         same = v_samples.separated and v_samples.direction == v_rounds.direction

@@ -158,7 +158,7 @@ def _final_samples(runs: dict[Any, list[dict]]) -> float:
     return math.fsum(ends) / len(ends) if ends else math.inf
 
 
-def _ref_totals(rows: list[dict], metric: str) -> list[float]:
+def reference_totals(rows: list[dict], metric: str) -> list[float]:
     return [s for _, s, _ in _series(rows, metric)[-_window(metric):]]
 
 
@@ -339,10 +339,10 @@ def equal_samples_values(r: StudyRuns, a: dict, b: dict, metric: str, is_paired:
         b_vals, a_vals, left = equal_samples_values(r, b, a, metric, is_paired)
         return a_vals, b_vals, left
     b_vals = {s: v for s, rows in b_runs.items() if (v := equal_rounds(rows, metric)) is not None}
-    mean_totals = _mean_totals([_ref_totals(rows, metric) for rows in b_runs.values()])
+    mean_totals = _mean_totals([reference_totals(rows, metric) for rows in b_runs.values()])
     a_vals, left = {}, []
     for s, rows in a_runs.items():
-        totals = _ref_totals(b_runs[s], metric) if is_paired and s in b_runs else mean_totals
+        totals = reference_totals(b_runs[s], metric) if is_paired and s in b_runs else mean_totals
         v = at_samples(rows, metric, totals)
         if v is None:
             left.append(f"seed {s} never reaches the reference's samples")

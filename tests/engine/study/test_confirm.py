@@ -32,7 +32,7 @@ def test_equal_samples_interpolates_in_samples_and_never_extrapolates():
 
 def test_reference_totals_are_the_reference_runs_last_window():
     fedavg = _rows(100, [0.5] * 12)
-    assert cf._ref_totals(fedavg, "final_acc") == [300.0 + 100 * i for i in range(10)]
+    assert cf.reference_totals(fedavg, "final_acc") == [300.0 + 100 * i for i in range(10)]
 
 
 def _diff(a, b):
