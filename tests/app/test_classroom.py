@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import MAIN
 
 WRITE_KEYS = {"quick_start", "r_delete", "r_cancel", "x_compute", "l_demo_compute", "follow_start", "follow_stop",
-              "l_start", "l_study_start"}
+              "l_start", "l_study_start", "l_takehome_build"}
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ from app import service, switcher  # noqa: E402 - after the filter: importing Ex
 from app.export.slides import Slide
 from app.figures import study as sf
 from app.figures.charts import partition_heatmap
+from app.figures.theme import refit
 from app.lesson import data as lesson_data
 from app.lesson import steps as lesson
 from app.lesson.strongest import strongest_effect
@@ -104,10 +105,24 @@ def collect(names: list[str] | None = None) -> Export:
     if not chosen:
         raise ExportError(f"no recorded study in {root}: record some (python scripts/record_studies.py) or pass "
                           "--recorded DIR")
-    steps = [lesson.build_step(i, data, False, problem) for i in range(1, len(lesson.STEPS) + 1)]
+    steps = [as_drawn(lesson.build_step(i, data, False, problem)) for i in range(1, len(lesson.STEPS) + 1)]
     verdicts = claims_verdicts(data)
     by_name = {r.name: r for r in refs}
     return Export(steps, problem, [study_export(by_name[n]) for n in chosen], verdicts, root, lesson_studies(data))
+
+
+# The Lesson page lays a row of three figures out for about 270 px each (``views/lesson.py``
+# ROW_OF_THREE: its legends wrapped to that width); the file's rows are as wide
+ROW_OF_THREE = 270
+
+
+def as_drawn(slide: Slide) -> Slide:
+    """The step as the Lesson page draws it (laptop look): a row of three refitted to its width."""
+    shown = [f for f in slide.figures if not f.screen_only]
+    if len(shown) >= 3:
+        for f in shown:
+            f.fig = refit(f.fig, ROW_OF_THREE, False)
+    return slide
 
 
 def claims_verdicts(data) -> list[str]:
