@@ -16,7 +16,7 @@
   const CONFIG = {displaylogo: false, responsive: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]};
   const KEEP = 12;   // drawn figures kept per Explore slot (the oldest hidden ones are purged)
   const NEAR = 1;    // Explore draws the positions this many grid steps away ahead, hidden
-  const perf = window.fqTakehome = {started, parsed: performance.now(), firstFigure: null, moves: [], drawn: 0, errors: []};
+  const perf = window.fqTakehome = {started, parsed: performance.now(), firstFigure: null, printReady: false, moves: [], drawn: 0, errors: []};
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text) => {
     const e = document.createElement(tag);
@@ -75,8 +75,13 @@
   const fitted = new ResizeObserver((entries) => {
     for (const e of entries) for (const d of e.target.children) fit(d, e.target.clientWidth);
   });
+  function purge(d) {
+    // (a resize plotly has scheduled for this figure would otherwise run on the purged one)
+    clearTimeout(d._redrawTimer);
+    if (d.classList.contains("js-plotly-plot")) Plotly.purge(d);
+  }
   function fit(d, w) {
-    if (d.classList.contains("js-plotly-plot") && !d.classList.contains("hidden") && Math.abs((d._width || 0) - w) > 1) {
+    if (d.classList.contains("js-plotly-plot") && d._fullLayout && !d.classList.contains("hidden") && Math.abs((d._width || 0) - w) > 1) {
       d._width = w;
       Plotly.Plots.resize(d);
     }
@@ -178,7 +183,7 @@
   const posKey = (study, pos) => study.axes.map((a) => `${a.key}=${pos[a.key]}`).join("|");
   function buildStudy(study) {
     fitted.disconnect();
-    for (const box of Object.values(X.slots)) for (const d of box.figs.values()) if (d.classList.contains("js-plotly-plot")) Plotly.purge(d);
+    for (const box of Object.values(X.slots)) for (const d of box.figs.values()) purge(d);
     for (const node of built.values()) for (const h of node.querySelectorAll(".fq-host")) fitted.observe(h);
     const root = $("explore-root");
     root.replaceChildren();
@@ -258,7 +263,7 @@
       if (box.figs.size > KEEP) {
         for (const [old, d] of box.figs) {
           if (box.figs.size <= KEEP) break;
-          if (d.classList.contains("hidden") && d !== div) { if (d.classList.contains("js-plotly-plot")) Plotly.purge(d); d.remove(); box.figs.delete(old); }
+          if (d.classList.contains("hidden") && d !== div) { purge(d); d.remove(); box.figs.delete(old); }
         }
       }
       return div;
@@ -370,7 +375,7 @@
       for (const f of figs) {
         const ready = printable.get(f.fid);
         if (!ready) continue;
-        if (f.done && f.div.classList.contains("js-plotly-plot")) Plotly.purge(f.div);
+        if (f.done) purge(f.div);
         f.div.replaceChildren();
         f.done = true;
         const fig = ready;
@@ -380,16 +385,22 @@
     }
   }
   function afterPrint() {
+    // the printed figures go; each step draws its own again at the screen's width when shown
     document.body.classList.remove("printing");
     for (const node of built.values()) {
-      for (const f of node._figs || []) if (f.div.classList.contains("js-plotly-plot")) Plotly.relayout(f.div, {width: null, autosize: true});
+      for (const f of node._figs || []) {
+        if (!f.done) continue;
+        purge(f.div);
+        f.div.replaceChildren();
+        f.done = false;
+      }
     }
     render();
   }
   const printable = new Map();  // the lesson's figures decoded (print draws them at once, no await)
   function decodeLesson() {
     const all = D.lesson.flatMap((s) => s.figures.map((f) => f.fid));
-    return Promise.all(all.map((fid) => spec(fid).then((fig) => printable.set(fid, fig))));
+    return Promise.all(all.map((fid) => spec(fid).then((fig) => printable.set(fid, fig)))).then(() => { perf.printReady = true; });
   }
   window.addEventListener("beforeprint", preparePrint);
   window.addEventListener("afterprint", afterPrint);
@@ -398,5 +409,7 @@
   readHash();
   render();
   remember(false);
-  setTimeout(() => decodeLesson().catch(fail), 1500);  // for the browser's own print (Ctrl+P): nothing to wait for then
+  // the lesson's figures decoded soon after the first screen (a few hundred kB): the browser's own
+  // print (Ctrl+P) then draws every step at once, with nothing to wait for
+  setTimeout(() => decodeLesson().catch(fail), 1000);
 })();
