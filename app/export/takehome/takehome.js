@@ -231,7 +231,7 @@
     axis.options.forEach((opt, i) => {
       ticks.appendChild(el("span", "", opt)).addEventListener("click", () => { input.value = i; move(axis, i, true); });
     });
-    input.addEventListener("input", () => move(axis, Number(input.value), false));
+    input.addEventListener("input", (ev) => move(axis, Number(input.value), false, ev.timeStamp));
     input.addEventListener("change", () => remember(true));
     X.inputs[axis.key] = {input, now, ticks, axis};
     return wrap;
@@ -245,11 +245,13 @@
       [...ticks.children].forEach((t, j) => t.classList.toggle("on", j === i));
     }
   }
-  function move(axis, i, push) {
+  function move(axis, i, push, since) {
+    // ``since``: when the input event was made (its timeStamp): a move is timed from there to the
+    // frame after its last figure is swapped in or drawn
     if (S.pos[axis.key] === axis.options[i]) return;
     S.pos[axis.key] = axis.options[i];
     syncSliders();
-    showPosition(performance.now());
+    showPosition(since === undefined ? performance.now() : since);
     remember(push);
   }
   function figureIn(box, fid) {
@@ -274,27 +276,37 @@
     const at = study.positions[posKey(study, S.pos)];
     X.notice.textContent = at ? at.notice || "" : "This position was not recorded.";
     const waits = [];
+    // every slot's width read once, before anything changes (reading it between the changes would
+    // lay the page out again for each slot)
+    const widths = {};
+    for (const [slot, box] of Object.entries(X.slots)) widths[slot] = box.host.clientWidth;
     for (const [slot, box] of Object.entries(X.slots)) {
       const p = at && at.panels[slot];
-      box.el.style.display = p ? "" : "none";
+      const display = p ? "" : "none";
+      if (box.el.style.display !== display) box.el.style.display = display;
       if (!p) continue;
-      box.caption.textContent = p.caption || "";
+      if (box.caption.textContent !== (p.caption || "")) box.caption.textContent = p.caption || "";
       const fid = p.fid;
+      let sync = true;
       const swap = (div) => {
         const still = study.positions[posKey(study, S.pos)];
         if (!still || !still.panels[slot] || still.panels[slot].fid !== fid) return;  // moved on meanwhile
         for (const d of box.figs.values()) if (d !== div) d.classList.add("hidden");
-        if (div) { div.classList.remove("hidden"); fit(div, box.host.clientWidth); }
+        if (div) { div.classList.remove("hidden"); fit(div, sync && widths[slot] ? widths[slot] : box.host.clientWidth); }
         box.el.classList.remove("loading");
       };
       if (!fid) { swap(null); continue; }
       const have = box.figs.get(fid);
       if (have && have.classList.contains("js-plotly-plot") || have && have.childNodes.length) { swap(have); continue; }
+      sync = false;
       box.el.classList.add("loading");
       waits.push(figureIn(box, fid).then(swap));
     }
     const done = () => requestAnimationFrame(() => {
-      if (t0 !== undefined) { perf.moves.push({ms: performance.now() - t0}); if (perf.moves.length > 50) perf.moves.shift(); }
+      if (t0 !== undefined) {
+        perf.moves.push({ms: performance.now() - t0, drew: waits.length});
+        if (perf.moves.length > 50) perf.moves.shift();
+      }
       ahead(study);
     });
     if (waits.length) Promise.all(waits).then(done).catch(fail); else done();
@@ -316,6 +328,7 @@
     clearTimeout(X.timer);
     if (X.queue.length) X.timer = setTimeout(drain, 30);
   }
+  perf.pending = () => X.queue.length;  // figures still to draw ahead (benchmarks wait for 0)
   function drain() {
     if (document.hidden) { X.timer = setTimeout(drain, 250); return; }
     const next = X.queue.shift();
