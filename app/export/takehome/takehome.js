@@ -155,7 +155,9 @@
     for (const f of node._figs) {
       if (f.done) continue;
       f.done = true;
-      draw(f.div, await spec(f.fid));
+      const fig = await spec(f.fid);
+      if (fig.data.length && fig.data.every((t) => t.type === "table")) f.div.closest(".figbox").classList.add("table");
+      draw(f.div, fig);
     }
   }
   function showStep() {
@@ -378,7 +380,7 @@
   window.addEventListener("hashchange", () => { readHash(); render(); });
 
   // print: every step, each on its own page, its figures drawn at the printed width
-  const PRINT_WIDTH = 1000;
+  const PRINT_WIDTH = 1000, PRINT_HEIGHT = 250;  // an A4 landscape page's width; the step's sentences fit above
   function preparePrint() {
     document.body.classList.add("printing");
     for (let i = 1; i <= D.lesson.length; i++) stepNode(i).hidden = false;
@@ -392,8 +394,8 @@
         f.div.replaceChildren();
         f.done = true;
         const fig = ready;
-        if (fig.data.every((t) => t.type === "table")) { drawTable(f.div, fig); continue; }
-        draw(f.div, {data: fig.data, layout: Object.assign({}, fig.layout, {width: w, height: Math.min(fig.layout.height || 380, 380)}), config: fig.config});
+        if (fig.data.every((t) => t.type === "table")) { f.div.closest(".figbox").classList.add("table"); drawTable(f.div, fig); continue; }
+        draw(f.div, {data: fig.data, layout: Object.assign({}, fig.layout, {width: w, height: PRINT_HEIGHT}), config: fig.config});
       }
     }
   }
