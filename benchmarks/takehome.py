@@ -174,7 +174,8 @@ def main(argv=None) -> int:
     print(f"page memory (JS heap, CDP): {statistics.median([r['heap_load'] for r in loads]):.1f} MB after load, "
           f"{m['heap_all']:.1f} MB after every position of every study ({m['drawn']} figures drawn, at most "
           "12 kept per Explore slot)")
-    print("  each move (ms), ahead:", [round(x["ms"]) for x in m["ahead"]], "at once:", [round(x["ms"]) for x in m["at_once"]])
+    print("  each move (ms: total / until the input was handled / the swap itself / resizes so far), ahead:", [f"{x['ms']:.0f}/{x['queued']:.0f}/{x['swap']:.0f}/r{x['resized']}" for x in m["ahead"]])
+    print("  at once:", [f"{x['ms']:.0f}/{x['queued']:.0f}/{x['swap']:.0f}" for x in m["at_once"]])
     print(f"requests other than the file: {len(blocked)}" + (f" {blocked[:5]}" if blocked else ""))
     return 0
 

@@ -16,7 +16,7 @@
   const CONFIG = {displaylogo: false, responsive: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]};
   const KEEP = 12;   // drawn figures kept per Explore slot (the oldest hidden ones are purged)
   const NEAR = 1;    // Explore draws the positions this many grid steps away ahead, hidden
-  const perf = window.fqTakehome = {started, parsed: performance.now(), firstFigure: null, printReady: false, moves: [], drawn: 0, errors: []};
+  const perf = window.fqTakehome = {started, parsed: performance.now(), firstFigure: null, printReady: false, resized: 0, moves: [], drawn: 0, errors: []};
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text) => {
     const e = document.createElement(tag);
@@ -83,6 +83,7 @@
   function fit(d, w) {
     if (d.classList.contains("js-plotly-plot") && d._fullLayout && !d.classList.contains("hidden") && Math.abs((d._width || 0) - w) > 1) {
       d._width = w;
+      perf.resized += 1;
       Plotly.Plots.resize(d);
     }
   }
@@ -264,6 +265,9 @@
     box.figs.set(fid, div);
     return spec(fid).then((fig) => {
       draw(div, fig);
+      // drawn hidden (laid out at the slot's width), then parked out of the layout until shown:
+      // a hundred hidden figures laid out with the page made every move's next frame slower
+      if (div.classList.contains("hidden")) div.classList.add("parked");
       if (box.figs.size > KEEP) {
         for (const [old, d] of box.figs) {
           if (box.figs.size <= KEEP) break;
@@ -274,6 +278,7 @@
     });
   }
   function showPosition(t0) {
+    const begun = performance.now();
     const study = current();
     const at = study.positions[posKey(study, S.pos)];
     X.notice.textContent = at ? at.notice || "" : "This position was not recorded.";
@@ -293,8 +298,8 @@
       const swap = (div) => {
         const still = study.positions[posKey(study, S.pos)];
         if (!still || !still.panels[slot] || still.panels[slot].fid !== fid) return;  // moved on meanwhile
-        for (const d of box.figs.values()) if (d !== div) d.classList.add("hidden");
-        if (div) { div.classList.remove("hidden"); fit(div, sync && widths[slot] ? widths[slot] : box.host.clientWidth); }
+        for (const d of box.figs.values()) if (d !== div && !d.classList.contains("hidden")) d.classList.add("hidden", "parked");
+        if (div) { div.classList.remove("hidden", "parked"); fit(div, sync && widths[slot] ? widths[slot] : box.host.clientWidth); }
         box.el.classList.remove("loading");
       };
       if (!fid) { swap(null); continue; }
@@ -304,9 +309,10 @@
       box.el.classList.add("loading");
       waits.push(figureIn(box, fid).then(swap));
     }
+    const swapped = performance.now() - begun;
     const done = () => requestAnimationFrame(() => {
       if (t0 !== undefined) {
-        perf.moves.push({ms: performance.now() - t0, drew: waits.length});
+        perf.moves.push({ms: performance.now() - t0, drew: waits.length, swap: swapped, queued: begun - t0, resized: perf.resized});
         if (perf.moves.length > 50) perf.moves.shift();
       }
       ahead(study);
