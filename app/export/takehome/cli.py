@@ -50,6 +50,8 @@ class ExportCommand:
         except OSError as e:
             print(f"fedquad: error: {out}: {e.strerror or e}", file=sys.stderr)
             return 2
+        for line in built.damaged:
+            print(f"fedquad: left out, damaged: {line}", file=sys.stderr)
         mb = out.stat().st_size / 1e6
         print(f"wrote {out} ({mb:.1f} MB: {built.figures} figures stored for {built.figures_added} shown, "
               f"{built.positions} Explore positions, {len(built.data['lesson'])} lesson steps) in "

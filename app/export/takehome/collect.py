@@ -61,6 +61,7 @@ class Export:
     verdicts: list[str] = field(default_factory=list)  # the claims table's verdict per claim (its own words)
     recorded: Path | None = None
     lesson_studies: list[str] = field(default_factory=list)  # the recorded studies the Lesson reads
+    damaged: list[str] = field(default_factory=list)  # study files left out, one line each
 
 
 def recorded_refs() -> list[studies.StudyRef]:
@@ -84,10 +85,19 @@ def default_studies(refs: list[studies.StudyRef], data) -> list[str]:
     return list(dict.fromkeys(([refs[0].name] if refs else []) + lesson_studies(data)))
 
 
+def damaged() -> list[str]:
+    """One line per recorded study file that cannot be read (left out of the file)."""
+    return [d for d in studies.damaged_studies() if d.startswith("recorded")]
+
+
 def check_names(names: list[str], refs: list[studies.StudyRef], root: Path) -> None:
-    """Every name a recorded study, before any work (one line naming those there)."""
+    """Every name a readable recorded study, before any work (one line naming those there, or
+    why a named one cannot be read)."""
     known = [r.name for r in refs]
     unknown = [n for n in names if n not in known]
+    broken = [d for d in damaged() if any(f"study {n} is damaged" in d for n in unknown)]
+    if broken:
+        raise ExportError(f"damaged, cannot be exported: {'; '.join(broken)}")
     if unknown:
         raise ExportError(f"no recorded study {', '.join(repr(n) for n in unknown)} in {root} "
                           f"(there: {', '.join(known) or 'none'})")
@@ -108,7 +118,8 @@ def collect(names: list[str] | None = None) -> Export:
     steps = [as_drawn(lesson.build_step(i, data, False, problem)) for i in range(1, len(lesson.STEPS) + 1)]
     verdicts = claims_verdicts(data)
     by_name = {r.name: r for r in refs}
-    return Export(steps, problem, [study_export(by_name[n]) for n in chosen], verdicts, root, lesson_studies(data))
+    return Export(steps, problem, [study_export(by_name[n]) for n in chosen], verdicts, root, lesson_studies(data),
+                  damaged())
 
 
 # The Lesson page lays a row of three figures out for about 270 px each (``views/lesson.py``

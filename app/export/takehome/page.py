@@ -39,6 +39,7 @@ class Built:
     figures_raw: int           # their JSON before compression, bytes
     positions: int             # Explore positions over all studies
     data: dict                 # the page's data (for tests)
+    damaged: list[str]         # recorded study files left out (damaged), one line each
 
 
 def version() -> str:
@@ -175,7 +176,7 @@ def build(export: Export, now: dt.datetime | None = None) -> Built:
              "page (template, script, styles, first screen)": len(text.encode()) - len(parts["PLOTLY"].encode())
              - len(data_text.encode())}
     return Built(text, sizes, len(store.entries), store.added, store.raw_bytes, sum(len(s["positions"]) for s in studies),
-                 data)
+                 data, list(export.damaged))
 
 
 __all__ = ["Built", "build", "spec_of"]

@@ -180,6 +180,20 @@ def test_bad_input_is_one_line_before_any_work(tmp_path):
     assert not list(tmp_path.glob("*.html"))
 
 
+def test_a_damaged_study_is_named_and_left_out(tmp_path):
+    recorded = write_lesson_root(tmp_path / "recorded")
+    (recorded / "studies" / "broken.json").write_text("{not json")
+    base = [sys.executable, "-m", "app.export.takehome", "html", "--recorded", str(recorded)]
+    proc = subprocess.run(base + ["--study", "broken", "--out", str(tmp_path / "a.html")], capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path, env=_env())
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "broken" in proc.stderr and "damaged" in proc.stderr
+    proc = subprocess.run(base + ["--study", "fmnist-skew", "--out", str(tmp_path / "b.html")], capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path, env=_env())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "left out, damaged" in proc.stderr and "broken" in proc.stderr and "Traceback" not in proc.stderr
+    assert [s["id"] for s in page_data((tmp_path / "b.html").read_text())["studies"]] == ["fmnist-skew"]
+
+
 def test_a_registered_command_that_cannot_load_says_so_in_one_line(tmp_path):
     """An entry point whose module is missing (the dashboard's extras not installed): ``fedquad
     --help`` still works, and the command says why in one line (exit 2), no traceback."""
