@@ -228,3 +228,24 @@ def test_the_lesson_page_builds_the_file_for_download(exported, monkeypatch, tmp
     assert got["lesson"] == data["lesson"]
     n = sum(len(s["positions"]) for s in data["studies"])
     assert f"{n} Explore positions" in at.session_state["l_takehome_note"]
+
+
+def test_the_shipped_recorded_studies_export_within_the_budget(tmp_path):
+    """The default set from assets/recorded: Explore's first study and the Lesson's, every step
+    with its figures (none missing), the file under 15 MB."""
+    recorded = ROOT / "assets" / "recorded"
+    out = tmp_path / "takehome.html"
+    proc = subprocess.run([sys.executable, "-m", "app.export.takehome", "html", "--recorded", str(recorded),
+                           "--out", str(out)], capture_output=True, text=True, timeout=900, cwd=tmp_path, env=_env())
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert out.stat().st_size <= 15e6
+    data = page_data(out.read_text())
+    names = [s["id"] for s in data["studies"]]
+    assert names[0] == "digits-alpha" and {"fmnist-skew", "digits-local"} <= set(names)
+    assert all(not s["problem"] and s["figures"] for s in data["lesson"])
+    for s in data["studies"]:
+        study = json.loads((recorded / "studies" / f"{s['id']}.json").read_text())
+        n = 1
+        for a in s["axes"]:
+            n *= len(study["axes"][a["key"]])
+        assert len(s["positions"]) == n, s["id"]
