@@ -154,6 +154,8 @@ def test_a_phone_a_course_pages_iframe_and_print(takehome, browser, tmp_path):
     first_figure(pg)
     pg.locator("#next").tap()
     assert fragment(pg)["step"] == "3"
+    pg.locator("#next2").tap()  # the row under the step
+    assert fragment(pg)["step"] == "4" and shown_step(pg).startswith("4 ·")
     # inside a course page's iframe (no top navigation, no storage needed)
     host = tmp_path / "course.html"
     host.write_text(f'<!doctype html><title>course</title><iframe src="{takehome.as_uri()}#step=4" width="380" '

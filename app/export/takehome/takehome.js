@@ -166,8 +166,8 @@
     for (const node of built.values()) node.hidden = true;
     const node = stepNode(S.step);
     node.hidden = false;
-    $("back").disabled = S.step <= 1;
-    $("next").disabled = S.step >= n;
+    $("back").disabled = $("back2").disabled = S.step <= 1;
+    $("next").disabled = $("next2").disabled = S.step >= n;
     $("stepof").textContent = `Step ${S.step} of ${n}: ${D.lesson[S.step - 1].title.replace(/^\d+ · /, "")}`;
     $("bar").style.width = `${(100 * S.step) / n}%`;
     drawStep(node).then(() => { for (const d of node.querySelectorAll(".js-plotly-plot")) fit(d, d.parentNode.clientWidth); })
@@ -376,6 +376,9 @@
   });
   $("back").addEventListener("click", () => go(-1));
   $("next").addEventListener("click", () => go(1));
+  // (the same under the step: a long step on a phone need not be scrolled back up)
+  $("back2").addEventListener("click", () => { go(-1); $("lesson").scrollIntoView(); });
+  $("next2").addEventListener("click", () => { go(1); $("lesson").scrollIntoView(); });
   document.addEventListener("keydown", (ev) => {
     if (S.view !== "lesson" || ev.altKey || ev.ctrlKey || ev.metaKey) return;
     if (ev.target.closest && ev.target.closest("input, select, textarea")) return;
