@@ -127,6 +127,14 @@ def test_lesson_and_explore_from_file_with_every_request_blocked(takehome, brows
     visible = pg.evaluate("[...document.querySelectorAll('.fq-slot')].filter(s => s.style.display !== 'none')"
                           ".map(s => s.querySelectorAll('.fq-fig:not(.hidden)').length)")
     assert visible and all(n <= 1 for n in visible) and sum(visible) >= 5
+    # the response plots along the other axis (Explore's "Response plots against")
+    assert fragment(pg)["resp"] == "local_epochs"
+    pg.click(".fq-resp button:text-is('alpha')")
+    pg.wait_for_function("location.hash.includes('resp=alpha')")
+    pg.wait_for_function("document.querySelectorAll('.fq-slot[data-slot=acc_resp] .fq-fig:not(.hidden)').length === 1 "
+                         "&& !document.querySelector('.fq-slot[data-slot=acc_resp]').classList.contains('loading')")
+    title = pg.locator(".fq-slot[data-slot=acc_resp] .fq-fig:not(.hidden) .gtitle").text_content()
+    assert "α" in title, title
     # the other study, by the picker; the fragment names it
     pg.select_option("#study", "fmnist-skew")
     pg.wait_for_function("location.hash.includes('study=fmnist-skew')")

@@ -48,9 +48,9 @@ class StudyExport:
     study: dict
     axes: list[switcher.Axis]
     sections: list[switcher.Section]
-    positions: list[switcher.Position]
+    positions: dict[str | None, list[switcher.Position]]  # by the axis the response plots run along
     default: dict[str, str]
-    resp_axis: str | None
+    resp_axis: str | None  # Explore's default: the first slider axis
 
 
 @dataclass
@@ -167,8 +167,8 @@ PARTITION_HEADING = "Who holds what at this position: clients × classes (the lo
 
 
 def study_export(ref: studies.StudyRef) -> StudyExport:
-    """Every slider position of ``ref``, its figures as Explore builds them (the response plots
-    against the first slider axis, Explore's default), plus the partition heatmap."""
+    """Every slider position of ``ref``, for each axis the response plots can run along (Explore's
+    "Response plots against"), its figures as Explore builds them, plus the partition heatmap."""
     study = studies.read_study(ref)
     keys = studies.slider_axes(study)
     values = {a: sf.ordered_values(a, study["axes"][a]) for a in keys}
@@ -177,21 +177,23 @@ def study_export(ref: studies.StudyRef) -> StudyExport:
         ax.label = slider_label(ax.key, ax.options)
     version = shared.version(ref, study)
     points = panels.points_of(ref.source, ref.name, version)
-    resp = keys[0] if keys else None
-    out: list[switcher.Position] = []
+    out: dict[str | None, list[switcher.Position]] = {}
     view = None
-    for combo in itertools.product(*(values[a] for a in keys)):
-        pos = dict(zip(keys, combo))
-        view = panels.View(ref, study, keys, values, pos, resp, False, version)
-        position = panels.position(view, points)
-        position = switcher.Position(position.value, list(position.panels), position.notice)
-        part = partition_panel(ref, points, pos)
-        if part is not None:
-            position.panels.append(part)
-        out.append(position)
+    parts: dict[tuple, switcher.Panel | None] = {}
+    for resp in keys or [None]:
+        for combo in itertools.product(*(values[a] for a in keys)):
+            pos = dict(zip(keys, combo))
+            view = panels.View(ref, study, keys, values, pos, resp, False, version)
+            position = panels.position(view, points)
+            position = switcher.Position(position.value, list(position.panels), position.notice)  # (shared: a copy)
+            if combo not in parts:
+                parts[combo] = partition_panel(ref, points, pos)
+            if parts[combo] is not None:
+                position.panels.append(parts[combo])
+            out.setdefault(resp, []).append(position)
     sections = panels.sections(view, points) + [switcher.Section([["part"]], heading=PARTITION_HEADING)]
     default = {a: default_value(a, values[a], study) for a in keys}
-    return StudyExport(ref, study, axes, sections, out, default, resp)
+    return StudyExport(ref, study, axes, sections, out, default, keys[0] if keys else None)
 
 
 def partition_panel(ref: studies.StudyRef, points: pd.DataFrame, pos: dict) -> switcher.Panel | None:

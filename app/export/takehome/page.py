@@ -87,20 +87,22 @@ def _lesson(export: Export, store: FigureStore) -> list[dict]:
 def _studies(export: Export, store: FigureStore) -> list[dict]:
     out = []
     for s in export.studies:
-        positions = {}
-        for p in s.positions:
-            panels = {}
-            for panel in p.panels:
-                fid = store.add_spec(panel.spec) if panel.fig is not None else None
-                panels[panel.slot] = {"fid": fid, "caption": panel.caption or ""}
-            positions[pos_key(s.axes, p.value)] = {"notice": p.notice, "panels": panels}
+        positions = {}  # "resp|alpha=0.1|m1=0.5": the response axis, then Explore's position key
+        for resp, along in s.positions.items():
+            for p in along:
+                panels = {}
+                for panel in p.panels:
+                    fid = store.add_spec(panel.spec) if panel.fig is not None else None
+                    panels[panel.slot] = {"fid": fid, "caption": panel.caption or ""}
+                positions[f"{resp or ''}|{pos_key(s.axes, p.value)}"] = {"notice": p.notice, "panels": panels}
         base = s.study.get("base") or {}
         out.append({"id": s.ref.name, "title": s.ref.title, "dataset": str(base.get("dataset", "?")),
                     "description": s.study.get("description") or "",
                     "axes": [{"key": a.key, "label": a.label, "options": a.options} for a in s.axes],
                     "sections": [{"heading": x.heading, "rows": x.rows, "columns": x.columns, "key": x.key}
                                  for x in s.sections],
-                    "default": s.default, "resp": s.resp_axis, "positions": positions})
+                    "default": s.default, "resp": s.resp_axis, "resp_axes": [r for r in s.positions if r],
+                    "positions": positions})
     return out
 
 
@@ -126,8 +128,9 @@ def about(export: Export, studies: list[dict], exported: str, ver: str) -> str:
     verdicts = Counter(export.verdicts)
     words = "; ".join(f"{h.escape(v)} ×{n}" for v, n in verdicts.most_common())
     lesson_names = export.lesson_studies
+    count = {s["id"]: len(s["positions"]) // max(1, len(s["resp_axes"])) for s in studies}
     items = "".join(f"<li><b>{h.escape(s['id'])}</b>: {h.escape(s['title'])}, data set {h.escape(s['dataset'])}, "
-                    f"{len(s['positions'])} slider position{'s' * (len(s['positions']) != 1)}</li>" for s in studies)
+                    f"{count[s['id']]} slider position{'s' * (count[s['id']] != 1)}</li>" for s in studies)
     return (f"<h1>{PROJECT}: the Lesson and Explore, to take home</h1>"
             f"<p>Representational collapse in federated learning, and what FedQuad does about it: the eight-step "
             f"Lesson and Explore's sliders over the recorded studies {names}, in one file that needs no server, no "
@@ -175,7 +178,8 @@ def build(export: Export, now: dt.datetime | None = None) -> Built:
              "lesson text, numbers and positions": len(data_text.encode()) - figures_bytes,
              "page (template, script, styles, first screen)": len(text.encode()) - len(parts["PLOTLY"].encode())
              - len(data_text.encode())}
-    return Built(text, sizes, len(store.entries), store.added, store.raw_bytes, sum(len(s["positions"]) for s in studies),
+    return Built(text, sizes, len(store.entries), store.added, store.raw_bytes,
+                 sum(len(s["positions"]) // max(1, len(s["resp_axes"])) for s in studies),
                  data, list(export.damaged))
 
 

@@ -89,7 +89,7 @@
   }
 
   // ---- the URL fragment -----------------------------------------------------------------------
-  const S = {view: "lesson", step: 1, study: D.studies.length ? D.studies[0].id : null, pos: {}};
+  const S = {view: "lesson", step: 1, study: D.studies.length ? D.studies[0].id : null, pos: {}, resp: null};
   function readHash() {
     const q = new URLSearchParams(location.hash.slice(1));
     const n = D.lesson.length;
@@ -99,11 +99,13 @@
     S.step = q.has("step") ? Math.min(n, Math.max(1, parseInt(q.get("step"), 10) || 1)) : 1;
     const study = current();
     S.pos = study ? Object.assign({}, study.default) : {};
+    S.resp = study ? (study.resp_axes.includes(q.get("resp")) ? q.get("resp") : study.resp) : null;
     if (study) for (const a of study.axes) if (a.options.includes(q.get(a.key))) S.pos[a.key] = q.get(a.key);
   }
   function hash() {
     const q = new URLSearchParams({view: S.view, step: String(S.step)});
     if (S.study) q.set("study", S.study);
+    if (current() && current().resp_axes.length > 1) q.set("resp", S.resp);
     for (const [k, v] of Object.entries(S.pos)) q.set(k, v);
     return "#" + q.toString();
   }
@@ -183,7 +185,8 @@
 
   // ---- Explore ----------------------------------------------------------------------------------
   const X = {id: null, slots: {}, inputs: {}, queue: []};
-  const posKey = (study, pos) => study.axes.map((a) => `${a.key}=${pos[a.key]}`).join("|");
+  // a position's key: the axis the response plots run along, then Explore's own key
+  const posKey = (study, pos) => `${S.resp || ""}|` + study.axes.map((a) => `${a.key}=${pos[a.key]}`).join("|");
   function buildStudy(study) {
     fitted.disconnect();
     for (const box of Object.values(X.slots)) for (const d of box.figs.values()) purge(d);
@@ -195,6 +198,22 @@
     if (study.axes.length) {
       const bar = root.appendChild(el("div", "fq-axes"));
       for (const axis of study.axes) bar.appendChild(slider(study, axis));
+    }
+    X.resp = {};
+    if (study.resp_axes.length > 1) {  // Explore's "Response plots against"
+      const row = root.appendChild(el("div", "fq-resp", "Response plots against "));
+      for (const key of study.resp_axes) {
+        const b = row.appendChild(el("button", "", key));
+        b.type = "button";
+        b.addEventListener("click", () => {
+          if (S.resp === key) return;
+          S.resp = key;
+          syncSliders();
+          showPosition(performance.now());
+          remember(true);
+        });
+        X.resp[key] = b;
+      }
     }
     X.notice = root.appendChild(el("div", "fq-notice"));
     for (const section of study.sections) {
@@ -240,6 +259,7 @@
     return wrap;
   }
   function syncSliders() {
+    for (const [key, b] of Object.entries(X.resp || {})) b.setAttribute("aria-pressed", String(key === S.resp));
     for (const {input, now, ticks, axis} of Object.values(X.inputs)) {
       const i = Math.max(0, axis.options.indexOf(S.pos[axis.key]));
       input.value = i;
@@ -371,6 +391,7 @@
   $("study").addEventListener("change", () => {
     S.study = $("study").value;
     S.pos = Object.assign({}, current().default);
+    S.resp = current().resp;
     render();
     remember(true);
   });

@@ -75,7 +75,8 @@ def test_one_file_with_every_position_and_step(exported):
     local = data["studies"][0]
     study = json.loads((recorded / "studies" / "digits-local.json").read_text())
     n = len(study["axes"]["local_epochs"]) * len(study["axes"]["alpha"])
-    assert len(local["positions"]) == n and [a["key"] for a in local["axes"]] == ["local_epochs", "alpha"]
+    assert [a["key"] for a in local["axes"]] == ["local_epochs", "alpha"] == local["resp_axes"]
+    assert len(local["positions"]) == 2 * n  # every position, with the response plots along either axis
     slots = {s for p in local["positions"].values() for s, v in p["panels"].items() if v["fid"]}
     assert {"acc", "acc_resp", "ratio", "local", "heat", "part", "spectra"} <= slots
     assert any(s.startswith("emb_") for s in slots)
@@ -119,25 +120,27 @@ def _explore_app(recorded, monkeypatch, **params) -> AppTest:
     return at
 
 
-@pytest.mark.parametrize("study", ["digits-local", "fmnist-skew"])
-def test_explore_figures_and_captions_equal_the_dashboards(exported, monkeypatch, study, tmp_path):
+@pytest.mark.parametrize("study, resp", [("digits-local", None), ("digits-local", "alpha"), ("fmnist-skew", None)])
+def test_explore_figures_and_captions_equal_the_dashboards(exported, monkeypatch, study, resp, tmp_path):
     recorded, _, data, _ = exported
     monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(tmp_path / "runs"))
-    at = _explore_app(recorded, monkeypatch, x_study=f"recorded:{study}")
+    at = _explore_app(recorded, monkeypatch, x_study=f"recorded:{study}", **({"x_resp": resp} if resp else {}))
     assert not at.exception, at.exception
     sent = switcher(at)
     mine = next(s for s in data["studies"] if s["id"] == study)
     assert [a["options"] for a in sent["layout"]["axes"]] == [a["options"] for a in mine["axes"]]
     assert sent["value"] == mine["default"]  # the file opens where Explore does
+    assert at.session_state["x_resp"] == (resp or mine["resp"])
+    prefix = f"{resp or mine['resp']}|"
     compared = 0
     for key, pos in sent["positions"].items():  # the page's position and those around it
         for slot, panel in pos["panels"].items():
-            got = mine["positions"][key]["panels"][slot]
+            got = mine["positions"][prefix + key]["panels"][slot]
             assert got["caption"] == panel["caption"], (key, slot)
             if panel["fid"]:
                 assert decode(data["figures"][got["fid"]]) == json.loads(sent["figures"][panel["fid"]]), (key, slot)
                 compared += 1
-        assert mine["positions"][key]["notice"] == pos["notice"]
+        assert mine["positions"][prefix + key]["notice"] == pos["notice"]
     assert compared >= 10 * len(sent["positions"]) and len(sent["positions"]) >= 2
 
 
@@ -226,7 +229,7 @@ def test_the_lesson_page_builds_the_file_for_download(exported, monkeypatch, tmp
     got = page_data(built)
     assert got["figures"] == data["figures"] and got["studies"] == data["studies"]
     assert got["lesson"] == data["lesson"]
-    n = sum(len(s["positions"]) for s in data["studies"])
+    n = sum(len(s["positions"]) // max(1, len(s["resp_axes"])) for s in data["studies"])
     assert f"{n} Explore positions" in at.session_state["l_takehome_note"]
 
 
@@ -248,4 +251,4 @@ def test_the_shipped_recorded_studies_export_within_the_budget(tmp_path):
         n = 1
         for a in s["axes"]:
             n *= len(study["axes"][a["key"]])
-        assert len(s["positions"]) == n, s["id"]
+        assert len(s["positions"]) == n * max(1, len(s["resp_axes"])), s["id"]
