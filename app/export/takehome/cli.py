@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 DEFAULT_OUT = "fedquad-takehome.html"
-BUDGET_MB = 15  # the default study set's file (docs/talk.md "Take it home")
 
 
 class ExportCommand:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from app import service
 from app.export.takehome.collect import Export
-from app.export.takehome.store import FigureStore, spec_of
+from app.export.takehome.store import FigureStore
 from app.service.engine import engine_fingerprint
 from app.switcher import FRONTEND, PLOTLY_JS, pos_key
 
@@ -183,4 +183,4 @@ def build(export: Export, now: dt.datetime | None = None) -> Built:
                  data, list(export.damaged))
 
 
-__all__ = ["Built", "build", "spec_of"]
+__all__ = ["Built", "build"]
