@@ -102,6 +102,21 @@ def test_lesson_and_explore_from_file_with_every_request_blocked(takehome, brows
     pg.keyboard.press("ArrowRight")
     assert shown_step(pg).startswith("3 ·") and fragment(pg)["step"] == "3"
     pg.wait_for_function("document.querySelectorAll('article.step:not([hidden]) .js-plotly-plot').length > 0")
+    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press("ArrowRight")
+    assert shown_step(pg).startswith("5 ·")  # the quadruplet: its margins move its sentences and figures
+    pg.wait_for_function("document.querySelectorAll('article.step:not([hidden]) .js-plotly-plot').length === 2")
+    before = pg.locator("article.step:not([hidden]) .sentences").inner_text()
+    m1 = pg.locator("article.step:not([hidden]) input[data-margin=m1]")
+    m1.focus()
+    pg.keyboard.press("End")
+    pg.wait_for_function("b => document.querySelector('article.step:not([hidden]) .sentences').innerText !== b",
+                         arg=before)
+    assert "m1" in pg.locator("article.step:not([hidden]) .fq-axis").first.inner_text()
+    pg.keyboard.press("ArrowLeft")  # (on the slider: it moves, the step stays)
+    assert shown_step(pg).startswith("5 ·")
+    pg.locator("#back").click()
+    pg.locator("#back").click()
     pg.keyboard.press("ArrowLeft")
     assert fragment(pg)["step"] == "2"
     pg.go_back()

@@ -62,6 +62,7 @@ class Export:
     recorded: Path | None = None
     lesson_studies: list[str] = field(default_factory=list)  # the recorded studies the Lesson reads
     damaged: list[str] = field(default_factory=list)  # study files left out, one line each
+    margins: dict = field(default_factory=dict)  # step 5 at each (m1, m2) of ``MARGINS``: its Slide
 
 
 def recorded_refs() -> list[studies.StudyRef]:
@@ -118,9 +119,14 @@ def collect(names: list[str] | None = None) -> Export:
     steps = [as_drawn(lesson.build_step(i, data, False, problem)) for i in range(1, len(lesson.STEPS) + 1)]
     verdicts = claims_verdicts(data)
     by_name = {r.name: r for r in refs}
+    margins = {(m1, m2): lesson.step_idea(data, False, m1, m2) for m1 in MARGINS for m2 in MARGINS}
     return Export(steps, problem, [study_export(by_name[n]) for n in chosen], verdicts, root, lesson_studies(data),
-                  damaged())
+                  damaged(), margins)
 
+
+# Step 5's margins in the file: the Lesson page's m1 and m2 sliders (0 to 4) in steps of 0.5, its
+# defaults (``quadruplet.DEFAULT_M1``, ``DEFAULT_M2``) among them
+MARGINS = tuple(i / 2 for i in range(9))
 
 # The Lesson page lays a row of three figures out for about 270 px each (``views/lesson.py``
 # ROW_OF_THREE: its legends wrapped to that width); the file's rows are as wide

@@ -22,6 +22,7 @@ import pandas as pd
 from app import service
 from app.export.takehome.collect import Export
 from app.export.takehome.store import FigureStore
+from app.lesson.quadruplet import DEFAULT_M1, DEFAULT_M2
 from app.service.engine import engine_fingerprint
 from app.switcher import FRONTEND, PLOTLY_JS, pos_key
 
@@ -81,7 +82,26 @@ def _lesson(export: Export, store: FigureStore) -> list[dict]:
                             "rows": rows, "shown": shown})
         out.append({"title": slide.title, "lead": slide.lead, "sentences": list(slide.sentences), "figures": figures,
                     "footer": slide.footer, "problem": slide.problem, "notices": list(slide.notices)})
+    if export.margins:
+        out[IDEA - 1]["margins"] = _margins(export, store)
     return out
+
+
+IDEA = 5  # the Lesson's step with the quadruplet and its margin sliders
+
+
+def _margins(export: Export, store: FigureStore) -> dict:
+    """Step 5 at every (m1, m2) of ``collect.MARGINS``: its sentences, figures and numbers."""
+    label = lambda v: f"{v:g}"  # noqa: E731
+    at = {}
+    for (m1, m2), slide in export.margins.items():
+        figures = []
+        for f in slide.figures:
+            numbers, rows, shown = numbers_html(f.data)
+            figures.append({"fid": store.add(f.fig), "numbers": numbers, "rows": rows, "shown": shown})
+        at[f"{label(m1)}|{label(m2)}"] = {"sentences": list(slide.sentences), "figures": figures}
+    values = sorted({label(m) for pair in export.margins for m in pair}, key=float)
+    return {"values": values, "default": [label(DEFAULT_M1), label(DEFAULT_M2)], "at": at}
 
 
 def _studies(export: Export, store: FigureStore) -> list[dict]:

@@ -133,26 +133,68 @@
     if (s.lead && !s.problem) node.appendChild(el("p", "lead", s.lead));
     if (s.problem) node.appendChild(el("div", "problem", s.problem));
     for (const n of s.notices || []) node.appendChild(el("div", "problem", n));
+    const controls = s.margins ? node.appendChild(el("div", "fq-axes noprint")) : null;
     const text = node.appendChild(el("div", "sentences"));
-    for (const sentence of s.sentences) text.appendChild(el("p")).innerHTML = md(sentence);
+    const say = (sentences) => {
+      text.replaceChildren();
+      for (const sentence of sentences) text.appendChild(el("p")).innerHTML = md(sentence);
+    };
+    say(s.sentences);
     const figs = node.appendChild(el("div", "figs"));
+    const numbered = (f, det) => {
+      det.hidden = !f.numbers;
+      if (!f.numbers) return;
+      det.firstChild.textContent = `The numbers (${f.rows} row${f.rows === 1 ? "" : "s"}${f.shown < f.rows ? `, the first ${f.shown} shown` : ""})`;
+      det.lastChild.innerHTML = f.numbers;  // HTML written by page.py from the figure's data (escaped there)
+    };
     node._figs = s.figures.map((f) => {
       const box = figs.appendChild(el("div", "figbox"));
       const host = box.appendChild(el("div", "fq-host"));
       const div = host.appendChild(el("div", "fq-fig"));
       if (f.caption) box.appendChild(el("div", "fq-caption", f.caption));
-      if (f.numbers) {
-        const det = box.appendChild(el("details"));
-        det.appendChild(el("summary", "", `The numbers (${f.rows} row${f.rows === 1 ? "" : "s"}${f.shown < f.rows ? `, the first ${f.shown} shown` : ""})`));
-        det.appendChild(el("div")).innerHTML = f.numbers;  // HTML written by page.py from the figure's data (escaped there)
-      }
+      const det = box.appendChild(el("details"));
+      det.append(el("summary"), el("div"));
+      numbered(f, det);
       fitted.observe(host);
-      return {fid: f.fid, div, done: false};
+      return {fid: f.fid, div, det, done: false};
     });
+    if (controls) margins(node, s.margins, controls, say, numbered);
     if (s.footer) node.appendChild(el("footer", "", s.footer));
     $("steps").appendChild(node);
     built.set(i, node);
     return node;
+  }
+  function margins(node, m, controls, say, numbered) {
+    // step 5: the margins m1 and m2 as the Lesson page's sliders have them (every 0.5 here): the
+    // step's sentences, figures and numbers at each pair, swapped in
+    const now = {m1: m.default[0], m2: m.default[1]};
+    for (const [i, key] of [[0, "m1"], [1, "m2"]]) {
+      const wrap = controls.appendChild(el("div", "fq-axis"));
+      const label = wrap.appendChild(el("label"));
+      label.append(`${key} (margin of term ${i + 1}): `);
+      const shown = label.appendChild(el("span", "fq-now", now[key]));
+      const input = label.appendChild(el("input"));
+      Object.assign(input, {type: "range", min: 0, max: m.values.length - 1, step: 1, value: m.values.indexOf(now[key])});
+      input.dataset.margin = key;
+      input.setAttribute("aria-label", key);
+      input.addEventListener("input", () => {
+        now[key] = shown.textContent = m.values[Number(input.value)];
+        const at = m.at[`${now.m1}|${now.m2}`];
+        if (!at) return;
+        say(at.sentences);
+        node._figs.forEach((f, j) => {
+          const g = at.figures[j];
+          if (!g || g.fid === f.fid) return;
+          f.fid = g.fid;
+          numbered(g, f.det);
+          spec(g.fid).then((fig) => {
+            if (f.fid !== g.fid) return;  // moved on meanwhile
+            if (f.div._fullLayout) Plotly.react(f.div, fig.data, fig.layout || {}, Object.assign({}, CONFIG, fig.config || {}));
+            else if (f.done) draw(f.div, fig);
+          }).catch(fail);
+        });
+      });
+    }
   }
   async function drawStep(node) {
     for (const f of node._figs) {

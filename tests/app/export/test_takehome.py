@@ -82,8 +82,16 @@ def test_one_file_with_every_position_and_step(exported):
     assert any(s.startswith("emb_") for s in slots)
     assert len(data["lesson"]) == 8 and all(not s["problem"] for s in data["lesson"])
     assert all(f["numbers"] and "<table" in f["numbers"] for s in data["lesson"] for f in s["figures"])
+    idea = data["lesson"][4]  # step 5 at every margin pair of the page's sliders, every 0.5
+    assert idea["margins"]["values"] == ["0", "0.5", "1", "1.5", "2", "2.5", "3", "3.5", "4"]
+    assert len(idea["margins"]["at"]) == 81 and idea["margins"]["default"] == ["1", "0.5"]
+    at_default = idea["margins"]["at"]["1|0.5"]
+    assert at_default["sentences"] == idea["sentences"]
+    assert [f["fid"] for f in at_default["figures"]] == [f["fid"] for f in idea["figures"]]
+    assert idea["margins"]["at"]["3|0.5"]["sentences"] != idea["sentences"]
     # every figure referenced is stored, once, and decodes to a plotly figure
     used = {f["fid"] for s in data["lesson"] for f in s["figures"]} | {
+        f["fid"] for at in data["lesson"][4]["margins"]["at"].values() for f in at["figures"]} | {
         v["fid"] for st in data["studies"] for p in st["positions"].values() for v in p["panels"].values() if v["fid"]}
     assert used == set(data["figures"])
     assert all("data" in decode(e) for e in data["figures"].values())
@@ -163,6 +171,25 @@ def test_lesson_sentences_and_figures_equal_the_lesson_pages(exported, monkeypat
     assert len(charts) == len(files)
     for chart, fig in zip(charts, files):
         assert [t.get("type") for t in chart["data"]] == [t.get("type") for t in fig["data"]]
+        assert chart["data"] == fig["data"] and chart["layout"].get("title") == fig["layout"].get("title")
+
+
+def test_step_5_margins_equal_the_lesson_pages_sliders(exported, monkeypatch, tmp_path):
+    recorded, _, data, _ = exported
+    monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(recorded))
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(tmp_path / "runs"))
+    at = AppTest.from_file(MAIN, default_timeout=120)
+    at.switch_page("views/lesson.py")
+    at.query_params["step"] = "5"
+    at.run()
+    at.slider(key="q_m1").set_value(2.5).run()
+    at.slider(key="q_m2").set_value(1.5).run()
+    assert not at.exception, at.exception
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    mine = data["lesson"][4]["margins"]["at"]["2.5|1.5"]
+    files = [decode(data["figures"][f["fid"]]) for f in mine["figures"]]
+    assert len(charts) == len(files) == 2
+    for chart, fig in zip(charts, files):
         assert chart["data"] == fig["data"] and chart["layout"].get("title") == fig["layout"].get("title")
 
 
