@@ -176,4 +176,40 @@ with st.expander("Export the talk as slides", icon=":material/download:"):
     widgets.slides_block("l_export", lambda: [slides.from_step(content_of(names.index(n) + 1)) for n in chosen],
                          "fedquad-lesson")
 
+# ---- take it home: the Lesson and Explore as one offline HTML file ------------------------------------
+def takehome_block() -> None:
+    """Build the take-home file (``app.export.takehome``: Explore's first study and the Lesson's,
+    every slider position, from the recorded studies) and offer it for download."""
+    if service.is_student():  # it builds every position's figures: the lecturer's CPU is the class's
+        st.caption("In a class the presenter builds this file and shares it (e-mail, a USB stick, the course page).")
+        return
+    st.caption("One .html file that opens offline from a USB stick, an e-mail or a course page: the eight steps "
+               "and Explore's sliders over the recorded studies, every position, no server, no install. It cannot "
+               "train new settings. (`fedquad export html` writes the same from the command line.)")
+    if st.button("Build the take-home file", key="l_takehome_build", icon=":material/home:"):
+        # the positions of every study (plotly, pandas, Explore's panels): only when asked
+        from app.export.takehome.make import make
+
+        saved = {k: st.session_state.pop(k) for k in ("x_local", "x_hm") if k in st.session_state}
+        try:  # Explore's defaults (as on the command line), not this session's choices there
+            with st.spinner("Building every slider position's figures…"):
+                built = make()
+        except (ValueError, OSError, service.StoreError) as e:
+            st.error(str(e))
+            return
+        finally:
+            st.session_state.update(saved)
+        st.session_state["l_takehome_file"] = built.text.encode()
+        st.session_state["l_takehome_note"] = (f"{len(st.session_state['l_takehome_file']) / 1e6:.1f} MB: "
+                                               f"{built.positions} Explore positions, {built.figures} figures.")
+    if st.session_state.get("l_takehome_file"):
+        st.caption(st.session_state["l_takehome_note"])
+        st.download_button("Download fedquad-takehome.html", st.session_state["l_takehome_file"],
+                           file_name="fedquad-takehome.html", mime="text/html", key="l_takehome_dl", on_click="ignore",
+                           icon=":material/download:")
+
+
+with st.expander("Take it home: one offline HTML file", icon=":material/home:"):
+    takehome_block()
+
 widgets.deck_block()

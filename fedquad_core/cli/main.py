@@ -1,4 +1,5 @@
-"""The ``fedquad`` command line: run, list, show, compare, sweep, study, cancel, delete.
+"""The ``fedquad`` command line: run, list, show, compare, sweep, study, cancel, delete, and the
+commands other packages register (``plugins``: the dashboard's ``export``).
 
 User errors (bad settings, missing data) exit with code 2 and one line saying what to change,
 before any training starts."""
@@ -18,7 +19,7 @@ from ..errors import os_error_line
 from ..runs.store import RunStore
 from ..study.run import StudyStopped
 from ..user_errors import USER_ERRORS
-from . import commands
+from . import commands, plugins
 from .args import OneLineParser, add_run_options, int_in
 from .study import add_study_parser, cmd_study
 from .sweep import add_sweep_parser, cmd_sweep
@@ -52,10 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run")
     add_sweep_parser(sub)
     add_study_parser(sub, common)
+    for name, command in plugins.commands(set(sub.choices)).items():  # e.g. the dashboard's ``export``
+        command.add_arguments(sub.add_parser(name, help=command.help, description=command.help))
+        sub.choices[name].set_defaults(plugin=command)
     return parser
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    if getattr(args, "plugin", None) is not None:  # a registered command: it checks its own input
+        return args.plugin.run(args)
     store = RunStore(args.runs_dir)
     commands.check_runs_dir(args.runs_dir, store,
                             write=args.command in ("run", "sweep", "cancel", "delete")

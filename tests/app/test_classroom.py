@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from app_helpers import MAIN
 
-WRITE_KEYS = {"quick_start", "quick_start_presenter", "r_delete", "r_cancel", "x_compute", "l_demo_compute", "follow_start", "follow_stop",
-              "l_start", "l_study_start"}
+WRITE_KEYS = {"quick_start", "quick_start_presenter", "r_delete", "r_cancel", "x_compute", "l_demo_compute", "follow_start",
+              "follow_stop", "l_start", "l_study_start", "l_takehome_build"}
 
 
 @pytest.fixture
@@ -127,3 +127,13 @@ def test_a_secret_file_others_can_read_makes_nobody_presenter(classroom, monkeyp
 def test_outside_class_mode_everyone_has_every_control(run_store):
     at = _open(None, "views/runs.py")
     assert "quick_start" in _buttons(at) and "r_delete" in _buttons(at)
+
+
+def test_the_take_home_file_is_built_by_the_presenter_only(classroom):
+    """Building it reads every position of the studies (the lecturer's CPU is the class's): the
+    presenter's session has the button, a student's says who shares the file."""
+    presenter = _open(classroom, "views/lesson.py")
+    assert not presenter.exception and "l_takehome_build" in _buttons(presenter)
+    student = _open(None, "views/lesson.py")
+    assert not student.exception and "l_takehome_build" not in _buttons(student)
+    assert "the presenter builds this file" in _text(student)
