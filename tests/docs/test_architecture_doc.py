@@ -1,0 +1,53 @@
+"""docs/architecture.md names files, folders and functions a newcomer follows (issue 44: it named
+a door that no longer existed): every path and every `module.name` it gives must exist."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PAGE = (REPO / "docs" / "architecture.md").read_text()
+ROOTS = (REPO, REPO / "fedquad_core", REPO / "app", REPO / "tests")
+
+
+def _find(rel: str) -> Path | None:
+    return next((root / rel for root in ROOTS if (root / rel).exists()), None)
+
+
+def _defines(path: Path, name: str) -> bool:
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+            return True
+    return False
+
+
+def test_every_path_the_page_names_exists():
+    paths = set(re.findall(r"`([\w./-]+\.(?:py|toml|md|sh|js|html|css))`", PAGE))
+    assert paths
+    missing = sorted(p for p in paths if _find(p) is None)
+    assert not missing, f"docs/architecture.md names files that do not exist: {missing}"
+
+
+def test_every_function_the_page_names_exists():
+    named = {(m, n) for m, n in re.findall(r"`((?:[\w]+/)+[\w]+)\.(\w+)`", PAGE)
+             if n not in ("py", "toml", "md", "sh", "js", "html", "css")}
+    assert named
+    wrong = []
+    for module, name in named:
+        path = _find(module + ".py")
+        if path is None or not _defines(path, name):
+            wrong.append(f"{module}.{name}")
+    assert not wrong, f"docs/architecture.md names functions that do not exist: {sorted(wrong)}"
+
+
+def test_the_door_the_page_names_is_the_one_the_import_test_enforces():
+    assert "`app/service/engine.py`" in PAGE and "app/engine.py" not in PAGE.replace("app/service/engine.py", "")
+    assert (REPO / "app" / "service" / "engine.py").is_file()
