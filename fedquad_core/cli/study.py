@@ -5,6 +5,7 @@ import argparse
 from typing import Any
 
 from ..config.alpha import alpha_text
+from ..config.numbers import NumberError, parse_float
 from ..errors import UserError
 from ..runs import preflight_file
 from ..runs.store import RunStore
@@ -31,8 +32,8 @@ def _accuracy(text: str):
     if text == "auto":
         return text
     try:
-        value = float(text.rstrip("%"))
-    except ValueError:
+        value = parse_float(text.rstrip("%"))
+    except NumberError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number: give an accuracy in 0-1 or a percent") from None
     value = value / 100 if value > 1 else value
     if not 0 < value <= 1:
@@ -128,6 +129,9 @@ def spec_from_args(args: argparse.Namespace, store: RunStore):
     axes.update(parse_grid(args.grid))
     if not axes:
         raise UserError("the study has no axes: give at least one --grid KEY=V1,V2")
+    if getattr(args, "iid", None) and "alpha" in axes:
+        raise UserError("--iid and the alpha axis contradict each other: --iid means no label skew for every "
+                        "point; drop --iid, or put iid among the axis's values (--grid alpha=0.1,iid)")
     base = config_from_args(args, defaults=data.get("base") or {})
     return StudySpec(args.name, base, axes, title=args.title or data.get("title"),
                      description=args.description or data.get("description"))

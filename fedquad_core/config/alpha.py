@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from .limits import FLOAT_MAX, _float32_problem
+from .numbers import finite_number, parse_float
 from .run import alpha_label
 
 IID_WORDS = ("iid", "inf", "none", "null")  # read as IID; written "iid" (value style) or "IID"
@@ -31,11 +32,11 @@ def parse_alpha(value: Any) -> float | None:
     if isinstance(value, bool):
         raise ValueError(f"alpha {value!r} is not a number")
     if isinstance(value, (int, float)):
-        return float(value)
+        return parse_float(value)  # an int too large for a float is inf: alpha_problem names it
     text = str(value).strip()
     if text.lower() in IID_WORDS:
         return None
-    return float(text)
+    return parse_float(text)  # the one rule of numbers: no '_', ASCII digits only
 
 
 def is_iid(alpha: Any) -> bool:
@@ -63,7 +64,7 @@ def alpha_problem(alpha: Any) -> str | None:
         return None
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         return f"alpha must be a finite number or IID (got {alpha!r}): change --alpha, or use --iid"
-    if not math.isfinite(alpha) or abs(alpha) > FLOAT_MAX:
+    if not finite_number(alpha, FLOAT_MAX):
         return (f"alpha must be a finite number float32 can hold (at most {FLOAT_MAX:.3g}; got {alpha!r}): "
                 "change --alpha")
     if alpha <= 0:

@@ -8,10 +8,10 @@ partition is drawn, than the largest client), or a float setting that float32 ca
 is a ``ConfigError`` naming the flag: one line and exit code 2, before any work."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..errors import UserError
+from .numbers import finite_number
 from .run import DATASET_DEFAULTS, ConfigError
 
 ROUNDS_MAX = 10_000        # about a day of digits rounds, weeks of CIFAR ones
@@ -43,7 +43,7 @@ def _float32_problem(value: Any) -> str | None:
     there), or None; one rule for the run's floats and the methods' float parameters."""
     if not _number(value):
         return None
-    if not (math.isfinite(value) and abs(value) <= FLOAT_MAX):
+    if not finite_number(value, FLOAT_MAX):
         return f"must be a finite number float32 can hold (at most {FLOAT_MAX:.3g}; got {value!r})"
     if 0 < abs(value) < FLOAT_TINY:
         return f"{value!r} is below float32's smallest normal number ({FLOAT_TINY:.3g}): training would use 0"
