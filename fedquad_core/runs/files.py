@@ -259,13 +259,25 @@ def read_partition(folder: Path) -> dict[str, Any] | None:
             or len({len(row) for row in counts}) > 1
             or not all(_integer(c) and c >= 0 for row in counts for c in row)):
         raise Damaged("partition.json: 'counts' is not a clients x classes table of counts")
+    classes = data["num_classes"]
+    if not 1 <= classes <= MAX_CLASSES:
+        raise Damaged(f"partition.json: 'num_classes' is {safe_io.shown(classes)}, not 1 to {MAX_CLASSES:,}")
+    if counts and len(counts[0]) != classes:
+        raise Damaged(f"partition.json: its rows have {len(counts[0])} classes, but 'num_classes' says {classes}")
     sizes = data.get("sizes")
     if sizes is not None and (not isinstance(sizes, list) or not all(_integer(s) for s in sizes)):
         raise Damaged("partition.json: 'sizes' is not a list of integers")
+    if sizes is not None and len(sizes) != len(counts):
+        raise Damaged(f"partition.json: {len(sizes)} sizes for {len(counts)} clients")
     names = data.get("class_names")
     if names is not None and (not isinstance(names, list) or not all(isinstance(s, str) for s in names)):
         raise Damaged("partition.json: 'class_names' is not a list of strings")
+    if names and len(names) != classes:
+        raise Damaged(f"partition.json: {len(names)} class names for {classes} classes")
     return data
+
+
+MAX_CLASSES = 100_000  # Tiny-ImageNet has 200
 
 
 SNAPSHOT_FILE = re.compile(r"^round_(\d{4}|[1-9]\d{4,8})\.npz$")  # what the engine writes: round_NNNN.npz
@@ -283,7 +295,8 @@ def snapshot_rounds(folder: Path) -> list[int]:
 
 def read_snapshot(path: Path) -> dict[str, Any]:
     """The arrays of a snapshot ``.npz`` (never unpickled), or ``Damaged``: not a readable npz (random
-    bytes, a pickled object array), or without 2-D numeric ``embeddings`` and 1-D ``labels`` of one length."""
+    bytes, a pickled object array), or without 2-D numeric ``embeddings``, 1-D ``labels`` and 1-D
+    integer ``indices`` of one length."""
     where = f"embeddings/{path.name}"
     try:
         with np.load(_array_file(path), allow_pickle=False) as data:
@@ -304,6 +317,11 @@ def read_snapshot(path: Path) -> dict[str, Any]:
         raise Damaged(f"{where}: {bad!r} holds {arrays[bad].dtype} values, not numbers")
     if z.dtype.kind == "f" and not np.isfinite(z).all():  # a diverged run's last snapshot: nothing to draw
         raise Damaged(f"{where}: the embeddings hold NaN or infinite values (the run diverged), no picture")
+    idx = arrays.get("indices")  # which test points these are (the engine always writes them)
+    if idx is None:
+        raise Damaged(f"{where} has no indices (which test points the embeddings are)")
+    if idx.ndim != 1 or idx.dtype.kind not in "iu" or len(idx) != len(y):
+        raise Damaged(f"{where}: indices {idx.shape} {idx.dtype} do not fit the {len(y)} labels")
     return arrays
 
 
