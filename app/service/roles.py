@@ -107,6 +107,7 @@ def _live_session_ids() -> set[str] | None:
     """The ids of the browser sessions connected now, from Streamlit's session manager; None when
     that cannot be read (then no cap is applied)."""
     try:
+        # inside the try: a Streamlit upgrade that moves it costs the cap, never the page
         from streamlit.runtime import Runtime
 
         return {info.session.id for info in Runtime.instance()._session_mgr.list_active_sessions()}  # noqa: SLF001
@@ -116,6 +117,7 @@ def _live_session_ids() -> set[str] | None:
 
 def _this_session_id() -> str | None:
     try:
+        # inside the try: a Streamlit upgrade that moves it costs the cap, never the page
         from streamlit.runtime.scriptrunner import get_script_run_ctx
 
         ctx = get_script_run_ctx()

@@ -12,8 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .limits import FLOAT_MAX, _float32_problem
-from .numbers import finite_number, parse_float
+from .numbers import FLOAT_MAX, finite_number, float32_problem as _float32_problem, parse_float
 from .run import alpha_label
 
 IID_WORDS = ("iid", "inf", "none", "null")  # read as IID; written "iid" (value style) or "IID"
@@ -59,7 +58,7 @@ def alpha_text(alpha: float | None, style: str = "value") -> str:
 
 def alpha_problem(alpha: Any) -> str | None:
     """The one rule of α, as a one-line message naming the flag, or None: IID (None), or a finite
-    number > 0 that float32 can hold (not below its smallest normal number: ``limits._float32_problem``)."""
+    number > 0 that float32 can hold (not below its smallest normal number: ``numbers.float32_problem``)."""
     if alpha is None:
         return None
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):

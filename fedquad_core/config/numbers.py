@@ -19,6 +19,8 @@ from typing import Any
 INT_DIGITS_MAX = 40  # far above any count (10**30 still reaches its setting's "cannot be above")
 TEXT_MAX = 64  # characters of one number as text
 FLOAT_LIMIT = 1.7976931348623157e308  # float64's largest
+FLOAT_MAX = 3.4028234663852886e38  # float32's largest: |lr|, momentum, weight decay, a float method parameter, alpha
+FLOAT_TINY = 1.1754943508222875e-38  # float32's smallest normal: a smaller non-zero value is 0 or denormal in training
 
 _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
@@ -68,3 +70,17 @@ def finite_number(value: Any, limit: float = FLOAT_LIMIT) -> bool:
     if isinstance(value, int):
         return abs(value) <= limit
     return math.isfinite(value) and abs(value) <= limit
+
+
+def float32_problem(value: Any) -> str | None:
+    """Why a float setting cannot train in float32 (not finite, too large, or so small that it is 0
+    there), or None; one rule for the run's floats, α and the methods' float parameters (used by
+    ``limits.check_bounds``, ``alpha.alpha_problem`` and ``stored``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not finite_number(value, FLOAT_MAX):
+        text = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        return f"must be a finite number float32 can hold (at most {FLOAT_MAX:.3g}; got {text})"
+    if 0 < abs(value) < FLOAT_TINY:
+        return f"{value!r} is below float32's smallest normal number ({FLOAT_TINY:.3g}): training would use 0"
+    return None

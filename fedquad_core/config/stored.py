@@ -13,9 +13,8 @@ from typing import Any
 
 from .alpha import alpha_problem
 from .field_types import _KINDS, _kind, type_ok
-from .limits import FLOAT_MAX, _float32_problem
 from .method_labels import LABELS
-from .numbers import finite_number
+from .numbers import FLOAT_MAX, finite_number, float32_problem as _float32_problem
 from .run import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
 
 _CHOICES = {"method": tuple(LABELS), "dataset": DATASET_NAMES, "model": MODEL_NAMES, "device": DEVICES,
