@@ -295,4 +295,11 @@ URL += [
     ("views/partitions.py", {"p_ds": "../etc"}, "p_ds", None),
     ("views/live.py", {"v_x": "time travel"}, "v_x", None),
     ("views/embeddings.py", {"e_proj": "TSNE"}, "e_proj", None),
+    # the one rule of numbers (fedquad_core/config/numbers.py), as in every flag: '_', other scripts'
+    # digits and integers of any size fall back to the default
+    ("views/launch.py", {"l_num_clients": "\uff11\uff10"}, "l_num_clients", None),
+    ("views/launch.py", {"l_rounds": "1_0"}, "l_rounds", None),
+    ("views/launch.py", {"l_seed": "9" * 400}, "l_seed", None),
+    ("views/launch.py", {"l_lr": "0.0_1"}, "l_lr", None),
+    ("views/partitions.py", {"p_clients": "\u0661\u0665"}, "p_clients", None),
 ]

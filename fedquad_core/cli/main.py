@@ -76,8 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:  # building the parser imports the methods (torch): a Ctrl-C meanwhile is one line too
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("fedquad: interrupted while starting", file=sys.stderr)
+        return 130
     try:
         return dispatch(args)
     except USER_ERRORS as exc:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..config.alpha import alpha_text
@@ -159,6 +160,17 @@ def _run(args, store: RunStore) -> int:
                       quiet=args.quiet, large_grid=args.yes_large_grid, handed=handed)
     args.metric, args.x_axis = list(DEFAULT_METRICS), None
     print_response(store, study, args)
+    return none_finished(store, study)
+
+
+def none_finished(store: RunStore, study: dict[str, Any]) -> int:
+    """1 with one line on stderr when not one point of the study finished (every run failed: a full
+    disk, a broken data folder), else 0: a study that produced nothing does not exit as a success."""
+    frame = study_frame(store, study)
+    if frame and not any(r["state"] == "finished" for r in frame):
+        print(f"fedquad: study {study['name']}: none of its {len(frame)} points finished (see the runs' errors "
+              "above, or `fedquad list`)", file=sys.stderr)
+        return 1
     return 0
 
 

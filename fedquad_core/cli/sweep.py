@@ -22,6 +22,7 @@ from ..methods import METHODS
 from ..runs.store import RunStore, atomic_write_text
 from ..study import StudySpec, parse_axes, run_study
 from .args import add_run_options, config_from_args, int_in, nonempty, strict_int
+from .study import none_finished
 from .tables import print_table, summarize
 
 
@@ -126,4 +127,4 @@ def cmd_sweep(args: argparse.Namespace, store: RunStore) -> int:
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         atomic_write_text(args.out, "\n".join(lines) + "\n")
     print(f"study {study['name']}: `fedquad study show {study['name']}` prints its response table", file=sys.stderr)
-    return 0
+    return none_finished(store, study)
