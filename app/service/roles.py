@@ -22,7 +22,7 @@ from pathlib import Path
 import streamlit as st
 
 import app.service.follow_store as follow_store
-from app.service.engine import DamagedFile, read_text_file
+from app.service.engine import DamagedFile, parse_int, read_text_file
 
 SECRET_FILE_ENV = "FEDQUAD_CLASS_SECRET_FILE"
 CODE_ENV = "FEDQUAD_CLASS_CODE"
@@ -93,7 +93,7 @@ def max_sessions() -> int:
     """The class's cap on browser sessions at once ($FEDQUAD_CLASS_MAX_SESSIONS, checked by
     start.sh; a bad value here falls back to the default)."""
     try:
-        n = int(os.environ.get(MAX_SESSIONS_ENV, MAX_SESSIONS))
+        n = parse_int(os.environ.get(MAX_SESSIONS_ENV, str(MAX_SESSIONS)))  # the one rule of numbers
     except ValueError:
         return MAX_SESSIONS
     return n if n >= 1 else MAX_SESSIONS

@@ -184,7 +184,7 @@ def system_folder(root) -> str | None:
         return "it is the file system's root (runs would be written beside /etc and /usr)"
     top = here.split(os.sep)[1:2]
     if top and top[0] in KERNEL_FOLDERS:
-        return f"{here} is in /{top[0]}, a kernel folder"
+        return f"{here} is a system folder (in /{top[0]}, a kernel folder)"
     return None
 
 

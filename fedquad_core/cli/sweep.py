@@ -27,7 +27,10 @@ from .tables import print_table, summarize
 
 
 def _alphas(text: str) -> list[float | None]:
-    return [parse_alpha(t) for t in text.split(",") if t.strip()]
+    try:
+        return [parse_alpha(t) for t in text.split(",") if t.strip()]
+    except ValueError as exc:  # the one rule of numbers' line (config.numbers), as for every flag
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _ints(text: str) -> list[int]:

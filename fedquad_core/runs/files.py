@@ -259,11 +259,13 @@ def read_partition(folder: Path) -> dict[str, Any] | None:
             or len({len(row) for row in counts}) > 1
             or not all(_integer(c) and c >= 0 for row in counts for c in row)):
         raise Damaged("partition.json: 'counts' is not a clients x classes table of counts")
-    classes = data["num_classes"]
-    if not 1 <= classes <= MAX_CLASSES:
+    classes = data.get("num_classes")  # optional: the rows' width is the class count then
+    if classes is not None and not 1 <= classes <= MAX_CLASSES:
         raise Damaged(f"partition.json: 'num_classes' is {safe_io.shown(classes)}, not 1 to {MAX_CLASSES:,}")
-    if counts and len(counts[0]) != classes:
+    if classes is not None and counts and len(counts[0]) != classes:
         raise Damaged(f"partition.json: its rows have {len(counts[0])} classes, but 'num_classes' says {classes}")
+    if classes is None:
+        classes = len(counts[0]) if counts else None
     sizes = data.get("sizes")
     if sizes is not None and (not isinstance(sizes, list) or not all(_integer(s) for s in sizes)):
         raise Damaged("partition.json: 'sizes' is not a list of integers")
@@ -272,7 +274,7 @@ def read_partition(folder: Path) -> dict[str, Any] | None:
     names = data.get("class_names")
     if names is not None and (not isinstance(names, list) or not all(isinstance(s, str) for s in names)):
         raise Damaged("partition.json: 'class_names' is not a list of strings")
-    if names and len(names) != classes:
+    if names and classes is not None and len(names) != classes:
         raise Damaged(f"partition.json: {len(names)} class names for {classes} classes")
     return data
 
