@@ -100,3 +100,22 @@ def test_runs_page_details_of_a_damaged_run_say_why(damaged_store):
     assert not at.exception, at.exception
     # shown as text: the line is markdown-escaped (app/plain.py), so its backslashes are not shown
     assert any("status.json holds an array" in e.value.replace("\\", "") for e in at.error), [e.value for e in at.error]
+
+
+def test_a_run_name_is_shown_as_text_not_markdown(damaged_store):
+    """A run's name is whatever its author typed: on the Runs page it shows as typed, never as
+    bold text, a link or a coloured directive."""
+    import re
+
+    from app.plain import md_text
+
+    root, ids = damaged_store
+    name = "**bold** [link](http://example.invalid) :red[red] `code` <b>x</b>"
+    path = root / ids[0] / "config.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "name": name}))
+    at = open_page("views/runs.py")
+    at.selectbox(key="r_run").set_value(ids[0]).run()
+    assert not at.exception, at.exception
+    shown = [h.value for h in at.subheader if h.value.replace("\\", "") == name]
+    assert shown == [md_text(name)], [h.value for h in at.subheader]
+    assert not re.search(r"(?<!\\)[*\[\]():`<>]", shown[0]), shown  # every markdown character escaped
