@@ -166,6 +166,8 @@ STUDY = [
     (["--grid", "m1=1_0"], FLOAT_RULE),
     (["--grid", "alpha=0.1,0.5", "--iid"], "--iid and the alpha axis contradict each other"),  # the grid won
     (["--grid", "seed=0", "--config="], "--config is empty"),
+    (["--grid", "seed=0", "--file="], "--file is empty"),  # was read as no file
+    (["--grid", "seed=0", "--ray="], "--ray is empty"),
     (["--grid", "seed=0", "--jobs", "\u0662"], INT_RULE),
     (["--grid", "seed=0", "--runs-dir", "/"], "the file system's root"),
 ]
@@ -214,6 +216,7 @@ SWEEP = [
     (["--workers", "\u0662"], INT_RULE),
     (["--alphas", "0.1,\u0660.\u0665"], "argument --alphas"),
     (["--name="], "--name is empty"),
+    (["--ray="], "--ray is empty"),
     (["--out", "{tmp}/missing/table.md"], "does not exist; create it first (checked before training)"),
     (["--out", "{tmp}"], "is a folder"),
     (["--runs-dir", "/"], "the file system's root"),

@@ -18,7 +18,7 @@ from ..study.store import DamagedStudy, check_name
 from ..study.table import mean_std_text, response_table, slider_axes, study_frame
 from ..version import engine_fingerprint
 from ..safe_io import one_line
-from .args import add_run_options, config_from_args, int_in, read_json_file
+from .args import add_run_options, config_from_args, int_in, nonempty, read_json_file
 from .tables import print_table
 
 METRIC_LABELS = {"final_acc": "final acc %", "best_acc": "best acc %", "final_ratio": "ratio",
@@ -63,13 +63,13 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     r.add_argument("name", help="study name (letters, digits, '.', '_', '-')")
     r.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
                    help="one axis, e.g. --grid alpha=0.05,0.1,iid --grid method=fedavg,fedquad --grid seed=0,1,2")
-    r.add_argument("--file", help="JSON study file: {\"title\", \"description\", \"base\": {RunConfig keys}, "
+    r.add_argument("--file", type=nonempty("--file"), help="JSON study file: {\"title\", \"description\", \"base\": {RunConfig keys}, "
                                   "\"axes\": {key: [values]}}; flags and --grid override it")
     r.add_argument("--title", help="title shown in the dashboard")
     r.add_argument("--description", help="one or two sentences shown in the dashboard")
     r.add_argument("--jobs", type=int_in(1, 1024), help="runs at a time, each in its own process with one thread (default: one per core)")
     r.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
-    r.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
+    r.add_argument("--ray", type=nonempty("--ray"), metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--yes-large-grid", action="store_true",
                    help="allow a grid of more than 1,000 points (each point is a run; see docs/reliability.md)")

@@ -53,7 +53,7 @@ def add_sweep_parser(sub) -> None:
                    help="what the table shows (default final_acc, in %%)")
     p.add_argument("--out", help="also write the table as Markdown to this file")
     p.add_argument("--name", type=nonempty("--name"), help="study name of this sweep (default sweep-<time>); rerun a name to resume it")
-    p.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
+    p.add_argument("--ray", type=nonempty("--ray"), metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     p.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
     p.add_argument("--jobs", type=int_in(1, 1024), help="runs at a time on this machine, each in its own process with one thread "
                    "(default: one per core)")
