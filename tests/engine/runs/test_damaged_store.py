@@ -184,3 +184,27 @@ def test_a_metrics_file_damaged_after_it_was_listed_is_noticed(store):
     with open(store.root / "later" / "metrics.jsonl", "a") as f:
         f.write('"not a row"\n')
     assert "line 2 holds a string" in store.info("later").damaged
+
+
+def test_a_run_folder_this_user_cannot_enter_is_named_not_left_out(store, capsys, monkeypatch):
+    """A folder without read or search permission (simulated: the tests run as root, who may enter
+    any folder) used to be silently left out of `list`; it is listed as damaged with the reason."""
+    _good_run(store, "good")
+    _good_run(store, "locked")
+    locked = str(store.root / "locked") + os.sep
+    real_lstat, real_open = os.lstat, os.open
+
+    def deny(real):
+        def call(path, *args, **kwargs):
+            if str(path).startswith(locked):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real(path, *args, **kwargs)
+        return call
+
+    monkeypatch.setattr(os, "lstat", deny(real_lstat))
+    monkeypatch.setattr(os, "open", deny(real_open))
+    assert "locked" in store.run_ids()
+    assert "Permission denied" in (store.info("locked").damaged or "")
+    assert main(["list", "--runs-dir", str(store.root)]) == 0
+    out = capsys.readouterr().out
+    assert "damaged locked: " in out and "Permission denied" in out and out.count("finished") == 1
