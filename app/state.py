@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import streamlit as st
 
+from app.service.engine import parse_float, parse_int
+
 _LIST = "list"
 
 
@@ -28,8 +30,12 @@ def _parse(raw: Any, default: Any, cast: Callable | str) -> Any:
             return str(raw).lower() in ("1", "true", "yes", "on")
         if raw in ("none", "None") and default is None:
             return None
+        if cast is int and isinstance(raw, str):  # the one rule of numbers: no '_', ASCII digits, bounded
+            return parse_int(raw)
+        if cast is float and isinstance(raw, str):
+            return parse_float(raw)
         return cast(raw)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError):  # NumberError is a ValueError
         return _BAD
 
 

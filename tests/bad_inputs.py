@@ -3,6 +3,9 @@ dashboard URLs. Each case names the fragment the one-line message (or the fallba
 Every `fedquad run` flag must have at least one case here (tests/engine/cli/test_bad_inputs.py checks
 that against the parser, so a new flag fails until it gets one). ``{tmp}`` is the test's folder."""
 
+from fedquad_core.config.numbers import FLOAT_RULE, INT_RULE  # the one rule of numbers, one message
+
+HUGE = "9" * 400  # a 400-digit integer
 # (extra `fedquad run` arguments, fragment of the one-line error)
 CLI = [
     (["--runs-dir", "/etc/passwd"], "is not a folder"),
@@ -57,8 +60,8 @@ CLI = [
     (["--iid", "--alpha", "0.1"], "--iid and --alpha contradict each other"),  # trained IID, dropped alpha
     (["--lr", "1e-320"], "below float32's smallest normal number"),  # 0 in float32
     (["--alpha", "1e-320"], "below float32's smallest normal number"),
-    (["--rounds", "1_0"], "is not an integer (digits only, no '_')"),  # was read as 10
-    (["--lr", "0.0_1"], "is not a number (like 0.1 or 1e-3, no '_')"),
+    (["--rounds", "1_0"], INT_RULE),  # was read as 10
+    (["--lr", "0.0_1"], FLOAT_RULE),
     (["--momentum", "inf"], "momentum must be a finite number"),
     (["--weight-decay", "-1"], "--weight-decay"),
     (["--augment=1"], "ignored explicit argument"),
@@ -66,7 +69,7 @@ CLI = [
     (["--normalize-embeddings=no"], "ignored explicit argument"),
     (["--device", "tpu"], "invalid choice: 'tpu'"),
     (["--workers", "-1"], "--workers"),
-    (["--workers", "many"], "neither an integer nor 'auto'"),
+    (["--workers", "many"], "is not an integer (plain digits 0-9"),
     (["--workers", "100000"], "workers must be an integer in 0..256"),
     (["--client-exec", "gpu"], "invalid choice: 'gpu'"),
     (["--snapshot-every", "0"], "--snapshot-every"),
@@ -97,6 +100,31 @@ CLI = [
     (["--slots", "0"], "argument --slots: 0 is outside"),
     (["--no-progress=1"], "ignored explicit argument"),
     (["--again=1"], "ignored explicit argument"),
+    # the one rule of numbers (fedquad_core/config/numbers.py): '_', other scripts' digits and integers
+    # of any size are refused with the same line in every flag
+    (["--workers", "1_0"], INT_RULE),
+    (["--workers", "\u0661"], INT_RULE),  # Arabic-Indic one: was read as 1
+    (["--threads", "\uff11\uff10"], INT_RULE),  # full-width 10
+    (["--threads", "1_0"], INT_RULE),
+    (["--slots", "\u0663"], INT_RULE),
+    (["--rounds", "\u0663"], INT_RULE),
+    (["--clients", "\u0661\u0660"], INT_RULE),
+    (["--seed", "1_0"], INT_RULE),
+    (["--rounds", HUGE], INT_RULE),
+    (["--lr", HUGE], FLOAT_RULE),
+    (["--alpha", "\u0660.\u0665"], FLOAT_RULE),
+    (["--participation", "\uff11"], FLOAT_RULE),
+    (["--method", "fedprox", "--mu", "1_0"], FLOAT_RULE),
+    (["--method", "fedquad", "--tuples-per-batch", "\u0665"], INT_RULE),
+    # empty values and impossible stores, refused before any work
+    (["--config="], "--config is empty"),
+    (["--run-id="], "--run-id is empty"),
+    (["--name="], "--name is empty"),
+    (["--name", "   "], "--name is empty"),
+    (["--runs-dir", "/"], "the file system's root"),
+    (["--runs-dir", "/proc"], "a kernel folder"),
+    (["--runs-dir", "/sys/fedquad"], "a kernel folder"),
+    (["--runs-dir", "/dev/shm/fedquad"], "a kernel folder"),
     # upper bounds (fedquad_core/config/limits.py): counts and sizes that fit the machine and the data
     (["--rounds", "1000000000"], "rounds cannot be above 10,000"),
     (["--snapshot-points", str(10**12)], "snapshot points cannot be above"),
@@ -128,6 +156,20 @@ STUDY = [
     (["--grid", "seed=0", "--title", "two\x00"], "the title must be text"),
     (["--grid", "workers=0,1"], "'workers' cannot be a grid axis"),  # made 2 points of one run
     (["--grid", "device=cpu,auto"], "'device' cannot be a grid axis"),
+    (["--grid", "seed=1_0"], INT_RULE),  # was read as 10
+    (["--grid", "seed=\uff11"], INT_RULE),
+    (["--grid", "rounds=\u0663"], INT_RULE),
+    (["--grid", "clients=1e3"], INT_RULE),
+    (["--grid", f"seed={HUGE}"], INT_RULE),
+    (["--grid", "lr=0.0_1"], FLOAT_RULE),
+    (["--grid", "alpha=\u0660.\u0665"], FLOAT_RULE),
+    (["--grid", "m1=1_0"], FLOAT_RULE),
+    (["--grid", "alpha=0.1,0.5", "--iid"], "--iid and the alpha axis contradict each other"),  # the grid won
+    (["--grid", "seed=0", "--config="], "--config is empty"),
+    (["--grid", "seed=0", "--file="], "--file is empty"),  # was read as no file
+    (["--grid", "seed=0", "--ray="], "--ray is empty"),
+    (["--grid", "seed=0", "--jobs", "\u0662"], INT_RULE),
+    (["--grid", "seed=0", "--runs-dir", "/"], "the file system's root"),
 ]
 
 # (--file content: a dict, or raw JSON text; fragment): checked like `run --config`
@@ -146,6 +188,11 @@ STUDY_FILE = [
     ('{"axes": {"rounds": [-Infinity]}}', "of rounds is not an integer"),
     ('{"axes": {"seed": [0]}, "base": {"weight_decay": 1e308}}', "weight decay must be a finite number float32 can hold"),
     ('{"axes": {"seed": [0]}, "base": {"rounds": 1000000000}}', "rounds cannot be above"),
+    ('{"axes": {"seed": [0]}, "base": {"lr": ' + HUGE + '}}', "lr must be a finite number"),
+    ('{"axes": {"seed": [0]}, "base": {"alpha": ' + HUGE + '}}', "alpha must be a finite number"),
+    ('{"axes": {"alpha": [' + HUGE + ']}}', "alpha must be a finite number"),
+    ('{"axes": {"m1": [' + HUGE + ']}}', "fedquad m1 must be a number"),
+    ('{"axes": {"seed": ["1_0"]}}', INT_RULE),
 ]
 
 # (extra `fedquad sweep` arguments, fragment): the sweep shares `run`'s options and validation
@@ -162,6 +209,17 @@ SWEEP = [
     (["--participation", "nan"], "participation must be a finite number"),
     (["--data-dir", "/nonexistent"], "does not exist"),
     (["--metric", "speed"], "invalid choice: 'speed'"),
+    (["--clients", "1_0"], INT_RULE),
+    (["--clients", "\u0661\u0660"], INT_RULE),
+    (["--seeds", "\uff10"], INT_RULE),
+    (["--jobs", "1_0"], INT_RULE),
+    (["--workers", "\u0662"], INT_RULE),
+    (["--alphas", "0.1,\u0660.\u0665"], "argument --alphas"),
+    (["--name="], "--name is empty"),
+    (["--ray="], "--ray is empty"),
+    (["--out", "{tmp}/missing/table.md"], "does not exist; create it first (checked before training)"),
+    (["--out", "{tmp}"], "is a folder"),
+    (["--runs-dir", "/"], "the file system's root"),
 ]
 
 # (config file: a dict, or raw JSON text; fragment of the one-line error)
@@ -199,7 +257,17 @@ CONFIG = [
     ({"method": "fedquad", "method_params": {"bogus": 1}}, "no parameter 'bogus'"),
     ("[1, 2]", "must hold a JSON object"),
     ("{not json", "cannot read --config"),
-    ("\udcff", "cannot read --config"),  # not UTF-8 (written with surrogateescape: one 0xff byte)
+    ("\udcff", "cannot read --config"),
+    # integers of any size where a number is wanted: one line, never an OverflowError traceback
+    ('{"lr": ' + HUGE + '}', "lr must be a finite number"),
+    ('{"alpha": ' + HUGE + '}', "alpha must be a finite number"),
+    ('{"alpha": -' + HUGE + '}', "alpha must be a finite number"),
+    ('{"participation": ' + HUGE + '}', "participation must be a finite number"),
+    ('{"momentum": ' + HUGE + '}', "momentum must be a finite number"),
+    ('{"method": "fedprox", "method_params": {"mu": ' + HUGE + '}}', "fedprox mu must be a number"),
+    ('{"method": "fedquad", "method_params": {"m1": ' + HUGE + '}}', "fedquad m1 must be a number"),
+    ('{"method": "fedquad", "method_params": {"m1": -' + HUGE + '}}', "fedquad m1 must be a number"),
+    ('{"rounds": ' + HUGE + '}', "rounds cannot be above 10,000"),  # not UTF-8 (written with surrogateescape: one 0xff byte)
     ('{"name": "' + "x" * (1 << 20) + '"}', "too big for a settings file"),
 ]
 
@@ -230,6 +298,13 @@ URL += [
     ("views/partitions.py", {"p_ds": "../etc"}, "p_ds", None),
     ("views/live.py", {"v_x": "time travel"}, "v_x", None),
     ("views/embeddings.py", {"e_proj": "TSNE"}, "e_proj", None),
+    # the one rule of numbers (fedquad_core/config/numbers.py), as in every flag: '_', other scripts'
+    # digits and integers of any size fall back to the default
+    ("views/launch.py", {"l_num_clients": "\uff11\uff10"}, "l_num_clients", None),
+    ("views/launch.py", {"l_rounds": "1_0"}, "l_rounds", None),
+    ("views/launch.py", {"l_seed": "9" * 400}, "l_seed", None),
+    ("views/launch.py", {"l_lr": "0.0_1"}, "l_lr", None),
+    ("views/partitions.py", {"p_clients": "\u0661\u0665"}, "p_clients", None),
 ]
 
 # Files the engine and the dashboard write or lock in a run store (issue 47): at each, a planted

@@ -55,8 +55,12 @@ def render_downloads(fig, data, name: str, key: str, caption: str | None = None)
         if not ok:
             st.caption(f"PNG/SVG/PDF export is off: {why}. The chart toolbar's camera icon saves a PNG.")
     row.button("Add to my deck", icon=":material/playlist_add:", key=f"deck-{key}", on_click=deck.add,
-               args=(fig, data, name, caption), help="Collect this figure for slides (listed and exported "
-                                                     "on the Lesson page; kept while this tab is open)")
+               args=(fig, data, name, caption, f"deck-{key}"),
+               help=f"Collect this figure for slides (listed and exported on the Lesson page; kept while this tab "
+                    f"is open; at most {deck.MAX_FIGURES} figures)")
+    refused = deck.refusal(f"deck-{key}")
+    if refused:
+        st.warning(refused, icon=":material/playlist_remove:")
 
 
 def show_figure(fig: go.Figure, key: str, data, name: str, *, note: str | None = None, fig_fn=None,

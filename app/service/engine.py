@@ -16,6 +16,7 @@ from fedquad_core.runs import launcher
 from fedquad_core.runs import locks as process_locks
 from fedquad_core.config import DATASET_NAMES, DEVICES, ConfigError, RunConfig
 from fedquad_core.config.alpha import ALPHA_STEPS, alpha_text, parse_alpha
+from fedquad_core.config.numbers import NumberError, parse_float, parse_int
 from fedquad_core.config import limits
 from fedquad_core.numerics.geometry import effective_rank, singular_values
 from fedquad_core.config.method_labels import CITATIONS as METHOD_CITATIONS, LABELS as METHOD_LABELS, method_label
@@ -57,6 +58,7 @@ __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError
            "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "NEGLIGIBLE", "p_text", "paired_test", "holm_adjust",
            "claim_verdicts", "format_p", "row_key", "run_value", "effect_text", "smallest_effect", "seed_of", "claim_judge", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
            "claims_markdown", "pairable", "equal_samples_values", "at_samples", "window_value", "reference_totals", "FOLLOW_FOLDER", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
+__all__ += ["NumberError", "parse_float", "parse_int"]  # the one rule of numbers (URL values as flags)
 __all__ += ["ALPHA_STEPS", "alpha_text", "parse_alpha", "limits"]  # the one α vocabulary, the forms' bounds
 
 

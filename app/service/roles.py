@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import hmac
 import os
+import threading
 from pathlib import Path
 
 import streamlit as st
 
 import app.service.follow_store as follow_store
-from app.service.engine import DamagedFile, read_text_file
+from app.service.engine import DamagedFile, parse_int, read_text_file
 
 SECRET_FILE_ENV = "FEDQUAD_CLASS_SECRET_FILE"
 CODE_ENV = "FEDQUAD_CLASS_CODE"
@@ -92,32 +93,57 @@ def max_sessions() -> int:
     """The class's cap on browser sessions at once ($FEDQUAD_CLASS_MAX_SESSIONS, checked by
     start.sh; a bad value here falls back to the default)."""
     try:
-        n = int(os.environ.get(MAX_SESSIONS_ENV, MAX_SESSIONS))
+        n = parse_int(os.environ.get(MAX_SESSIONS_ENV, str(MAX_SESSIONS)))  # the one rule of numbers
     except ValueError:
         return MAX_SESSIONS
     return n if n >= 1 else MAX_SESSIONS
 
 
-def open_sessions() -> int | None:
-    """Browser sessions connected to this server now (this one included), from Streamlit's session
-    manager; None when that cannot be read (then no cap is applied: a class is never locked out by
-    a Streamlit upgrade)."""
+_admitted_ids: set[str] = set()  # the sessions let in (presenters and students), while connected
+_admitted_lock = threading.Lock()
+
+
+def _live_session_ids() -> set[str] | None:
+    """The ids of the browser sessions connected now, from Streamlit's session manager; None when
+    that cannot be read (then no cap is applied)."""
     try:
         # inside the try: a Streamlit upgrade that moves it costs the cap, never the page
         from streamlit.runtime import Runtime
 
-        return int(Runtime.instance()._session_mgr.num_active_sessions())  # noqa: SLF001 (no public count)
+        return {info.session.id for info in Runtime.instance()._session_mgr.list_active_sessions()}  # noqa: SLF001
     except Exception:  # noqa: BLE001 (any change inside Streamlit)
+        return None
+
+
+def _this_session_id() -> str | None:
+    try:
+        # inside the try: a Streamlit upgrade that moves it costs the cap, never the page
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        return ctx.session_id if ctx is not None else None
+    except Exception:  # noqa: BLE001
         return None
 
 
 def admitted() -> bool:
     """In class mode, whether this session may use the app: the presenter always; a student who
-    was let in keeps the place; a new student only while the class has fewer sessions than the cap."""
-    if not class_mode() or is_presenter() or st.session_state.get(_ADMITTED):
+    was let in keeps the place; a new student only while fewer sessions than the cap are *admitted*.
+    Only admitted sessions count: a tab refused with "the class is full" takes no place, and a
+    student who left (the session is gone from Streamlit's manager) frees theirs."""
+    if not class_mode():
         return True
-    n = open_sessions()
-    if n is not None and n > max_sessions():
-        return False
+    me, live = _this_session_id(), _live_session_ids()
+    with _admitted_lock:
+        if live is not None:
+            _admitted_ids.intersection_update(live)  # who left frees a place
+        if is_presenter() or st.session_state.get(_ADMITTED):
+            if me is not None:
+                _admitted_ids.add(me)
+            return True
+        if live is not None and me is not None and len(_admitted_ids - {me}) >= max_sessions():
+            return False
+        if me is not None:
+            _admitted_ids.add(me)
     st.session_state[_ADMITTED] = True
     return True

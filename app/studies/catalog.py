@@ -18,6 +18,7 @@ from app.service import engine  # its torch names (the grid and its checks) on f
 from app.projection import cache as projection
 from app.service import roles
 from app.projection import maths
+from app.plain import md_text
 from app.service.engine import (DamagedStudy, RunNotFound, RunStore, StoreError, StudyStore, alpha_text, launcher,
                                 singular_values, study_frame)
 
@@ -67,10 +68,25 @@ def _scan() -> tuple[list[StudyRef], list[str]]:
             except DamagedStudy as e:
                 damaged.append(f"{source}: {e}")
                 continue  # a damaged study file is left out, not fatal
-            except (OSError, ValueError, KeyError):
+            except (OSError, ValueError, KeyError) as e:  # unreadable: named, never silently left out
+                damaged.append(f"{source}: study {name} cannot be read: {e}")
                 continue
             out.append(StudyRef(source, name, str(title)))
     return out, damaged
+
+
+def damaged_note(most: int = 2) -> str | None:
+    """One line for a page: every damaged study named, the first ``most`` with their reasons; None
+    when there is none. Markdown-escaped: a reason quotes what the file holds."""
+    damaged = damaged_studies()
+    if not damaged:
+        return None
+    names = [line.split(" ", 3)[2] if line.split(" ", 3)[1:2] == ["study"] else line for line in damaged]
+    text = "Damaged studies, left out: " + "; ".join(damaged[:most])
+    if len(damaged) > most:
+        text += f"; and {len(damaged) - most} more ({', '.join(names[most:most + 20])}" \
+                + (", ..." if len(damaged) > most + 20 else "") + ")"
+    return md_text(text)
 
 
 def ref_from_id(ref_id: str, refs: list[StudyRef]) -> StudyRef | None:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from app import state
 from app.clients import data
+from app.studies import catalog
 from app.export.widgets import show_figure
 from app.figures import clients as cf
 
@@ -17,6 +18,9 @@ st.caption("Each client's model after its local training, before the server aver
 found, skipped = data.comparisons()
 if skipped:
     st.caption(skipped)
+damaged_studies = catalog.damaged_note()
+if damaged_studies:
+    st.caption(damaged_studies)
 comps = {c.id: c for c in found}
 if not comps:
     st.info("No run has local-model metrics: runs measure their clients at snapshot rounds (unless started with "

@@ -17,9 +17,9 @@ talk = state.talk()
 if not talk:  # on a projector the figures keep the first screen: the study picker heads the page
     st.title("Explore")
 refs = studies.study_refs()
-damaged = studies.damaged_studies()
+damaged = studies.damaged_note()
 if damaged:
-    st.warning("Damaged, left out: " + "; ".join(damaged[:2]) + (f"; and {len(damaged) - 2} more" if len(damaged) > 2 else ""))
+    st.warning(damaged)
 if not refs:
     st.info("No study yet. Recorded studies ship in `assets/recorded/` (see docs/studies.md); start your own on the "
             "Launch page (mark one or two settings as a sweep) or with `python -m fedquad_core study run NAME "

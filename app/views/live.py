@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import livechart, service, state
+from app.plain import md_text
 from app.figures import captions
 from app.figures import charts as figures
 from app.figures.samples import equal_samples_note, work_differs
@@ -208,7 +209,7 @@ def summary_view() -> None:
         "final intra/inter": st.column_config.NumberColumn(format="%.3f")})
     for row in summary.itertuples():
         if row.state in ("failed", "diverged"):
-            st.error(f"{row.run} {row.state}: {row.error}")
+            st.error(md_text(f"{row.run} {row.state}: {row.error}"))  # a run's label and error are text
     # The runs this page was drawn with as active have all ended: one full re-run stops the
     # refreshing (and updates the run picker's states). Only once, as ``active`` is then False.
     if active and not service.any_active(selected):

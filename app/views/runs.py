@@ -6,6 +6,7 @@ import datetime as dt
 import streamlit as st
 
 from app import service, state
+from app.plain import md_text
 
 student = service.is_student()  # in a class: the table and each run's settings, no server paths, no bundle
 st.title("Runs")
@@ -76,14 +77,14 @@ st.selectbox("Details of", list(labels), key="r_run", format_func=labels.get)
 state.publish("r_run")
 run_id = st.session_state.r_run
 status = service.read_status(run_id)
-st.subheader(labels[run_id])
+st.subheader(md_text(labels[run_id]))  # a run's name is text, not markdown
 recorded = service.is_recorded(run_id)
 if recorded:
     st.caption(":material/lock: Recorded run, shipped with the project: viewable and exportable, not deletable.")
 st.markdown(f"State **{status.get('state')}**, round {status.get('round', 0)}/{status.get('total_rounds', '?')}, "
-            f"device {status.get('device', '?')}, group `{status.get('group') or '—'}`, id `{run_id}`")
+            f"device {md_text(status.get('device', '?'))}, group {md_text(status.get('group') or '—')}, id `{run_id}`")
 if status.get("state") in ("failed", "diverged", "damaged"):
-    st.error(status.get("error") or "no error message recorded (see log.txt in the run folder)")
+    st.error(md_text(status.get("error") or "no error message recorded (see log.txt in the run folder)"))
 with st.expander("Config"):
     st.json(for_student(service.read_config(run_id)) if student else service.read_config(run_id))
 with st.expander("Status"):

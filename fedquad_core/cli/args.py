@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import re
 from typing import Any
 
 from ..config import CLIENT_EXECS, DATASET_DEFAULTS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
 from ..config.devices import usable_cores
+from ..config.numbers import NumberError, parse_float, parse_int
 from .. import safe_io
 from ..errors import UserError
 from ..methods import METHODS
@@ -36,26 +36,36 @@ def dataset_default_help(key: str) -> str:
 
 
 def strict_int(text: str) -> int:
-    """argparse type: a plain integer (digits, an optional sign): ``1_0`` is refused, not read as 10."""
-    if not re.fullmatch(r"\s*[+-]?\d+\s*", text):
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer (digits only, no '_')")
-    return int(text)
+    """argparse type: an integer by the one rule (``config.numbers``): ``1_0``, ``'١٠'`` and a
+    400-digit integer are refused, not read."""
+    try:
+        return parse_int(text)
+    except NumberError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def strict_float(text: str) -> float:
-    """argparse type: a number as written in the docs (``0.1``, ``1e-3``); ``_`` is refused."""
+    """argparse type: a number by the one rule (``config.numbers``: ``0.1``, ``1e-3``; no ``_``)."""
     try:
-        if "_" in text:
-            raise ValueError
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number (like 0.1 or 1e-3, no '_')") from None
+        return parse_float(text)
+    except NumberError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def nonempty(flag: str):
+    """argparse type: text that is not empty or blank (an empty ``--config=`` is a mistake, not "none")."""
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"{flag} is empty: give a value or leave the flag out")
+        return text
+    parse.__name__ = "non-empty text"
+    return parse
 
 
 def add_run_options(p: argparse.ArgumentParser, *, sweep: bool = False) -> None:
     d = RunConfig()
     g = p.add_argument_group("data and partition")
-    g.add_argument("--config", help="JSON file with RunConfig keys; flags given on the command line override it")
+    g.add_argument("--config", type=nonempty("--config"), help="JSON file with RunConfig keys; flags given on the command line override it")
     g.add_argument("--dataset", choices=DATASET_NAMES, help=f"data set (default {d.dataset}: bundled, no download)")
     g.add_argument("--data-dir", help="folder with downloaded data (CIFAR, Tiny-ImageNet, Fashion-MNIST); must exist unless --download")
     g.add_argument("--download", action="store_true", default=None, help="download missing data (needs internet)")
@@ -108,10 +118,7 @@ class OneLineParser(argparse.ArgumentParser):
 def int_in(lo: int, hi: int):
     """argparse type: an integer in lo..hi."""
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        value = strict_int(text)
         if not lo <= value <= hi:
             raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}")
         return value
@@ -123,9 +130,9 @@ def _workers(text: str) -> int:
     if text.strip().lower() == "auto":
         return usable_cores()
     try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is neither an integer nor 'auto'") from None
+        return parse_int(text)
+    except NumberError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}, nor 'auto'") from None
 
 
 MAX_JSON_FILE = 1 << 20  # a config or study file is a few hundred bytes; 1 MiB is generous

@@ -10,7 +10,7 @@ import sys
 import time
 
 from .. import safe_io
-from ..config import RunConfig
+from ..config import ConfigError, RunConfig
 from ..config.alpha import alpha_text
 from ..errors import RUN_INPUT_ERRORS, UserError
 from ..runs.claims import claim, finished_run, release
@@ -21,7 +21,7 @@ from ..study.store import StudyStore, valid_name
 from ..train.checked import prepare_checked
 from ..train.runner import auto_workers, execute, prepare
 from ..runs.stop_signals import sigint_ignored
-from ..runs.store import RunStore, process_identity
+from ..runs.store import DamagedRun, RunStore, process_identity
 from ..version import run_key
 from .args import config_from_args, read_json_file
 from .study import cancel_study
@@ -33,8 +33,7 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         status = store.read_status(args.run_id)
         if status.get("state") not in ("queued",):
             raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
-        stored = store.read_config(args.run_id)
-        cfg = RunConfig.from_dict(stored)
+        stored, cfg = _queued_config(store, args.run_id)
         writer = store.writer(args.run_id)
         writer.set_status("queued", **process_identity(os.getpid()))
         slot = held_slot()  # taken by slot_wait, which exec'd this process
@@ -82,6 +81,20 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             return _report(store, run_id, slot)
     finally:
         release(held or None)
+
+
+def _queued_config(store: RunStore, run_id: str) -> tuple[dict, RunConfig]:
+    """A queued run's stored config, checked as a typed one would be (``config.stored``); one that
+    cannot be used marks the run failed with the reason (never left "queued" for ever) and is one
+    line on stderr."""
+    try:
+        stored = store.read_config(run_id)
+        return stored, RunConfig.from_dict(stored)
+    except (DamagedRun, ConfigError, TypeError) as exc:
+        reason = exc.reason if isinstance(exc, DamagedRun) else str(exc)
+        store.writer(run_id).set_status("failed", error=f"its stored config cannot be used: {reason}",
+                                        ended=time.time())
+        raise UserError(f"run {run_id} cannot start: {reason}") from None
 
 
 def _checked_prep(store: RunStore, run_id: str, cfg: RunConfig, stored: dict):
@@ -156,8 +169,27 @@ def check_runs_dir(text: str, store: RunStore, *, write: bool = False) -> None:
         raise UserError(f"--runs-dir {raw!r} cannot be used: {exc.strerror}") from None
     if info is not None and not os.path.isdir(store.root):
         raise UserError(f"--runs-dir {raw!r} is not a folder: pass a folder for the run store")
+    problem = system_folder(store.root)
+    if problem:
+        raise UserError(f"--runs-dir {raw!r} cannot be used: {problem}; pass a folder of your own")
     if write:
         _check_writable(raw, store.root)
+
+
+KERNEL_FOLDERS = ("proc", "sys", "dev")
+
+
+def system_folder(root) -> str | None:
+    """Why ``root`` (or where it would be created) cannot hold a run store whatever the
+    permissions say: the file system's root, or a kernel folder (/proc, /sys, /dev), followed
+    through links. None when it can."""
+    here = os.path.realpath(os.path.abspath(root))
+    if here == os.sep:
+        return "it is the file system's root (runs would be written beside /etc and /usr)"
+    top = here.split(os.sep)[1:2]
+    if top and top[0] in KERNEL_FOLDERS:
+        return f"{here} is a system folder (in /{top[0]}, a kernel folder)"
+    return None
 
 
 def _check_writable(raw: str, root) -> None:
@@ -193,7 +225,12 @@ def cmd_list(args, store: RunStore) -> int:
         if info.damaged:
             rows.append([info.run_id, "damaged"] + ["-"] * 6)
             continue
-        s = summarize(store, info.run_id)
+        try:
+            s = summarize(store, info.run_id)
+        except DamagedRun as e:  # damaged since info() looked (or a file info does not read): named below
+            infos[infos.index(info)] = dataclasses.replace(info, damaged=e.reason)
+            rows.append([info.run_id, "damaged"] + ["-"] * 6)
+            continue
         rows.append([info.run_id, s["state"], str(s["method"]), str(s["dataset"]), str(s["clients"]), alpha_text(s["alpha"], "short"),
                      str(s["rounds"]), fmt(s["final_acc"])])
     print_table(["run", "state", "method", "dataset", "clients", "alpha", "rounds", "final acc"], rows)
@@ -221,13 +258,20 @@ def cmd_show(args, store: RunStore) -> int:
 
 
 def cmd_compare(args, store: RunStore) -> int:
-    rows = []
+    rows, damaged = [], []
     for run_id in args.runs:
-        s = summarize(store, run_id)
+        try:
+            s = summarize(store, run_id)
+        except DamagedRun as e:  # one damaged run costs only its own row
+            rows.append([run_id, "-", "damaged", "-", "-", "-", "-"])
+            damaged.append(f"damaged {run_id}: {e.reason}")
+            continue
         rows.append([run_id, str(s["method"]), s["state"], str(s["rounds"]), fmt(s["final_acc"]), fmt(s["best_acc"]),
                      fmt(s["final_ratio"])])
     print_table(["run", "method", "state", "rounds", "final acc", "best acc", "final ratio"], rows)
-    return 0
+    for line in damaged:
+        print(line, file=sys.stderr)
+    return 1 if damaged else 0
 
 
 def cmd_cancel(args, store: RunStore) -> int:

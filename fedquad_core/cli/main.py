@@ -20,7 +20,7 @@ from ..runs.store import RunStore
 from ..study.run import StudyStopped
 from ..user_errors import USER_ERRORS
 from . import commands, plugins
-from .args import OneLineParser, add_run_options, int_in
+from .args import OneLineParser, add_run_options, int_in, nonempty
 from .study import add_study_parser, cmd_study
 from .sweep import add_sweep_parser, cmd_sweep
 
@@ -35,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser = lambda *a, **k: _add_parser(*a, parents=[common], **k)
     p = sub.add_parser("run", help="train one federated run and store it", description="Train one federated run and store it.")
     add_run_options(p)
-    p.add_argument("--name", help="label shown in lists and the dashboard")
-    p.add_argument("--run-id", help="run folder name (default: time-method-random); an existing queued run is started")
+    p.add_argument("--name", type=nonempty("--name"), help="label shown in lists and the dashboard")
+    p.add_argument("--run-id", type=nonempty("--run-id"), help="run folder name (default: time-method-random); an existing queued run is started")
     p.add_argument("--threads", type=int_in(1, 1024), help="torch threads for this process (default 1; see docs/performance.md)")
     p.add_argument("--slots", type=int_in(1, 1024), help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -82,8 +82,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:  # building the parser imports the methods (torch): a Ctrl-C meanwhile is one line too
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("fedquad: interrupted while starting", file=sys.stderr)
+        return 130
     try:
         return dispatch(args)
     except USER_ERRORS as exc:

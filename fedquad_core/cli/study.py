@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..config.alpha import alpha_text
+from ..config.numbers import NumberError, parse_float
 from ..errors import UserError
 from ..runs import preflight_file
 from ..runs.store import RunStore
@@ -17,7 +19,7 @@ from ..study.store import DamagedStudy, check_name
 from ..study.table import mean_std_text, response_table, slider_axes, study_frame
 from ..version import engine_fingerprint
 from ..safe_io import one_line
-from .args import add_run_options, config_from_args, int_in, read_json_file
+from .args import add_run_options, config_from_args, int_in, nonempty, read_json_file
 from .tables import print_table
 
 METRIC_LABELS = {"final_acc": "final acc %", "best_acc": "best acc %", "final_ratio": "ratio",
@@ -32,8 +34,8 @@ def _accuracy(text: str):
     if text == "auto":
         return text
     try:
-        value = float(text.rstrip("%"))
-    except ValueError:
+        value = parse_float(text.rstrip("%"))
+    except NumberError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number: give an accuracy in 0-1 or a percent") from None
     value = value / 100 if value > 1 else value
     if not 0 < value <= 1:
@@ -62,13 +64,13 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
     r.add_argument("name", help="study name (letters, digits, '.', '_', '-')")
     r.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
                    help="one axis, e.g. --grid alpha=0.05,0.1,iid --grid method=fedavg,fedquad --grid seed=0,1,2")
-    r.add_argument("--file", help="JSON study file: {\"title\", \"description\", \"base\": {RunConfig keys}, "
+    r.add_argument("--file", type=nonempty("--file"), help="JSON study file: {\"title\", \"description\", \"base\": {RunConfig keys}, "
                                   "\"axes\": {key: [values]}}; flags and --grid override it")
     r.add_argument("--title", help="title shown in the dashboard")
     r.add_argument("--description", help="one or two sentences shown in the dashboard")
     r.add_argument("--jobs", type=int_in(1, 1024), help="runs at a time, each in its own process with one thread (default: one per core)")
     r.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
-    r.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
+    r.add_argument("--ray", type=nonempty("--ray"), metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--yes-large-grid", action="store_true",
                    help="allow a grid of more than 1,000 points (each point is a run; see docs/reliability.md)")
@@ -136,6 +138,9 @@ def spec_from_args(args: argparse.Namespace, store: RunStore):
     axes.update(parse_grid(args.grid))
     if not axes:
         raise UserError("the study has no axes: give at least one --grid KEY=V1,V2")
+    if getattr(args, "iid", None) and "alpha" in axes:
+        raise UserError("--iid and the alpha axis contradict each other: --iid means no label skew for every "
+                        "point; drop --iid, or put iid among the axis's values (--grid alpha=0.1,iid)")
     base = config_from_args(args, defaults=data.get("base") or {})
     return StudySpec(args.name, base, axes, title=args.title or data.get("title"),
                      description=args.description or data.get("description"))
@@ -164,6 +169,17 @@ def _run(args, store: RunStore) -> int:
                       quiet=args.quiet, large_grid=args.yes_large_grid, handed=handed)
     args.metric, args.x_axis = list(DEFAULT_METRICS), None
     print_response(store, study, args)
+    return none_finished(store, study)
+
+
+def none_finished(store: RunStore, study: dict[str, Any]) -> int:
+    """1 with one line on stderr when not one point of the study finished (every run failed: a full
+    disk, a broken data folder), else 0: a study that produced nothing does not exit as a success."""
+    frame = study_frame(store, study)
+    if frame and not any(r["state"] == "finished" for r in frame):
+        print(f"fedquad: study {study['name']}: none of its {len(frame)} points finished (see the runs' errors "
+              "above, or `fedquad list`)", file=sys.stderr)
+        return 1
     return 0
 
 

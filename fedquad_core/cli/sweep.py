@@ -9,9 +9,11 @@ differ only by the method."""
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from ..config.alpha import alpha_text, parse_alpha
@@ -19,16 +21,20 @@ from ..errors import UserError
 from ..methods import METHODS
 from ..runs.store import RunStore, atomic_write_text
 from ..study import StudySpec, parse_axes, run_study
-from .args import add_run_options, config_from_args, int_in
+from .args import add_run_options, config_from_args, int_in, nonempty, strict_int
+from .study import none_finished
 from .tables import print_table, summarize
 
 
 def _alphas(text: str) -> list[float | None]:
-    return [parse_alpha(t) for t in text.split(",") if t.strip()]
+    try:
+        return [parse_alpha(t) for t in text.split(",") if t.strip()]
+    except ValueError as exc:  # the one rule of numbers' line (config.numbers), as for every flag
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _ints(text: str) -> list[int]:
-    return [int(t) for t in text.split(",") if t.strip()]
+    return [strict_int(t) for t in text.split(",") if t.strip()]
 
 
 def _names(text: str) -> list[str]:
@@ -46,8 +52,8 @@ def add_sweep_parser(sub) -> None:
     p.add_argument("--metric", choices=("final_acc", "best_acc", "final_ratio"), default="final_acc",
                    help="what the table shows (default final_acc, in %%)")
     p.add_argument("--out", help="also write the table as Markdown to this file")
-    p.add_argument("--name", help="study name of this sweep (default sweep-<time>); rerun a name to resume it")
-    p.add_argument("--ray", metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
+    p.add_argument("--name", type=nonempty("--name"), help="study name of this sweep (default sweep-<time>); rerun a name to resume it")
+    p.add_argument("--ray", type=nonempty("--ray"), metavar="ADDRESS", help="send each run as a task to this Ray cluster ('auto' or host:port)")
     p.add_argument("--threads", type=int_in(1, 1024), help="torch threads per run (default 1)")
     p.add_argument("--jobs", type=int_in(1, 1024), help="runs at a time on this machine, each in its own process with one thread "
                    "(default: one per core)")
@@ -97,7 +103,24 @@ def table(store: RunStore, run_ids: list[str], metric: str) -> tuple[list[str], 
     return ["method", *settings], rows
 
 
+def check_out(out: str | None) -> None:
+    """``--out`` can be written, checked before any training: a file name in an existing folder."""
+    if out is None:
+        return
+    path = Path(out)
+    if not out.strip() or "\0" in out:
+        raise UserError(f"--out {out!r} is not a file name: give the Markdown file to write")
+    if path.is_dir():
+        raise UserError(f"--out {out} is a folder: give a file name in it (e.g. {path / 'table.md'})")
+    parent = path.parent
+    if not parent.is_dir():
+        raise UserError(f"--out {out}: the folder {parent} does not exist; create it first (checked before training)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"--out {out}: the folder {parent} is not writable by you")
+
+
 def cmd_sweep(args: argparse.Namespace, store: RunStore) -> int:
+    check_out(args.out)
     study = run_study(spec(args), store, jobs=args.jobs, threads=args.threads, ray=args.ray)
     run_ids = list(dict.fromkeys(p["run_id"] for p in study["points"] if p["run_id"] and store.exists(p["run_id"])))
     headers, rows = table(store, run_ids, args.metric)
@@ -107,4 +130,4 @@ def cmd_sweep(args: argparse.Namespace, store: RunStore) -> int:
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         atomic_write_text(args.out, "\n".join(lines) + "\n")
     print(f"study {study['name']}: `fedquad study show {study['name']}` prints its response table", file=sys.stderr)
-    return 0
+    return none_finished(store, study)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .limits import FLOAT_MAX, _float32_problem
+from .numbers import FLOAT_MAX, finite_number, float32_problem as _float32_problem, parse_float
 from .run import alpha_label
 
 IID_WORDS = ("iid", "inf", "none", "null")  # read as IID; written "iid" (value style) or "IID"
@@ -31,11 +31,11 @@ def parse_alpha(value: Any) -> float | None:
     if isinstance(value, bool):
         raise ValueError(f"alpha {value!r} is not a number")
     if isinstance(value, (int, float)):
-        return float(value)
+        return parse_float(value)  # an int too large for a float is inf: alpha_problem names it
     text = str(value).strip()
     if text.lower() in IID_WORDS:
         return None
-    return float(text)
+    return parse_float(text)  # the one rule of numbers: no '_', ASCII digits only
 
 
 def is_iid(alpha: Any) -> bool:
@@ -58,12 +58,12 @@ def alpha_text(alpha: float | None, style: str = "value") -> str:
 
 def alpha_problem(alpha: Any) -> str | None:
     """The one rule of α, as a one-line message naming the flag, or None: IID (None), or a finite
-    number > 0 that float32 can hold (not below its smallest normal number: ``limits._float32_problem``)."""
+    number > 0 that float32 can hold (not below its smallest normal number: ``numbers.float32_problem``)."""
     if alpha is None:
         return None
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         return f"alpha must be a finite number or IID (got {alpha!r}): change --alpha, or use --iid"
-    if not math.isfinite(alpha) or abs(alpha) > FLOAT_MAX:
+    if not finite_number(alpha, FLOAT_MAX):
         return (f"alpha must be a finite number float32 can hold (at most {FLOAT_MAX:.3g}; got {alpha!r}): "
                 "change --alpha")
     if alpha <= 0:

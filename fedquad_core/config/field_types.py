@@ -4,8 +4,9 @@ None only where the annotation allows it. Used by ``preflight.validate`` before 
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any
+
+from .numbers import finite_number
 
 _KINDS = {"int": "an integer", "float": "a finite number", "str": "a string", "bool": "true or false",
           "dict": "an object (mapping of names to values)"}
@@ -33,7 +34,7 @@ def type_ok(kind: str, value: Any) -> bool:
     if kind == "int":
         return isinstance(value, int)
     if kind == "float":
-        return isinstance(value, (int, float)) and math.isfinite(value)
+        return finite_number(value)  # an int of any size is compared, never converted (OverflowError)
     if kind == "str":
         return isinstance(value, str)
     if kind == "dict":

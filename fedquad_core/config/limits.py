@@ -8,17 +8,15 @@ partition is drawn, than the largest client), or a float setting that float32 ca
 is a ``ConfigError`` naming the flag: one line and exit code 2, before any work."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..errors import UserError
+from .numbers import FLOAT_MAX, FLOAT_TINY, float32_problem as _float32_problem  # noqa: F401 (re-exported)
 from .run import DATASET_DEFAULTS, ConfigError
 
 ROUNDS_MAX = 10_000        # about a day of digits rounds, weeks of CIFAR ones
 CLIENTS_MAX = 10_000       # and never more than the training samples (validate)
 SNAPSHOT_EVERY_MAX = ROUNDS_MAX
-FLOAT_MAX = 3.4028234663852886e38  # float32's largest: |lr|, momentum, weight decay, a float method parameter
-FLOAT_TINY = 1.1754943508222875e-38  # float32's smallest normal: a smaller non-zero value is 0 or denormal in training
 SNAPSHOT_POINTS_FLOOR = 2_000  # the default: on a smaller test set it means all the test points evaluated
 GRID_POINTS_MAX = 1_000    # points of one study grid; --yes-large-grid lifts it ...
 GRID_POINTS_HARD_MAX = 100_000  # ... up to this: a study file of about 15 MB, prepared in seconds
@@ -36,18 +34,6 @@ _FLOATS = (("lr", "--lr"), ("momentum", "--momentum"), ("weight_decay", "--weigh
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _float32_problem(value: Any) -> str | None:
-    """Why a float setting cannot train in float32 (not finite, too large, or so small that it is 0
-    there), or None; one rule for the run's floats and the methods' float parameters."""
-    if not _number(value):
-        return None
-    if not (math.isfinite(value) and abs(value) <= FLOAT_MAX):
-        return f"must be a finite number float32 can hold (at most {FLOAT_MAX:.3g}; got {value!r})"
-    if 0 < abs(value) < FLOAT_TINY:
-        return f"{value!r} is below float32's smallest normal number ({FLOAT_TINY:.3g}): training would use 0"
-    return None
 
 
 def check_bounds(cfg, *, train_size: int | None = None, test_size: int | None = None,

@@ -8,7 +8,6 @@ so this module is not part of the engine fingerprint."""
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import stat
 from pathlib import Path
@@ -21,6 +20,7 @@ from .alpha import alpha_problem
 from .checked import Checked
 from .run import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, ConfigError, RunConfig
 from .field_types import type_problem
+from .numbers import finite_number
 from .limits import LOCAL_CLIENTS_MAX, LOCAL_EPOCHS_MAX, NAME_MAX, SEED_MAX, WORKERS_MAX, check_bounds
 from ..data import check_data, data_summary, get_source, load_dataset
 from ..data.tiny_imagenet import CACHE_NAME
@@ -211,7 +211,7 @@ def _validate_method_params(cfg: RunConfig) -> None:
             valid = ", ".join(fields) or "none"
             raise ConfigError(f"method {cfg.method} has no parameter {key!r}: its parameters are {valid}")
         meta = fields[key].metadata
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if not finite_number(value):  # an int of any size is compared, never converted
             raise ConfigError(f"{cfg.method} {key} must be a number (got {value!r}): change --{key.replace('_', '-')}")
         if meta.get("integer") and int(value) != value:
             raise ConfigError(f"{cfg.method} {key} must be an integer (got {value!r}): change --{key.replace('_', '-')}")

@@ -7,6 +7,8 @@ Only the fields that readers use are checked; unknown extra fields are allowed.
 """
 from __future__ import annotations
 
+import errno
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,8 @@ from typing import Any
 import numpy as np
 
 from .. import safe_io
+from ..config.numbers import finite_number
+from ..config.stored import stored_config_problem
 
 _MISSING = object()
 MAX_ROUND = 1_000_000  # config.limits allows far fewer rounds and clients; more is damage, not a result
@@ -29,7 +33,11 @@ def _kind(v: Any) -> str:
 
 
 def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """A number a float can hold (NaN and inf allowed: a diverged round writes them); an integer
+    too large for a float (10**400) is damage, not a value a page could draw or format."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return finite_number(v)
+    return isinstance(v, float)
 
 
 def _integer(v: Any) -> bool:
@@ -50,6 +58,8 @@ def _text(path: Path, limit: int | None = None) -> str | None:
         return None
     except safe_io.DamagedFile as e:
         raise Damaged(e.reason) from None
+    except OSError as e:  # a folder we may not enter, an I/O error: the file is named, never a traceback
+        raise Damaged(safe_io.one_line(f"cannot read {path.name}: {e.strerror or e}")) from None
 
 
 def load_json(path: Path, default: Any = _MISSING, *, limit: int | None = None) -> Any:
@@ -79,18 +89,26 @@ def _check_fields(name: str, data: Any, fields: dict[str, tuple], required: tupl
 _OPT_STR = (lambda v: v is None or isinstance(v, str), "a string")
 _INT = (_integer, "an integer")
 _OPT_INT = (lambda v: v is None or _integer(v), "an integer")
+_OPT_ROUND = (lambda v: v is None or (_integer(v) and 0 <= v <= MAX_ROUND), f"a round from 0 to {MAX_ROUND:,}")
+_OPT_PID = (lambda v: v is None or (_integer(v) and 0 <= v < 1 << 31), "a process id")
 _OPT_NUM = (lambda v: v is None or _number(v), "a number")
 _COUNT = (lambda v: _integer(v) and 1 <= v <= MAX_ROUND, f"an integer from 1 to {MAX_ROUND:,}")
 _OPT_TIME = (lambda v: v is None or (_number(v) and 0 <= v < 1e11), "a time in seconds since 1970")
 
 CONFIG_FIELDS = {"method": (lambda v: isinstance(v, str), "a string"), "dataset": (lambda v: isinstance(v, str), "a string"),
                  "num_clients": _COUNT, "rounds": _COUNT, "alpha": _OPT_NUM, "name": _OPT_STR}
-STATUS_FIELDS = {"round": _OPT_INT, "total_rounds": _OPT_INT, "error": _OPT_STR, "pid": _OPT_INT,
+STATUS_FIELDS = {"round": _OPT_ROUND, "total_rounds": _OPT_ROUND, "error": _OPT_STR, "pid": _OPT_PID,
                  "created": _OPT_TIME, "updated": _OPT_TIME, "started": _OPT_TIME, "ended": _OPT_TIME, "group": _OPT_STR, "device": _OPT_STR}
 
 
 def read_config(folder: Path) -> dict[str, Any]:
-    return _check_fields("config.json", load_json(folder / "config.json"), CONFIG_FIELDS)
+    """The stored config, its shape checked here and every value by the rules a typed setting
+    meets (``config.stored``): an unknown method or data set, a NaN α, is damage."""
+    data = _check_fields("config.json", load_json(folder / "config.json"), CONFIG_FIELDS)
+    problem = stored_config_problem(data)
+    if problem:
+        raise Damaged(safe_io.one_line(problem))
+    return data
 
 
 def read_status(folder: Path, states: tuple[str, ...]) -> dict[str, Any]:
@@ -215,7 +233,17 @@ def metrics_damage(folder: Path) -> str | None:
     """Why ``metrics.jsonl`` is damaged, or None; remembered per file until its size or mtime
     changes, so listing a large store every second does not re-parse every finished run."""
     return _cached_reason(folder / "metrics.jsonl", _checked_metrics, lambda path: read_metrics(folder),
-                          missing=lambda e: None)  # no round yet
+                          missing=_metrics_missing)
+
+
+def _metrics_missing(error: OSError) -> str | None:
+    """No metrics file: no round yet. Any other failure to look at it (a loop of links, no
+    permission) is damage, named."""
+    if isinstance(error, FileNotFoundError):
+        return None
+    if error.errno == errno.ELOOP:
+        return "cannot read metrics.jsonl: a loop of symbolic links"
+    return safe_io.one_line(f"cannot read metrics.jsonl: {error.strerror or error}")
 
 
 def read_partition(folder: Path) -> dict[str, Any] | None:
@@ -228,13 +256,27 @@ def read_partition(folder: Path) -> dict[str, Any] | None:
             or len({len(row) for row in counts}) > 1
             or not all(_integer(c) and c >= 0 for row in counts for c in row)):
         raise Damaged("partition.json: 'counts' is not a clients x classes table of counts")
+    classes = data.get("num_classes")  # optional: the rows' width is the class count then
+    if classes is not None and not 1 <= classes <= MAX_CLASSES:
+        raise Damaged(f"partition.json: 'num_classes' is {safe_io.shown(classes)}, not 1 to {MAX_CLASSES:,}")
+    if classes is not None and counts and len(counts[0]) != classes:
+        raise Damaged(f"partition.json: its rows have {len(counts[0])} classes, but 'num_classes' says {classes}")
+    if classes is None:
+        classes = len(counts[0]) if counts else None
     sizes = data.get("sizes")
     if sizes is not None and (not isinstance(sizes, list) or not all(_integer(s) for s in sizes)):
         raise Damaged("partition.json: 'sizes' is not a list of integers")
+    if sizes is not None and len(sizes) != len(counts):
+        raise Damaged(f"partition.json: {len(sizes)} sizes for {len(counts)} clients")
     names = data.get("class_names")
     if names is not None and (not isinstance(names, list) or not all(isinstance(s, str) for s in names)):
         raise Damaged("partition.json: 'class_names' is not a list of strings")
+    if names and classes is not None and len(names) != classes:
+        raise Damaged(f"partition.json: {len(names)} class names for {classes} classes")
     return data
+
+
+MAX_CLASSES = 100_000  # Tiny-ImageNet has 200
 
 
 SNAPSHOT_FILE = re.compile(r"^round_(\d{4}|[1-9]\d{4,8})\.npz$")  # what the engine writes: round_NNNN.npz
@@ -252,7 +294,8 @@ def snapshot_rounds(folder: Path) -> list[int]:
 
 def read_snapshot(path: Path) -> dict[str, Any]:
     """The arrays of a snapshot ``.npz`` (never unpickled), or ``Damaged``: not a readable npz (random
-    bytes, a pickled object array), or without 2-D numeric ``embeddings`` and 1-D ``labels`` of one length."""
+    bytes, a pickled object array), or without 2-D numeric ``embeddings``, 1-D ``labels`` and 1-D
+    integer ``indices`` of one length."""
     where = f"embeddings/{path.name}"
     try:
         arrays = _arrays(path, where)
@@ -268,6 +311,11 @@ def read_snapshot(path: Path) -> dict[str, Any]:
         raise Damaged(f"{where}: {bad!r} holds {arrays[bad].dtype} values, not numbers")
     if z.dtype.kind == "f" and not np.isfinite(z).all():  # a diverged run's last snapshot: nothing to draw
         raise Damaged(f"{where}: the embeddings hold NaN or infinite values (the run diverged), no picture")
+    idx = arrays.get("indices")  # which test points these are (the engine always writes them)
+    if idx is None:
+        raise Damaged(f"{where} has no indices (which test points the embeddings are)")
+    if idx.ndim != 1 or idx.dtype.kind not in "iu" or len(idx) != len(y):
+        raise Damaged(f"{where}: indices {idx.shape} {idx.dtype} do not fit the {len(y)} labels")
     return arrays
 
 

@@ -398,7 +398,19 @@ class RunWriter:
 
 
 def _is_run_folder(path: Path) -> bool:
-    return path.is_dir() and any(os.path.lexists(path / name) for name in ("config.json", "status.json"))
+    """A folder holding a config.json or status.json, or one this user cannot look into (it is
+    listed and named as damaged, never silently left out)."""
+    if not path.is_dir():
+        return False
+    for name in ("config.json", "status.json"):
+        try:
+            os.lstat(path / name)
+            return True
+        except FileNotFoundError:
+            continue
+        except OSError:  # no permission to look inside: named, not left out
+            return True
+    return False
 
 
 def _read_json(path: Path, default: Any) -> Any:

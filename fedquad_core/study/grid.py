@@ -17,6 +17,7 @@ from typing import Any
 
 from ..config import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
 from ..config.alpha import alpha_text, parse_alpha
+from ..config.numbers import FLOAT_RULE, INT_RULE, parse_float, parse_int
 from ..errors import UserError
 from ..methods import METHODS
 from ..methods.params import method_param_fields
@@ -64,21 +65,20 @@ def parse_value(axis: str, value: Any) -> Any:
                 return str(text).lower() in ("true", "yes", "on", "1")
             raise ValueError
         if "int" in kind:
-            number = float(text)
-            if int(number) != number or isinstance(text, bool):
-                raise ValueError
-            return int(number)
+            if isinstance(text, float) and text.is_integer():  # 2.0 in a JSON study file
+                return int(text)
+            return parse_int(text)  # the one rule: no '_', ASCII digits, no 1e400 or inf
         if "float" in kind:
-            if isinstance(text, bool):
-                raise ValueError
-            return float(text)  # nan / inf: validate() names the flag to change
+            return parse_float(text)  # nan / inf: validate() names the flag to change
         text = str(text)
         if axis in CHOICES and text not in CHOICES[axis]:
             raise UserError(f"unknown {axis} {text!r} in the {axis} axis: choose from {', '.join(CHOICES[axis])}")
         return text
     except (TypeError, ValueError, OverflowError):  # OverflowError: 1e400, inf or -inf for an integer
-        want = {"int": "an integer", "float": "a number", "bool": "true or false"}.get(kind.split(" ")[0], kind)
-        raise UserError(f"grid value {value!r} of {axis} is not {want}: fix --grid {axis}=...") from None
+        base = kind.split(" ")[0]
+        want = {"int": "an integer", "float": "a number", "bool": "true or false"}.get(base, kind)
+        rule = {"int": f" ({INT_RULE})", "float": f" ({FLOAT_RULE})"}.get("float" if axis == "alpha" else base, "")
+        raise UserError(f"grid value {safe_io.shown(value)} of {axis} is not {want}{rule}: fix --grid {axis}=...") from None
 
 
 def parse_axes(axes: dict[str, Any]) -> dict[str, list]:

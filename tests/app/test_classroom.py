@@ -137,3 +137,52 @@ def test_the_take_home_file_is_built_by_the_presenter_only(classroom):
     student = _open(None, "views/lesson.py")
     assert not student.exception and "l_takehome_build" not in _buttons(student)
     assert "the presenter builds this file" in _text(student)
+
+
+def test_the_cap_counts_admitted_sessions_only(monkeypatch):
+    """With a cap of 2: refused tabs ("The class is full") take no place, however many stay open,
+    and a student who left frees theirs for the next one."""
+    from app.service import roles
+
+    live: set[str] = set()
+    states: dict[str, dict] = {}
+    monkeypatch.setattr(roles, "class_mode", lambda: True)
+    monkeypatch.setattr(roles, "is_presenter", lambda: False)
+    monkeypatch.setattr(roles, "max_sessions", lambda: 2)
+    monkeypatch.setattr(roles, "_live_session_ids", lambda: set(live))
+    monkeypatch.setattr(roles, "_admitted_ids", set())
+
+    def visit(sid: str) -> bool:
+        live.add(sid)
+        monkeypatch.setattr(roles, "_this_session_id", lambda: sid)
+        monkeypatch.setattr(roles.st, "session_state", states.setdefault(sid, {}))
+        return roles.admitted()
+
+    assert visit("a") and visit("b")
+    assert not visit("c") and not visit("d") and not visit("c")  # full; the refused tabs stay open
+    assert visit("a") and visit("b")  # the admitted keep their places on every rerun
+    live.discard("a")  # a left
+    assert visit("c")  # the place a freed is taken, although d, refused, is still open
+    assert not visit("d")
+    assert roles._admitted_ids == {"b", "c"}
+
+
+def test_my_deck_is_bounded_per_session(monkeypatch):
+    """40 adds used to grow one student's deck without end (+10 MB): now at most MAX_FIGURES
+    figures and MAX_BYTES, and the refusal says why, beside the button that was refused."""
+    import plotly.graph_objects as go
+
+    from app.export import deck
+
+    session: dict = {}
+    monkeypatch.setattr(deck.st, "session_state", session)
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]), layout={"title": {"text": "small"}})
+    added = [deck.add(fig, None, "small", key="k") for _ in range(deck.MAX_FIGURES + 5)]
+    assert added.count(True) == deck.MAX_FIGURES and len(deck.items()) == deck.MAX_FIGURES
+    assert "Your deck is full" in deck.refusal("k")
+    deck.remove(0)
+    assert deck.add(fig, None, "small", key="k") and deck.refusal("k") is None
+    session.clear()
+    monkeypatch.setattr(deck, "MAX_BYTES", 3 * deck.item_bytes(fig, None))
+    assert [deck.add(fig, None, "small", key="k") for _ in range(4)] == [True, True, True, False]
+    assert "more than" in deck.refusal("k") and len(deck.items()) == 3

@@ -51,8 +51,10 @@ def fake_run(tmp_path):
     rng = np.random.default_rng(0)
     labels = np.arange(200) % 4
     z = rng.normal(size=(200, 16)) + 4.0 * labels[:, None]
-    np.savez(run / "embeddings" / "round_0002.npz", embeddings=z.astype(np.float32), labels=labels)
-    np.savez(run / "embeddings" / "round_0004.npz", embeddings=(1.5 * z).astype(np.float32), labels=labels)
+    np.savez(run / "embeddings" / "round_0002.npz", embeddings=z.astype(np.float32), labels=labels,
+             indices=np.arange(200))
+    np.savez(run / "embeddings" / "round_0004.npz", embeddings=(1.5 * z).astype(np.float32), labels=labels,
+             indices=np.arange(200))
     return run
 
 

@@ -29,7 +29,8 @@ def _run(argv, tmp_path, capsys, base=BASE, command="run"):
     err = capsys.readouterr().err.strip()
     assert code == 2, err
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-    assert err.startswith(("fedquad: error:", f"fedquad {command}: error:")), err
+    prog = " ".join(w for w in command.split() if w in ("run", "sweep", "study"))  # argparse's prog, no NAME
+    assert err.startswith(("fedquad: error:", f"fedquad {command}: error:", f"fedquad {prog}: error:")), err
     assert _tree(tmp_path) == before, "a bad input wrote something"
     return err
 
@@ -50,6 +51,7 @@ def test_bad_config_file(content, fragment, tmp_path, capsys):
 @pytest.mark.parametrize("argv,fragment", SWEEP, ids=[" ".join(a)[:40] for a, _ in SWEEP])
 def test_bad_sweep_flag(argv, fragment, tmp_path, capsys):
     base = ["--methods", "fedavg", "--rounds", "1", "--clients", "6", "--snapshot-points", "100"]
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     assert fragment in _run(argv, tmp_path, capsys, base=base, command="sweep")
 
 

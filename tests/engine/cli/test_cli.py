@@ -97,3 +97,40 @@ def test_asking_for_a_gpu_without_one_is_a_user_error(tmp_path, capsys):
     assert main(["run", "--runs-dir", str(tmp_path), "--device", "cuda", "--rounds", "1"]) == 2
     assert "no CUDA GPU is available: use --device auto or cpu" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_ctrl_c_while_the_command_line_starts_is_one_line(tmp_path):
+    """A Ctrl-C while the commands import torch (seconds): one line and exit code 130, no traceback."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "fedquad_core", "list", "--runs-dir", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.4)  # past the interpreter's own start, inside the commands' imports
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.strip() == "fedquad: interrupted while starting", err
+
+
+def test_a_study_whose_points_all_failed_exits_1(tmp_path, capsys, monkeypatch):
+    """"0/2 points finished" used to exit 0 (every run failed on a full disk): now exit 1 and one line."""
+    import fedquad_core.cli.study as cli_study
+    from fedquad_core.runs.store import RunStore
+
+    store = RunStore(tmp_path)
+    points = []
+    for seed in (0, 1):
+        w = store.create({"method": "fedavg", "dataset": "digits", "num_clients": 6, "rounds": 1, "alpha": 0.5,
+                          "seed": seed}, f"failed-{seed}")
+        w.set_status("failed", error="No space left on device")
+        points.append({"coords": {"seed": seed}, "key": f"{seed:016x}", "run_id": f"failed-{seed}"})
+    study = {"name": "full-disk", "axes": {"seed": [0, 1]}, "points": points, "base": {}}
+    monkeypatch.setattr(cli_study, "run_study", lambda *a, **k: study)
+    code = main(["study", "run", "full-disk", "--runs-dir", str(tmp_path), "--grid", "seed=0,1", "--rounds", "1",
+                 "--clients", "6", "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "0/2 points finished" in out
+    assert err.strip() == "fedquad: study full-disk: none of its 2 points finished (see the runs' errors above, or `fedquad list`)"
+    store.writer("failed-1").set_status("finished")
+    assert main(["study", "run", "full-disk", "--runs-dir", str(tmp_path), "--grid", "seed=0,1", "--quiet"]) == 0

@@ -201,3 +201,32 @@ def test_show_of_a_run_with_a_damaged_partition_exits_2_as_list_names_it(tmp_pat
     assert "partition.json" in (store.info("bad").damaged or "")
     shown = _cli("show", "bad", "--runs-dir", str(store.root))
     assert shown.returncode == 2 and "partition.json" in shown.stderr and "Traceback" not in shown.stderr
+
+
+@pytest.mark.parametrize("arrays,words", [
+    ({"embeddings": np.ones((4, 3), np.float32), "labels": np.arange(4)}, "has no indices"),
+    ({"embeddings": np.ones((4, 3), np.float32), "labels": np.arange(4), "indices": np.arange(3)}, "do not fit"),
+    ({"embeddings": np.ones((4, 3), np.float32), "labels": np.arange(4), "indices": np.ones(4)}, "do not fit"),
+], ids=["no-indices", "short-indices", "float-indices"])
+def test_a_snapshot_without_usable_indices_is_named(arrays, words, tmp_path):
+    """The Embeddings page read snap["indices"] and raised KeyError for the whole page."""
+    from fedquad_core.runs.files import Damaged, read_snapshot
+    path = tmp_path / "round_0001.npz"
+    np.savez(path, **arrays)
+    with pytest.raises(Damaged, match=words):
+        read_snapshot(path)
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"num_classes": 3}, "its rows have 2 classes, but 'num_classes' says 3"),
+    ({"num_classes": 0}, "'num_classes' is 0"),
+    ({"sizes": [3]}, "1 sizes for 2 clients"),
+    ({"class_names": ["a", "b", "c"]}, "3 class names for 2 classes"),
+], ids=["classes-vs-rows", "no-classes", "sizes", "names"])
+def test_a_partition_that_disagrees_with_itself_is_named(change, words, tmp_path):
+    """Geometry raised ValueError for a partition whose class count disagreed with its rows."""
+    store = RunStore(tmp_path / "runs")
+    _good_run(store, "bad")
+    part = {"counts": [[3, 0], [1, 2]], "sizes": [3, 3], "num_classes": 2, "class_names": ["a", "b"], **change}
+    (store.root / "bad" / "partition.json").write_text(json.dumps(part))
+    assert words in (store.info("bad").damaged or "")

@@ -37,7 +37,7 @@ def test_create_list_snapshot_and_delete(tmp_path):
     assert store.read_status("r2")["state"] == "queued"
     with pytest.raises(FileExistsError):
         store.create({"method": "fedquad"}, "r2")
-    w.save_snapshot(5, {"embeddings": np.ones((3, 2), np.float32), "labels": np.arange(3)})
+    w.save_snapshot(5, {"embeddings": np.ones((3, 2), np.float32), "labels": np.arange(3), "indices": np.arange(3)})
     assert store.snapshot_rounds("r2") == [5]
     assert store.read_snapshot("r2", 5)["labels"].tolist() == [0, 1, 2]
     assert [r.run_id for r in store.list_runs()] == ["r2"]

@@ -35,6 +35,19 @@ DAMAGES = {
     "title-number": (json.dumps(_study("title-number", title=5)), "'title' is 5, not a string"),
     "axes-list": (json.dumps(_study("axes-list", axes=["seed"])), "'axes' is an array"),
     "x": (None, "is a folder"),  # a directory named x.json
+    # what took `study show` and the Explore page down (IndexError, TypeError): now named as damage
+    "empty-points": (json.dumps(_study("empty-points", points=[])), "holds no points"),
+    "alpha-dict": (json.dumps(_study("alpha-dict", axes={"alpha": [{"a": 1}]},
+                                     points=[{"coords": {"alpha": {"a": 1}}, "key": "0" * 16, "run_id": None}])),
+                   "axis 'alpha' holds {'a': 1}"),
+    "alpha-negative": (json.dumps(_study("alpha-negative", axes={"alpha": [-1.0]},
+                                         points=[{"coords": {"alpha": -1.0}, "key": "0" * 16, "run_id": None}])),
+                       "not an alpha above 0"),
+    "empty-axis": (json.dumps(_study("empty-axis", axes={"seed": []})), "axis 'seed' has no values"),
+    "coords-value-list": (json.dumps(_study("coords-value-list", points=_point(coords={"seed": [0, 1]}))),
+                          "point 1's 'seed' is [0, 1]"),
+    "huge-seed": ('{"name": "huge-seed", "axes": {"seed": [1]}, "points": [{"coords": {"seed": ' + "9" * 400
+                  + '}, "key": "0000000000000000", "run_id": null}]}', "not a finite number"),
 }
 
 
