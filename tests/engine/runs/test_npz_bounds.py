@@ -71,7 +71,7 @@ def test_object_arrays_are_never_unpickled_and_good_files_read():
 def test_the_store_names_the_snapshot_and_keeps_the_run(tmp_path, kind):
     store = RunStore(tmp_path)
     writer = store.create(tiny_config(method="fedavg").resolved().to_dict(), "r1")
-    writer.save_snapshot(1, {"embeddings": np.zeros((6, 2), np.float32), "labels": np.arange(6)})
+    writer.save_snapshot(1, {"embeddings": np.zeros((6, 2), np.float32), "labels": np.arange(6), "indices": np.arange(6)})
     (writer.path / "embeddings" / "round_0002.npz").write_bytes(bomb() if kind == "bomb" else liar())
     writer.set_status("finished", round=2, total_rounds=2)
     t0 = time.perf_counter()
