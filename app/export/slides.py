@@ -3,14 +3,18 @@ figure as SVG + PDF with its CSV. A ``Slide`` (a lesson step, or one figure of "
 one or more pages: ``paginate`` lays every page out once, in points, and both decks draw that
 layout, so the PDF and the PowerPoint file agree page for page.
 
-The layout: the title, at most ``MAX_PER_PAGE`` figures side by side, the sentences under them,
-the footer (wrapped, inside the page, with the page number). A step whose sentences leave too
-little room for its figures gets a page for its sentences and pages for its figures ("6 · ...
-(1/3)"). Each figure is rendered at the size and aspect of its box on the page (``slide_fit``:
-``PX_PER_PT`` layout px per point), so its text, at least ``MIN_TEXT_PX`` px, reads as at least
-14 pt on the page. A table figure (plotly ``go.Table``, e.g. the paper's claims) is drawn as a
-real table from its data, whatever its columns, cell text wrapped, over as many pages as its rows
-need, its header repeated on each.
+The layout, built to be shown: the title is the step's takeaway (``Slide.takeaway``, the one
+sentence a student can repeat; a slide without one, e.g. "my deck"'s, keeps its title), wrapped in
+at most two lines at 20-28 pt; one figure large a page (``Slide.per_page`` side by side: compared
+panels, on shared axis ranges, ``share_axes``); the footer (the step's name, the data's settings,
+the page number). The step's sentences, numbers and p-values go to the speaker notes, never on a
+page before its figures; a slide with no figure shows them. A step of several figures continues
+on pages titled "... (1/3)". Each figure is rendered at the size and aspect of its box on the page
+(``slide_fit``: ``PX_PER_PT`` layout px per point), so its text, at least ``MIN_TEXT_PX`` px, reads
+as at least 14 pt on the page; a faded trace's legend entry is drawn at full opacity. A table
+figure (plotly ``go.Table``, e.g. the claims summary) is drawn as a real table from its data,
+whatever its columns, cell text wrapped, over as many pages as its rows need, its header repeated
+on each.
 
 Figures are rendered once per export by a ``Renderer`` (through ``app.export.files.figure_bytes``,
 i.e. kaleido + Chromium) and the bytes are reused across the three files. Pure: no streamlit.
@@ -89,9 +93,7 @@ PARA_GAP = 4                  # after each sentence
 CELL_PAD = 4                  # inside a table cell
 WORD_CAP = 110                # a table cell's words up to this wide stay whole while the columns allow
 MAX_PER_PAGE = 2              # figures side by side on one page
-MIN_FIG_H = 300               # a figure sharing its page with the sentences is at least this tall (4.2 in)
 MAX_ASPECT = 1.75             # a figure's box is at most this much wider than tall
-SIDE_TEXT = 0.48              # the sentences' column beside a figure: this share of the width
 PX_PER_PT = 1.25              # a figure is laid out at 1.25 px per point of the box it lands in
 FIG_FONT_PX = {"font": 20, "title": 24, "tick": 18, "legend": 18}  # 16, 19, 14.4, 14.4 pt on the page
 MIN_TEXT_PX = 18              # no text in a slide figure smaller: 14.4 pt on the page
