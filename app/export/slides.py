@@ -63,13 +63,16 @@ class Slide:
     takeaway: str = ""                 # the one sentence a student can repeat, on top (and the deck page's title)
     verdict_words: list[str] = field(default_factory=list)  # what verdicts wrote (the phrase test strips these)
     per_page: int = 1                  # figures on one deck page (2: compared panels side by side)
+    rests_on: str = ""                 # the figure (name) showing the comparison the takeaway states: the deck's first
 
 
 def from_step(content: Slide) -> Slide:
     """A lesson step as exported: a step that only names its problem says it as its sentence; the
-    figures drawn on the screen only are left out."""
+    figures drawn on the screen only are left out; the figure the takeaway rests on comes first."""
     sentences = list(content.sentences) or ([content.problem] if content.problem else [])
-    return dataclasses.replace(content, sentences=sentences, figures=[f for f in content.figures if not f.screen_only])
+    figures = [f for f in content.figures if not f.screen_only]
+    figures.sort(key=lambda f: f.name != content.rests_on)  # the takeaway's own figure first (a stable sort)
+    return dataclasses.replace(content, sentences=sentences, figures=figures)
 
 
 def visible_text(page: Page) -> list[str]:

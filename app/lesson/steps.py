@@ -122,7 +122,8 @@ def step_forget(data: LessonData, talk: bool) -> Slide:
                                                          "all classes than at IID")
     return Slide("2 · Each client's model after local training",
                  text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs, hold)
-                 + text.fedquad_band_sentences(band, skew), items, _footer(d, "FedAvg's numbers"), takeaway=lead)
+                 + text.fedquad_band_sentences(band, skew), items, _footer(d, "FedAvg's numbers"), takeaway=lead,
+                 rests_on="local_acc_all_vs_alpha")
 
 
 def step_drift(data: LessonData, talk: bool) -> Slide:
@@ -152,7 +153,8 @@ def step_drift(data: LessonData, talk: bool) -> Slide:
                      "Under label skew, local representations drift from the global one")
     return Slide("3 · Do the clients agree?", text.drift_sentences(verdict["update_cosine"], verdict["local_cka"], skew,
                                                                    iid, table_row(d, "local_cka", a, b))
-                 + text.fedquad_band_sentences(band, skew), items, _footer(d, "FedAvg's numbers"), takeaway=lead)
+                 + text.fedquad_band_sentences(band, skew), items, _footer(d, "FedAvg's numbers"), takeaway=lead,
+                 rests_on="local_cka_vs_alpha")
 
 
 def step_global(data: LessonData, talk: bool) -> Slide:
@@ -175,7 +177,8 @@ def step_global(data: LessonData, talk: bool) -> Slide:
     lead = (text.row_takeaway(table_result(d, "effective_rank", a, b, True)[1], claims_of(d)) if rows["matched"] else
             _rests_on(d, "effective_rank", a, b, final, "below", claim))
     return Slide("4 · The averaged model across α", text.global_sentences(final, levels, skew, iid, rows),
-                 [f_item, a_item, spec], _footer(d, f"matched accuracy levels {where} (interpolated)"), takeaway=lead)
+                 [f_item, a_item, spec], _footer(d, f"matched accuracy levels {where} (interpolated)"), takeaway=lead,
+                 rests_on="effective_rank_vs_accuracy" if rows["matched"] else "effective_rank_vs_alpha")
 
 
 def _groups(d: LessonData, method: str = "fedavg", methods=None) -> dict:
@@ -282,7 +285,8 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
                                        skew_g, epochs, {k: v for k, v in rows.items() if v})
     levels = ", ".join(f"{x:.1%}" for x in m.levels) or "none"
     return Slide("6 · What FedQuad changes", sentences, items[:3],
-                 local_footer + _footer(g, f"matched accuracy levels {levels}"), takeaway=lead)
+                 local_footer + _footer(g, f"matched accuracy levels {levels}"), takeaway=lead,
+                 rests_on="local_effective_rank_fedquad_vs_fedavg" if local else "effective_rank_matched_both")
 
 
 def step_price(data: LessonData, talk: bool) -> Slide:
@@ -325,7 +329,8 @@ def step_price(data: LessonData, talk: bool) -> Slide:
                                                              "test_accuracy"]],
                          "One seed's two runs against the samples each has processed: at the same round FedQuad has "
                          "processed more, so a gap at equal rounds is read here at equal samples."), acc_item]
-    return Slide("7 · The price and the limits", sentences, items, _footer(d), takeaway=lead)
+    return Slide("7 · The price and the limits", sentences, items, _footer(d), takeaway=lead,
+                 rests_on="accuracy_vs_alpha_bands")
 
 
 _CHECKS = {"the test before Holm's correction": "before Holm", "± 2 std bands at every level": "± 2 std",

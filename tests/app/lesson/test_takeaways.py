@@ -124,3 +124,13 @@ def test_deck_pages_state_no_stray_phrase(built):
     bad = [dataclasses.replace(steps[0], takeaway="Label skew collapses the clients.")] + steps[1:]
     page = slides.paginate(bad[:1])[0]
     assert any(stray_phrases(t, bad[0].verdict_words) for t in slides.visible_text(page))
+
+
+def test_the_deck_opens_each_step_on_the_figure_its_takeaway_rests_on(built):
+    """A verdict's takeaway titles a page showing that comparison first (step 3: CKA, not the
+    update cosine; step 6: the local rank, not the strongest effect)."""
+    for i, s in built.items():
+        if i in FACT_STEPS:
+            continue
+        assert s.rests_on in [f.name for f in s.figures], (i, s.rests_on)
+        assert slides.from_step(s).figures[0].name == s.rests_on, i
