@@ -21,7 +21,7 @@ from fedquad_core.study import confirm, registration  # noqa: E402
 from fedquad_core.study.claims_table import ClaimResult, claim_verdicts, format_p  # noqa: E402
 from fedquad_core.study.paper_claims import check_claims, claims_markdown, unused_studies  # noqa: E402
 from fedquad_core.study.store import StudyStore  # noqa: E402
-from fedquad_core.study.words import claim_words, qualifiers, takeaway  # noqa: E402
+from fedquad_core.study.words import row_takeaway, takeaway  # noqa: E402
 
 RECORDED = REPO / "assets" / "recorded"
 CONFIRMED = REPO / "assets" / "confirmed"
@@ -46,12 +46,6 @@ Two tables:
 
 ## Confirmatory
 """
-
-
-def row_takeaway(r: ClaimResult) -> str:
-    depends = bool(r.sensitivity) and len(set(r.sensitivity) | {r.verdict}) > 1
-    return takeaway(r.verdict, claim_words(r.text), qualifiers(changing=bool(r.changing), depends_on_delta=depends,
-                                                               against=r.against))
 
 
 def row_numbers(i: int, r: ClaimResult) -> str:

@@ -3,14 +3,18 @@ figure as SVG + PDF with its CSV. A ``Slide`` (a lesson step, or one figure of "
 one or more pages: ``paginate`` lays every page out once, in points, and both decks draw that
 layout, so the PDF and the PowerPoint file agree page for page.
 
-The layout: the title, at most ``MAX_PER_PAGE`` figures side by side, the sentences under them,
-the footer (wrapped, inside the page, with the page number). A step whose sentences leave too
-little room for its figures gets a page for its sentences and pages for its figures ("6 · ...
-(1/3)"). Each figure is rendered at the size and aspect of its box on the page (``slide_fit``:
-``PX_PER_PT`` layout px per point), so its text, at least ``MIN_TEXT_PX`` px, reads as at least
-14 pt on the page. A table figure (plotly ``go.Table``, e.g. the paper's claims) is drawn as a
-real table from its data, whatever its columns, cell text wrapped, over as many pages as its rows
-need, its header repeated on each.
+The layout, built to be shown: the title is the step's takeaway (``Slide.takeaway``, the one
+sentence a student can repeat; a slide without one, e.g. "my deck"'s, keeps its title), wrapped in
+at most two lines at 20-28 pt; one figure large a page (``Slide.per_page`` side by side: compared
+panels, on shared axis ranges, ``share_axes``); the footer (the step's name, the data's settings,
+the page number). The step's sentences, numbers and p-values go to the speaker notes, never on a
+page before its figures; a slide with no figure shows them. A step of several figures continues
+on pages titled "... (1/3)". Each figure is rendered at the size and aspect of its box on the page
+(``slide_fit``: ``PX_PER_PT`` layout px per point), so its text, at least ``MIN_TEXT_PX`` px, reads
+as at least 14 pt on the page; a faded trace's legend entry is drawn at full opacity. A table
+figure (plotly ``go.Table``, e.g. the claims summary) is drawn as a real table from its data,
+whatever its columns, cell text wrapped, over as many pages as its rows need, its header repeated
+on each.
 
 Figures are rendered once per export by a ``Renderer`` (through ``app.export.files.figure_bytes``,
 i.e. kaleido + Chromium) and the bytes are reused across the three files. Pure: no streamlit.
@@ -42,7 +46,8 @@ class SlideFigure:
     fig: go.Figure
     data: pd.DataFrame | None = None   # the plotted numbers (CSV)
     caption: str = ""
-    screen_only: bool = False          # drawn on the page only (a projector's summary of a figure the slide has whole)
+    screen_only: bool = False          # drawn on the page only, not in the deck (the claims table in full: docs/claims.md)
+    deck_only: bool = False            # in the deck only, not drawn on the page (the claims summary outside talk mode)
 
 
 @dataclass
@@ -54,13 +59,29 @@ class Slide:
     footer: str = ""
     problem: str | None = None         # what to run instead, when the data for a lesson step is missing
     notices: list[str] = field(default_factory=list)  # damaged files a lesson step left out (one line each)
-    lead: str = ""                     # talk mode: the one line above the figure saying what it shows
+    lead: str = ""                     # what the figure shows, in one line (under the takeaway, in "The numbers")
+    takeaway: str = ""                 # the one sentence a student can repeat, on top (and the deck page's title)
+    verdict_words: list[str] = field(default_factory=list)  # what verdicts wrote (the phrase test strips these)
+    per_page: int = 1                  # figures on one deck page (2: compared panels side by side)
+    rests_on: str = ""                 # the figure (name) showing the comparison the takeaway states: the deck's first
 
 
 def from_step(content: Slide) -> Slide:
-    """A lesson step as exported: a step that only names its problem says it as its sentence."""
+    """A lesson step as exported: a step that only names its problem says it as its sentence; the
+    figures drawn on the screen only are left out; the figure the takeaway rests on comes first."""
     sentences = list(content.sentences) or ([content.problem] if content.problem else [])
-    return dataclasses.replace(content, sentences=sentences, figures=[f for f in content.figures if not f.screen_only])
+    figures = [f for f in content.figures if not f.screen_only]
+    figures.sort(key=lambda f: f.name != content.rests_on)  # the takeaway's own figure first (a stable sort)
+    return dataclasses.replace(content, sentences=sentences, figures=figures)
+
+
+def visible_text(page: Page) -> list[str]:
+    """The text a page shows (title, sentences on the page, table cells, footer): what the phrase
+    test reads."""
+    out = [page.title, *(" ".join(lines) for lines in page.sentences), " ".join(page.footer)]
+    if page.table:
+        out += [" ".join(c) for c in page.table.header] + [" ".join(c) for row in page.table.rows for c in row]
+    return out
 
 
 # ---- the page's geometry, in points (origin top left) -------------------------------------------
@@ -75,9 +96,7 @@ PARA_GAP = 4                  # after each sentence
 CELL_PAD = 4                  # inside a table cell
 WORD_CAP = 110                # a table cell's words up to this wide stay whole while the columns allow
 MAX_PER_PAGE = 2              # figures side by side on one page
-MIN_FIG_H = 300               # a figure sharing its page with the sentences is at least this tall (4.2 in)
 MAX_ASPECT = 1.75             # a figure's box is at most this much wider than tall
-SIDE_TEXT = 0.48              # the sentences' column beside a figure: this share of the width
 PX_PER_PT = 1.25              # a figure is laid out at 1.25 px per point of the box it lands in
 FIG_FONT_PX = {"font": 20, "title": 24, "tick": 18, "legend": 18}  # 16, 19, 14.4, 14.4 pt on the page
 MIN_TEXT_PX = 18              # no text in a slide figure smaller: 14.4 pt on the page
@@ -117,6 +136,8 @@ class Page:
     footer: list[str]                                 # wrapped lines, the page number included
     footer_box: Box
     notes: str
+    title_lines: list[str] = field(default_factory=list)  # the title wrapped at ``title_size``
+    title_size: float = TITLE_PT
 
 
 # ---- text measurement (DejaVu Sans metrics: PowerPoint's default font is narrower, so it fits too) ----
@@ -295,73 +316,74 @@ def _footer_lines(m: _Metrics, footer: str, page: str) -> list[str]:
     return m.lines(text, CONTENT_W, FOOTER_PT)
 
 
+TITLE_SIZES = (28, 24, 22, 20)   # a takeaway title: the largest of these that fits in two lines
+
+
+def _title_lines(m: _Metrics, title: str) -> tuple[list[str], float]:
+    """A page's title wrapped to the content width: the largest ``TITLE_SIZES`` size that holds it
+    in two lines (else the smallest, on as many as it needs)."""
+    for size in TITLE_SIZES:
+        lines = m.lines(title, CONTENT_W, size, bold=True)
+        if len(lines) <= 2:
+            return lines, size
+    return m.lines(title, CONTENT_W, TITLE_SIZES[-1], bold=True), TITLE_SIZES[-1]
+
+
+def _title_height(lines: list[str], size: float) -> float:
+    return len(lines) * size * 1.2
+
+
 def _slide_pages(m: _Metrics, i: int, s: Slide) -> list[dict]:
-    """The pages of one slide, unnumbered: dicts of the Page fields but title, footer, notes."""
-    placeholder = _footer_lines(m, s.footer, "999/999")  # the widest page number: room reserved
+    """The pages of one slide, unnumbered: dicts of the Page fields but title, footer, notes.
+
+    A page shows: its title (the step's takeaway), one figure large (``s.per_page`` side by side:
+    compared panels), or a table's rows, and the footer. The step's sentences, numbers and
+    p-values go to the speaker notes; a slide without figures (a step that names its problem)
+    shows them on the page."""
+    reserved, title_size = _title_lines(m, (s.takeaway or s.title) + " (9/9)")  # room for a "(k/n)"
+    title_lines = m.lines(s.takeaway or s.title, CONTENT_W, title_size, bold=True)
+    top = max(CONTENT_TOP, TITLE_TOP + _title_height(reserved, title_size) + GAP)
+    placeholder = _footer_lines(m, _footer_text(s), "999/999")  # the widest page number: room reserved
     footer_h = len(placeholder) * FOOTER_LINE
     bottom = SLIDE_PT[1] - BOTTOM - footer_h - GAP
-    room = bottom - CONTENT_TOP
-    sentences = [m.lines(t, CONTENT_W, BODY_PT) for t in s.sentences]
-    text_h = _text_height(sentences)
+    room = bottom - top
     figs = [j for j, f in enumerate(s.figures) if not _is_table(f.fig)]
-    chunks: list[tuple[str, object]] = [("figures", figs[k:k + MAX_PER_PAGE]) for k in range(0, len(figs), MAX_PER_PAGE)]
+    per = max(1, min(s.per_page, MAX_PER_PAGE))
+    chunks: list[tuple[str, object]] = [("figures", figs[k:k + per]) for k in range(0, len(figs), per)]
     chunks += [("table", _table_rows(m, f)) for f in s.figures if _is_table(f.fig)]
     pages: list[dict] = []
 
     def page(**kw) -> dict:
-        base = dict(slide=i, sentences=[], text_box=None, figures=[], table=None, footer_h=footer_h)
+        base = dict(slide=i, sentences=[], text_box=None, figures=[], table=None, footer_h=footer_h,
+                    title_lines=title_lines, title_size=title_size)
         pages.append({**base, **kw})
         return pages[-1]
 
-    def text_box(lines, top) -> Box:
-        return Box(MARGIN, top, CONTENT_W, _text_height(lines))
-
-    def first_need(kind, chunk) -> float:
+    if not chunks:  # no figure: the sentences on the page, on as many pages as they need
+        sentences = [m.lines(t, CONTENT_W, BODY_PT) for t in s.sentences]
+        for part in _split_text(sentences, room) if sentences else [[]]:
+            page(sentences=part, text_box=Box(MARGIN, top, CONTENT_W, _text_height(part)) if part else None)
+    for kind, chunk in chunks:
         if kind == "figures":
-            return MIN_FIG_H
-        _, _, _, header_h, _, heights, _ = chunk
-        return header_h + (heights[0] if heights else 0)
-
-    shared = bool(chunks) and text_h and text_h + GAP + first_need(*chunks[0]) <= room
-    side_w = CONTENT_W * SIDE_TEXT
-    side = [m.lines(t, side_w, BODY_PT) for t in s.sentences]
-    if not shared and sentences and len(figs) % 2 and _text_height(side) <= room:
-        # an odd number of figures and sentences too long to go under them: the first figure with
-        # the sentences beside it, then the others in pairs
-        fig_w = CONTENT_W - side_w - GAP
-        box = Box(MARGIN, CONTENT_TOP, min(fig_w, room * MAX_ASPECT), room)
-        box.x += (fig_w - box.w) / 2
-        page(figures=[(figs[0], box)], sentences=side,
-             text_box=Box(MARGIN + fig_w + GAP, CONTENT_TOP, side_w, _text_height(side)))
-        chunks = [("figures", figs[k:k + MAX_PER_PAGE]) for k in range(1, len(figs), MAX_PER_PAGE)] + \
-                 [c for c in chunks if c[0] == "table"]
-    elif not chunks or not shared:  # the sentences alone, on as many pages as they need
-        for part in _split_text(sentences, room) if sentences else ([] if chunks else [[]]):
-            page(sentences=part, text_box=text_box(part, CONTENT_TOP) if part else None)
-    for c, (kind, chunk) in enumerate(chunks):
-        with_text = shared and c == 0
-        avail = room - (text_h + GAP if with_text else 0)
-        if kind == "figures":
-            boxes = _figure_boxes(len(chunk), CONTENT_TOP, avail)
-            p = page(figures=list(zip(chunk, boxes)))
-            parts = [(p, CONTENT_TOP + avail)]
-        else:
-            columns, widths, header, header_h, cells, heights, fills = chunk
-            parts, r = [], 0
-            while r < len(cells) or not parts:
-                if parts:
-                    avail = room
-                used, start = header_h, r
-                while r < len(cells) and (r == start or used + heights[r] <= avail):
-                    used += heights[r]
-                    r += 1
-                part = TablePart(columns, widths, header, header_h, cells[start:r], heights[start:r], fills[start:r],
-                                 Box(MARGIN, CONTENT_TOP, CONTENT_W, used))
-                parts.append((page(table=part), CONTENT_TOP + used))
-        if with_text:
-            p, below = parts[0]
-            p["sentences"], p["text_box"] = sentences, text_box(sentences, below + GAP)
+            page(figures=list(zip(chunk, _figure_boxes(len(chunk), top, room))))
+            continue
+        columns, widths, header, header_h, cells, heights, fills = chunk
+        r = 0
+        while r < len(cells) or r == 0:
+            used, start = header_h, r
+            while r < len(cells) and (r == start or used + heights[r] <= room):
+                used += heights[r]
+                r += 1
+            page(table=TablePart(columns, widths, header, header_h, cells[start:r], heights[start:r], fills[start:r],
+                                 Box(MARGIN, top, CONTENT_W, used)))
+            if not cells:
+                break
     return pages
+
+
+def _footer_text(s: Slide) -> str:
+    """The footer: the step's name under a takeaway title, then the data's settings."""
+    return " · ".join(x for x in ((s.title if s.takeaway else ""), s.footer) if x)
 
 
 def paginate(slides: list[Slide]) -> list[Page]:
@@ -373,12 +395,16 @@ def paginate(slides: list[Slide]) -> list[Page]:
     out = []
     for n, (s, p) in enumerate(raw, start=1):
         k = seen[p["slide"]] = seen.get(p["slide"], 0) + 1
-        title = s.title if per_slide[p["slide"]] == 1 else f"{s.title} ({k}/{per_slide[p['slide']]})"
-        footer = _footer_lines(m, s.footer, f"{n}/{len(raw)}")
+        head = s.takeaway or s.title
+        title = head if per_slide[p["slide"]] == 1 else f"{head} ({k}/{per_slide[p['slide']]})"
+        if title != head:
+            p["title_lines"] = m.lines(title, CONTENT_W, p["title_size"], bold=True)
+        footer = _footer_lines(m, _footer_text(s), f"{n}/{len(raw)}")
         footer_h = p.pop("footer_h")
         box = Box(MARGIN, SLIDE_PT[1] - BOTTOM - footer_h, CONTENT_W, footer_h)
         captions = [f.caption for f in s.figures if f.caption]
-        notes = "\n".join([*s.sentences, *captions, s.footer]).strip()
+        notes = "\n".join([*([s.title] if s.takeaway else []), *([s.lead] if s.lead else []), *s.sentences, *captions,
+                            s.footer]).strip()
         out.append(Page(title=title, footer=footer, footer_box=box, notes=notes, **p))
     return out
 
@@ -451,6 +477,30 @@ def _side_legend(fig: go.Figure, w: int, h: int) -> None:
                       margin=dict(t=int(lines * tsize * 1.3 + 24) if lines else 30, r=int(legend_w) + 10))
 
 
+def _faded(t) -> bool:
+    op = getattr(t, "opacity", None)
+    mop = getattr(getattr(t, "marker", None), "opacity", None) if t.type in ("scatter", "scattergl") else None
+    return (op is not None and op < 1) or (isinstance(mop, (int, float)) and mop < 1)
+
+
+def _opaque_legend(fig: go.Figure) -> None:
+    """A legend entry of a faded trace (an embedding's classes a client does not hold) reads faded
+    on a projector: the trace leaves the legend and a twin with no points and full opacity, of the
+    same name, colour and legend group, takes its place."""
+    twins = []
+    for t in fig.data:
+        if not _faded(t) or t.showlegend is False or not t.name or t.type not in ("scatter", "scattergl"):
+            continue
+        group = t.legendgroup or f"fade:{t.name}"
+        t.update(legendgroup=group, showlegend=False)
+        twins.append(go.Scatter(x=[None], y=[None], mode=t.mode or "markers", name=t.name, legendgroup=group,
+                                showlegend=True, marker=dict(color=t.marker.color, symbol=t.marker.symbol,
+                                                             size=t.marker.size, opacity=1),
+                                line=dict(color=t.line.color, dash=t.line.dash), opacity=1, hoverinfo="skip"))
+    for tw in twins:
+        fig.add_trace(tw)
+
+
 def slide_fit(fig: go.Figure, width_pt: float, height_pt: float) -> go.Figure:
     """Lay ``fig`` out at the size of its box on the page (``PX_PER_PT`` px a point, so the image
     drawn in the box has the box's aspect), in talk mode's look, every text at least
@@ -477,10 +527,25 @@ def slide_fit(fig: go.Figure, width_pt: float, height_pt: float) -> go.Figure:
         fig.update_layout(margin=dict(l=20, b=20))
         fig.update_xaxes(ticks="", showline=False)
         fig.update_yaxes(ticks="", showline=False)
+    _opaque_legend(fig)
     _side_legend(fig, w, h)
     _fit_axis_titles(fig, w, h)
     fig.update_layout(width=w, height=h)
     return fig
+
+
+def share_axes(fig: go.Figure, panels: list[go.Figure]) -> None:
+    """Compared panels (a slide of ``per_page`` > 1) on one scale: every panel's x and y ranges
+    the union of the panels' ranges (fixed, the plot area shrinking instead of the range growing
+    where an axis keeps its aspect), and one top margin, so their titles take the same room."""
+    for axis in ("xaxis", "yaxis"):
+        ranges = [p.layout[axis].range for p in panels if p.layout[axis].range]
+        if ranges:
+            lo, hi = min(r[0] for r in ranges), max(r[1] for r in ranges)
+            fig.layout[axis].update(range=[lo, hi], autorange=False, constrain="domain")
+    tops = [p.layout.margin.t for p in panels if p.layout.margin.t is not None]
+    if tops:
+        fig.update_layout(margin_t=max(tops))
 
 
 def _still(src: go.Figure) -> go.Figure:
@@ -518,8 +583,19 @@ class Renderer:
                 else:
                     box = self.box(i, j) or Box(0, 0, CONTENT_W / 2, SLIDE_PT[1] - CONTENT_TOP - 60)
                     slide_fit(fig, box.w, box.h)
+                    if self.slides[i].per_page > 1:
+                        share_axes(fig, self._fitted_siblings(i))
             self._cache[key] = self._render(fig, fmt)
         return self._cache[key]
+
+    def _fitted_siblings(self, i: int) -> list[go.Figure]:
+        """The slide's figures laid out for their boxes (not rendered): the panels compared."""
+        out = []
+        for j, f in enumerate(self.slides[i].figures):
+            box = self.box(i, j)
+            if box is not None and not _is_table(f.fig):
+                out.append(slide_fit(_still(f.fig), box.w, box.h))
+        return out
 
     @property
     def renders(self) -> int:
@@ -563,13 +639,15 @@ def _place(png: bytes, box: Box) -> tuple[float, float, float, float]:
 
 # ---- PDF -------------------------------------------------------------------------------------
 def pdf_deck(slides: list[Slide], renderer: Renderer) -> bytes:
-    """The pages of ``renderer.pages``: title, figures (or a table), sentences, footer."""
+    """The pages of ``renderer.pages``: the takeaway as title, a figure (or a table), the footer (the
+    numbers are the PowerPoint file's speaker notes and the zip's slides.md)."""
     pdf, font, uni = _new_pdf()
     for p in renderer.pages:
         pdf.add_page()
-        pdf.set_font(font, "B", TITLE_PT)
-        pdf.set_xy(MARGIN, TITLE_TOP)
-        pdf.cell(CONTENT_W, TITLE_PT * 1.3, _text(p.title, uni))
+        pdf.set_font(font, "B", p.title_size)
+        for k, line in enumerate(p.title_lines or [p.title]):
+            pdf.set_xy(MARGIN, TITLE_TOP + k * p.title_size * 1.2)
+            pdf.cell(CONTENT_W, p.title_size * 1.2, _text(line, uni))
         for j, box in p.figures:
             png = renderer.get(p.slide, j, "png")
             x, y, w, h = _place(png, box)
@@ -619,9 +697,9 @@ PPTX_MIME = "application/vnd.openxmlformats-officedocument.presentationml.presen
 
 
 def pptx_deck(slides: list[Slide], renderer: Renderer) -> bytes:
-    """The pages of ``renderer.pages`` as 16:9 slides: the title in the title placeholder,
-    figures as 2x PNGs, a table as a PowerPoint table, sentences and footer as wrapped text boxes;
-    the step's sentences as speaker notes."""
+    """The pages of ``renderer.pages`` as 16:9 slides: the takeaway in the title placeholder,
+    figures as 2x PNGs, a table as a PowerPoint table, the footer as a wrapped text box; the step's
+    sentences, numbers and p-values as speaker notes."""
     # only when a deck is exported as PPTX: python-pptx is 0.17 s to import (measured)
     from pptx import Presentation
     from pptx.util import Inches, Pt
@@ -633,9 +711,15 @@ def pptx_deck(slides: list[Slide], renderer: Renderer) -> bytes:
         slide = prs.slides.add_slide(layout)
         title = slide.shapes.title
         title.text = p.title
-        title.left, title.top, title.width, title.height = Pt(MARGIN), Pt(TITLE_TOP), Pt(CONTENT_W), Pt(TITLE_PT * 1.5)
+        lines = max(1, len(p.title_lines))
+        title.left, title.top, title.width = Pt(MARGIN), Pt(TITLE_TOP), Pt(CONTENT_W)
+        title.height = Pt(_title_height([""] * lines, p.title_size) + 4)
         _frame(title.text_frame)
-        title.text_frame.paragraphs[0].runs[0].font.size = Pt(TITLE_PT)
+        from pptx.enum.text import PP_ALIGN
+
+        para = title.text_frame.paragraphs[0]
+        para.alignment = PP_ALIGN.LEFT
+        para.runs[0].font.size, para.runs[0].font.bold = Pt(p.title_size), True
         for j, box in p.figures:
             png = renderer.get(p.slide, j, "png")
             x, y, w, h = _place(png, box)
@@ -711,7 +795,7 @@ def figures_zip(slides: list[Slide], renderer: Renderer) -> bytes:
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for i, s in enumerate(slides):
             folder = f"{i + 1:02d}_{_stem(s.title)}"
-            notes += [f"## {s.title}", *s.sentences, f"_{s.footer}_", ""]
+            notes += [f"## {s.title}", *([f"**{s.takeaway}**"] if s.takeaway else []), *s.sentences, f"_{s.footer}_", ""]
             for j, f in enumerate(s.figures):
                 for fmt in ("svg", "pdf"):
                     zf.writestr(f"{folder}/{_stem(f.name)}.{fmt}", renderer.get(i, j, fmt))

@@ -585,6 +585,7 @@ TALK_CSS = """<style>
 [data-testid="stMainBlockContainer"] {padding-left: 2rem !important; padding-right: 2rem !important; padding-top: 3.5rem !important;}
 [data-testid="stHeader"] {background: transparent !important;}
 .fq-step-title {font-size: 1.9rem; font-weight: 700; line-height: 1.2;} .fq-step-of {font-size: 1.1rem; font-weight: 400; color: #555;}
+.fq-takeaway {font-size: 1.45rem; line-height: 1.3; margin: 0.1rem 0 0.4rem 0;}
 [data-testid="stColumn"]:has([data-testid="stPlotlyChart"], .js-plotly-plot) {min-width: min(100%, TALK_WIDTHpx) !important;}
 .modebar-container {display: none !important;}
 </style>""".replace("TALK_WIDTH", str(TALK_WIDTH))  # a column holding a figure: never under the width it is laid out for

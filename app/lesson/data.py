@@ -285,8 +285,8 @@ def claims_of(data: LessonData) -> list:
     return _CLAIMS[key]
 
 
-def table_row(data: LessonData, metric: str, a: dict, b: dict, matched: bool = False) -> tuple | None:
-    """(row number, verdict, robust) of the claims-table row that makes the same comparison as a
+def table_result(data: LessonData, metric: str, a: dict, b: dict, matched: bool = False) -> tuple[int, object] | None:
+    """(row number, ``ClaimResult``) of the claims-table row that makes the same comparison as a
     lesson sentence (the same study, measure and groups; ``matched``: the row at matched accuracy),
     or None (the user's own runs, or no such row)."""
     if data.source != "recorded":
@@ -294,8 +294,17 @@ def table_row(data: LessonData, metric: str, a: dict, b: dict, matched: bool = F
     key = row_key(data.study.get("name", ""), metric, a, b)
     for i, r in enumerate(claims_of(data), start=1):
         if r.key == key and r.matched_row == matched:
-            return i, r.verdict, r.robustness == "robust"
+            return i, r
     return None
+
+
+def table_row(data: LessonData, metric: str, a: dict, b: dict, matched: bool = False) -> tuple | None:
+    """(row number, verdict, robust, Holm-adjusted p) of ``table_result``'s row, or None."""
+    found = table_result(data, metric, a, b, matched)
+    if found is None:
+        return None
+    i, r = found
+    return i, r.verdict, r.robustness == "robust", r.p_holm
 
 
 def user_study_names() -> list[str]:

@@ -19,14 +19,17 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from app.service.engine import (accuracy_profile, claim_verdicts, compare, format_p, hold_share, matched_comparison, pairable,
-                                smallest_effect)
+from app.service.engine import (accuracy_profile, claim_judge, claim_verdicts, compare, format_p, hold_share,
+                                matched_comparison, pairable, smallest_effect)
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
-from app.lesson.data import ROLES, LessonData, Missing, StoreError, alpha_label, claims_of, strongest_local, table_row
+from app.lesson.data import (ROLES, LessonData, Missing, StoreError, alpha_label, claims_of, strongest_local, table_result,
+                             table_row)
 from app.lesson.figures import (LABELS, PAIR, claims_figure, claims_summary_figure, first_seed, local_client_item, most_local_epochs,
                                 require_run, response, response_item, spectra, spectra_table, values, versus)
 from app.lesson import price as price_data
 from app.lesson.strongest import strongest_effect
+
+NOT_RUN = "not run here"  # the claims table's verdict for a paper result no study here repeats
 
 __all__ = ["STEPS", "Slide", "SlideFigure", "Missing", "build_step", "step_idea", "response"]
 
@@ -53,6 +56,16 @@ def values_any(d: LessonData, key: str) -> list:
     return [d.final(r, key) for r in d.runs()[:4]]
 
 
+def _rests_on(d: LessonData, metric: str, a: dict, b: dict, v, expect: str, claim: str, matched: bool = False) -> str:
+    """The step's takeaway: the claims-table row making this comparison (its Holm-adjusted verdict
+    and qualifiers), else the step's own Verdict ``v`` judged for a claim that a is ``expect`` of b
+    (the user's own runs)."""
+    found = table_result(d, metric, a, b, matched)
+    if found is not None:
+        return text.row_takeaway(found[1], claims_of(d))
+    return text.takeaway(claim_judge(v, expect), claim)
+
+
 def step_skew(data: LessonData, talk: bool) -> Slide:
     d = data.role("local")
     skew, iid, seed = d.skew_alpha(), d.iid_alpha(), first_seed(d)
@@ -66,7 +79,7 @@ def step_skew(data: LessonData, talk: bool) -> Slide:
                                                                       talk=talk),
                        pd.DataFrame(c).rename_axis("client").reset_index()) for a, c in counts.items()]
     return Slide("1 · Label skew", text.skew_sentences(counts[iid], counts[skew], skew, iid) + _study_sentence(data, d),
-                 figs, _footer(d))
+                 figs, _footer(d), takeaway=text.skew_takeaway(counts[iid], counts[skew], skew, iid))
 
 
 def _study_sentence(data: LessonData, d: LessonData) -> list[str]:
@@ -74,6 +87,7 @@ def _study_sentence(data: LessonData, d: LessonData) -> list[str]:
     if data.source != "recorded":
         return []
     name, why = strongest_local(data.root, data.studies)
+    why = text.said(why)  # the reason is a Verdict's words (strongest_local)
     return [f"Steps 1-3 and 6 use the recorded study '{name}' ({why}); step 4 uses "
             f"'{ROLES['global']}'" + (" too." if name == ROLES["global"] else ".")]
 
@@ -104,9 +118,12 @@ def step_forget(data: LessonData, talk: bool) -> Slide:
     band = [(f"local accuracy on {w} classes", versus(d, m, dict(alpha=skew, method="fedquad", **at),
                                                       dict(alpha=skew, method="fedavg", **at)), True)
             for w, m in (("all", "local_acc_all"), ("own", "local_acc_own"))]
+    lead = text.takeaway(claim_judge(all_skew, "below"), "under label skew, each client's local model scores lower on "
+                                                         "all classes than at IID")
     return Slide("2 · Each client's model after local training",
                  text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs, hold)
-                 + text.fedquad_band_sentences(band, skew), items, _footer(d, "FedAvg's numbers"))
+                 + text.fedquad_band_sentences(band, skew), items, _footer(d, "FedAvg's numbers"), takeaway=lead,
+                 rests_on="local_acc_all_vs_alpha")
 
 
 def step_drift(data: LessonData, talk: bool) -> Slide:
@@ -131,9 +148,13 @@ def step_drift(data: LessonData, talk: bool) -> Slide:
     verdict = {m: versus(d, m, dict(alpha=skew, **fa), dict(alpha=iid, **fa)) for m in ("update_cosine", "local_cka")}
     band = [(name, versus(d, m, dict(alpha=skew, method="fedquad", **at), dict(alpha=skew, method="fedavg", **at)), False)
             for name, m in (("update cosine", "update_cosine"), ("CKA", "local_cka"))]
+    a, b = dict(alpha=skew, **fa), dict(alpha=iid, **fa)
+    lead = _rests_on(d, "local_cka", a, b, verdict["local_cka"], "below",
+                     "Under label skew, local representations drift from the global one")
     return Slide("3 · Do the clients agree?", text.drift_sentences(verdict["update_cosine"], verdict["local_cka"], skew,
-                                                                   iid) + text.fedquad_band_sentences(band, skew),
-                 items, _footer(d, "FedAvg's numbers"))
+                                                                   iid, table_row(d, "local_cka", a, b))
+                 + text.fedquad_band_sentences(band, skew), items, _footer(d, "FedAvg's numbers"), takeaway=lead,
+                 rests_on="local_cka_vs_alpha")
 
 
 def step_global(data: LessonData, talk: bool) -> Slide:
@@ -152,8 +173,12 @@ def step_global(data: LessonData, talk: bool) -> Slide:
     levels = list(zip(m.levels, m.verdicts))
     where = ", ".join(f"{x:.1%}" for x in m.levels) or "none"
     rows = {"final": table_row(d, "effective_rank", a, b), "matched": table_row(d, "effective_rank", a, b, True)}
+    claim = "Under label skew, the aggregated global embedding space collapses"
+    lead = (text.row_takeaway(table_result(d, "effective_rank", a, b, True)[1], claims_of(d)) if rows["matched"] else
+            _rests_on(d, "effective_rank", a, b, final, "below", claim))
     return Slide("4 · The averaged model across α", text.global_sentences(final, levels, skew, iid, rows),
-                 [f_item, a_item, spec], _footer(d, f"matched accuracy levels {where} (interpolated)"))
+                 [f_item, a_item, spec], _footer(d, f"matched accuracy levels {where} (interpolated)"), takeaway=lead,
+                 rests_on="effective_rank_vs_accuracy" if rows["matched"] else "effective_rank_vs_alpha")
 
 
 def _groups(d: LessonData, method: str = "fedavg", methods=None) -> dict:
@@ -206,7 +231,7 @@ def step_idea(data: LessonData | None, talk: bool, m1: float = quad.DEFAULT_M1, 
     sentences = ["FedQuad adds a quadruplet term to each client's loss: the anchor must be closer to a same-class "
                  "positive than to two negatives of two other classes, by margins m1 and m2."] \
         + quad.term_sentences(q, m1, m2)[:1] + quad.term_sentences(c, m1, m2)[:1]
-    return Slide("5 · FedQuad's idea", sentences, items)
+    return Slide("5 · FedQuad's idea", sentences, items, takeaway=text.IDEA_TAKEAWAY, per_page=2)
 
 
 def step_fedquad(data: LessonData, talk: bool) -> Slide:
@@ -219,7 +244,7 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
         skew_l, iid_l = d.skew_alpha(), d.iid_alpha()
         epochs = f"{at.get('local_epochs', d.base('local_epochs', 1)):g} local epochs"
         local = {k: versus(d, k, dict(alpha=skew_l, method="fedquad", **at), dict(alpha=skew_l, method="fedavg", **at))
-                 for k in ("local_effective_rank", "local_cka")}
+                 for k in ("local_effective_rank",)}  # the step's figures: the local rank (no CKA figure here)
         local_iid = {"local_effective_rank": versus(d, "local_effective_rank", dict(alpha=iid_l, method="fedquad", **at),
                                                     dict(alpha=iid_l, method="fedavg", **at))}
     except Missing:
@@ -244,11 +269,24 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
     best_words = None if best is None else dict(
         study=best.study, where=f"{alpha_label(best.alpha)}{where}", metric=best.metric, verdict=best.verdict,
         iid=best.iid, did=best.did, tested=best.tested, p_holm=best.p_holm)
+    ga, gb = {"alpha": skew_g, "method": "fedquad"}, {"alpha": skew_g, "method": "fedavg"}
+    if local:
+        la, lb = dict(alpha=skew_l, method="fedquad", **at), dict(alpha=skew_l, method="fedavg", **at)
+        rows = {"local_effective_rank": table_row(d, "local_effective_rank", la, lb)}
+        lead = _rests_on(d, "local_effective_rank", la, lb, local["local_effective_rank"], "above",
+                         "FedQuad mitigates collapse in the local models")
+    else:  # no local metrics: the global rank at matched accuracy
+        rows, matched_row = {}, table_result(g, "effective_rank", ga, gb, True)
+        every = text._all(list(zip(m.levels, m.verdicts))) if m.levels else None
+        lead = (text.row_takeaway(matched_row[1], claims_of(g)) if matched_row else
+                text.takeaway(claim_judge(every, "above") if every is not None else "inconclusive",
+                              "FedQuad mitigates collapse in the global model"))
     sentences = text.fedquad_sentences(best_words, local, local_iid, list(zip(m.levels, m.verdicts)), skew_l, iid_l,
-                                       skew_g, epochs)
+                                       skew_g, epochs, {k: v for k, v in rows.items() if v})
     levels = ", ".join(f"{x:.1%}" for x in m.levels) or "none"
     return Slide("6 · What FedQuad changes", sentences, items[:3],
-                 local_footer + _footer(g, f"matched accuracy levels {levels}"))
+                 local_footer + _footer(g, f"matched accuracy levels {levels}"), takeaway=lead,
+                 rests_on="local_effective_rank_fedquad_vs_fedavg" if local else "effective_rank_matched_both")
 
 
 def step_price(data: LessonData, talk: bool) -> Slide:
@@ -268,13 +306,31 @@ def step_price(data: LessonData, talk: bool) -> Slide:
     lt3 = int(((counts > 0).sum(axis=1) < 3).sum())
     accuracy = [(alpha_label(x), versus(d, "final_acc", {"alpha": x, "method": "fedquad"}, {"alpha": x, "method": "fedavg"}))
                 for x in d.axis("alpha")]
+    demo = price_data.demo_comparison(data)
+    fq, fa = {"alpha": skew, "method": "fedquad"}, {"alpha": skew, "method": "fedavg"}
+    rows = {alpha_label(skew): table_row(d, "final_acc", fq, fa)}
+    if demo is not None:
+        dd = LessonData(data.root, data.studies[demo["study"]], data.source, data._metrics, notices=data.notices,
+                        studies=data.studies)
+        rows["demo"] = table_row(dd, "final_acc", {"alpha": demo["alpha"], "method": "fedquad"},
+                                 {"alpha": demo["alpha"], "method": "fedavg"})
     sentences = text.price_sentences(cost["samples"], cost["times"], cost["time"], lt3, len(counts), accuracy, skew,
-                                     price_data.demo_comparison(data))
+                                     demo, {k: v for k, v in rows.items() if v})
+    found = table_result(d, "final_acc", fq, fa)
+    at_skew = dict(accuracy).get(alpha_label(skew))
+    if found is not None:
+        lead = text.row_takeaway(found[1], claims_of(d))
+    else:  # the user's own runs: no table row; FedQuad's extra work per round said when it differs
+        more = max(cost["samples"].values(), default=1.0) > 1.05
+        lead = text.takeaway(claim_judge(at_skew, "above") if at_skew is not None else "not run here",
+                             "FedQuad is ahead of FedAvg under skew", ["at equal rounds; FedQuad processed more samples"]
+                             if more else None)
     items = [SlideFigure("accuracy_vs_samples", cost_fig, df[["label", "round", "samples_total", "elapsed",
                                                              "test_accuracy"]],
                          "One seed's two runs against the samples each has processed: at the same round FedQuad has "
                          "processed more, so a gap at equal rounds is read here at equal samples."), acc_item]
-    return Slide("7 · The price and the limits", sentences, items, _footer(d))
+    return Slide("7 · The price and the limits", sentences, items, _footer(d), takeaway=lead,
+                 rests_on="accuracy_vs_alpha_bands")
 
 
 _CHECKS = {"the test before Holm's correction": "before Holm", "± 2 std bands at every level": "± 2 std",
@@ -294,6 +350,18 @@ def _short_robustness(text_: str) -> str:
     return "no: " + (", ".join(dict.fromkeys(named)) or text_.removeprefix("not robust: "))
 
 
+def _one_line_not_run(claims: list[dict]) -> list[dict]:
+    """The summary's lines: the paper's results on data sets not run here (CIFAR-10, ...) as one line,
+    so the summary fits one slide (each in full: docs/claims.md)."""
+    rest = [c for c in claims if c["verdict"] != NOT_RUN]
+    off = [c for c in claims if c["verdict"] == NOT_RUN]
+    if len(off) < 2:
+        return claims
+    names = [c["text"].split(": ", 1)[-1].split(",")[0] for c in off]
+    return rest + [{"rows": [r for c in off for r in c["rows"]], "verdict": NOT_RUN,
+                    "text": f"The paper's results on {', '.join(names)} (docs/claims.md)"}]
+
+
 def step_claims(data: LessonData, talk: bool) -> Slide:
     results = claims_of(data)
     table = pd.DataFrame([{"#": i, "claim": r.text, "study": r.study,
@@ -304,14 +372,22 @@ def step_claims(data: LessonData, talk: bool) -> Slide:
                            "p (Holm)": format_p(r.p_holm), "verdict": r.verdict
                            + (" (still changing)" if r.changing else ""),
                            "robust": _short_robustness(r.robustness)} for i, r in enumerate(results, start=1)])
+    for r in results:  # the table's cells are the rows' own words
+        text.said(r.text), text.said(r.robustness), text.said(_short_robustness(r.robustness))
     claims = claim_verdicts(results)
-    summary = ([SlideFigure("paper_claims_summary", claims_summary_figure(claims, talk), screen_only=True,
-                            data=pd.DataFrame([{"rows": ", ".join(map(str, c["rows"])), "claim": c["text"],
-                                                "verdict": c["verdict"]} for c in claims]))] if talk else [])
+    # the compact summary, one line per claim: on the projector (talk mode) and in the deck, where it
+    # is the claims table's one slide (the full table: docs/claims.md); the full table on the screen
+    short = _one_line_not_run(claims)
+    summary = [SlideFigure("paper_claims_summary", claims_summary_figure(short, talk), deck_only=not talk,
+                           data=pd.DataFrame([{"rows": ", ".join(map(str, c["rows"])), "claim": c["text"],
+                                               "verdict": c["verdict"]} for c in short]))]
+    for c in short:
+        text.said(c["text"])
     return Slide("8 · The paper's claims, checked", text.claims_sentences(claims),
-                 summary + [SlideFigure("paper_claims", claims_figure(table, talk), table)],
+                 summary + [SlideFigure("paper_claims", claims_figure(table, talk), table, screen_only=True)],
                  f"{data.source} studies in {data.root.name or data.root} · paired t on shared seeds (else Welch), "
-                 "Holm-corrected, smallest effects of interest, equivalence tests")
+                 "Holm-corrected, smallest effects of interest, equivalence tests · every row: docs/claims.md",
+                 takeaway=text.claims_takeaway(claims))
 
 
 STEPS: list[tuple[str, Callable[[LessonData, bool], Slide]]] = [
@@ -344,7 +420,9 @@ def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str
     if builder is not step_idea and data is None:
         return Slide(f"{i} · {title}", problem=problem or "no study loaded")
     try:
-        content = builder(data, talk)
+        with text.collecting() as said:
+            content = builder(data, talk)
+        content.verdict_words = list(dict.fromkeys(said))
     except Missing as e:
         return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))
     except StoreError as e:  # a damaged run file the step cannot do without: one line, not an exception box

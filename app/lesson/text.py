@@ -14,6 +14,8 @@ overlapping, separated and one-seed verdicts through it and fails on an effect c
 noise."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from typing import Callable
 
 import numpy as np
@@ -22,6 +24,51 @@ from app.service import engine
 from app.lesson.data import alpha_label
 
 NOISE_WORDS = "inconclusive with {seeds}: the 95 % CI of the difference includes 0, {p}"
+
+# The words a verdict wrote while a step was built (``collecting``): the phrase test strips them from
+# the step's text and fails on a result phrase (``engine.RESULT_PHRASES``) that is left.
+_SAID: contextvars.ContextVar[list | None] = contextvars.ContextVar("lesson_said", default=None)
+
+
+def said(words: str) -> str:
+    """``words``, written from a verdict object or a verdict's template: noted for the phrase test."""
+    out = _SAID.get()
+    if out is not None:
+        out.append(words)
+    return words
+
+
+@contextlib.contextmanager
+def collecting():
+    """The list of every ``said`` fragment while the block runs."""
+    out: list[str] = []
+    token = _SAID.set(out)
+    try:
+        yield out
+    finally:
+        _SAID.reset(token)
+
+
+def takeaway(verdict: str, claim: str, quals: list[str] | None = None) -> str:
+    """A step's takeaway from a verdict (``engine.takeaway``'s template)."""
+    return said(engine.takeaway(verdict, claim, quals))
+
+
+def row_takeaway(row, claims: list | None = None) -> str:
+    """A step's takeaway from the claims-table row it rests on; a row that checks another row's
+    claim again ("(the same, on Fashion-MNIST ...)") says that row's claim (``claims``: the table)."""
+    claim = claims[row.same_as - 1].text if row.same_as and claims else engine.claim_words(row.text)
+    first = claim.split()[0] if claim.split() else ""
+    if first[1:] == first[1:].lower() and first.isalpha():  # "Under ...", not "FedQuad ...", after the colon
+        claim = claim[0].lower() + claim[1:]
+    return said(engine.row_takeaway(row, claim))
+
+
+def fact(sentence: str) -> str:
+    """A takeaway stating a fact of the data shown (no verdict): at most ``engine.MAX_WORDS`` words."""
+    if engine.word_count(sentence) > engine.MAX_WORDS:
+        raise ValueError(f"a takeaway of {engine.word_count(sentence)} words: {sentence}")
+    return sentence
 
 
 def sentences(example: Callable[[Callable], dict]):
@@ -33,7 +80,7 @@ def sentences(example: Callable[[Callable], dict]):
     return mark
 
 
-def effect(v: engine.Verdict, up: str, down: str, pct: bool = False) -> str:
+def _effect(v: engine.Verdict, up: str, down: str, pct: bool = False) -> str:
     """How a compared difference reads: ``up`` / ``down`` (a above / below b) only beyond seed noise;
     ``negligible`` when the equivalence test puts it inside the smallest effect of interest."""
     if v.separated and v.delta is not None and abs(v.test.diff) < v.delta:
@@ -48,6 +95,24 @@ def effect(v: engine.Verdict, up: str, down: str, pct: bool = False) -> str:
     if v.state == engine.ONE_SEED:
         return engine.ONE_SEED
     return "not measured here"
+
+
+def effect(v: engine.Verdict, up: str, down: str, pct: bool = False) -> str:
+    return said(_effect(v, up, down, pct))
+
+
+def table_effect(v: engine.Verdict, row: tuple | None, up: str, down: str, pct: bool = False) -> str:
+    """How a compared difference reads when the claims table makes the same comparison (``row``:
+    ``data.table_row``'s (row, verdict, robust, Holm p)): the table's verdict, Holm-adjusted, never a
+    second one computed here; a direction word only with a directional verdict. Without a row,
+    ``effect``."""
+    if not row:
+        return effect(v, up, down, pct)
+    number, verdict, robust, p_holm = (tuple(row) + (None,))[:4]
+    head = f"{up if v.direction > 0 else down}: " if verdict in ("supported", "not supported") else ""
+    p = f"Holm-adjusted {engine.p_text(p_holm)}, " if p_holm is not None else ""
+    sure = "" if robust is None else "robust; " if robust else "not robust; "
+    return said(f"{head}the claims table, row {number}: {verdict} ({sure}{p}{v.seeds})")
 
 
 def _delta(v: engine.Verdict, pct: bool) -> str:
@@ -84,6 +149,26 @@ def skew_sentences(counts_iid, counts_skew, alpha, alpha_iid=None) -> list[str]:
     ]
 
 
+def skew_takeaway(counts_iid, counts_skew, alpha, alpha_iid=None) -> str:
+    """Step 1's takeaway: a fact of the two partitions (no verdict)."""
+    held = {k: (np.asarray(c) > 0).sum(axis=1) for k, c in (("iid", counts_iid), ("skew", counts_skew))}
+    few = {k: int((v < 3).sum()) for k, v in held.items()}
+    return fact(f"At {alpha_label(alpha)}, {few['skew']} of {len(held['skew'])} clients hold at most two classes; at "
+                f"{alpha_label(alpha_iid)}, {few['iid']} {'does' if few['iid'] == 1 else 'do'}.")
+
+
+# Step 5's takeaway: the loss's idea (a fact of the method, no verdict)
+IDEA_TAKEAWAY = fact("FedQuad pulls each anchor closer to a same-class positive than to two negatives from two other "
+                     "classes, by margins m1 and m2.")
+
+
+def claims_takeaway(claims: list[dict]) -> str:
+    """Step 8's takeaway: how many of the paper's claims got each verdict (the verdicts' own words)."""
+    verdicts = [c["verdict"] for c in claims]
+    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
+    return said(fact(f"Of the paper's {len(claims)} claims checked on these runs: {counts}."))
+
+
 # ---- step 2: each client's model after local training ------------------------------------------
 def _ex_forget(make):
     return dict(own_vs_all=make(0.8, 0.02), all_skew_vs_iid=make(0.5, 0.02), alpha=0.1, alpha_iid=None, epochs=10,
@@ -116,8 +201,9 @@ def _ex_drift(make):
 
 
 @sentences(_ex_drift)
-def drift_sentences(cosine, cka, alpha, alpha_iid) -> list[str]:
-    """Step 3: the cosine between clients' weight updates and the local-vs-global CKA, skew vs IID."""
+def drift_sentences(cosine, cka, alpha, alpha_iid, cka_row: tuple | None = None) -> list[str]:
+    """Step 3: the cosine between clients' weight updates and the local-vs-global CKA, skew vs IID
+    (``cka_row``: the claims-table row making the CKA comparison, whose verdict it states)."""
     (cs, ci), (ks, ki) = _pair(cosine), _pair(cka)
     apart = cosine.direction < 0 and cka.direction < 0
     return [
@@ -126,8 +212,8 @@ def drift_sentences(cosine, cka, alpha, alpha_iid) -> list[str]:
         "embeddings (1 = the same representation up to rotation and scale).",
         f"Update cosine {cs} at {alpha_label(alpha)} against {ci} at {alpha_label(alpha_iid)}: "
         f"{effect(cosine, 'higher under skew', 'lower under skew')}.",
-        f"CKA to the global model {ks} against {ki}: {effect(cka, 'higher under skew', 'lower under skew')}"
-        + (" — under skew the clients pull apart." if apart else "."),
+        f"CKA to the global model {ks} against {ki}: {table_effect(cka, cka_row, 'higher under skew', 'lower under skew')}"
+        + (" — under skew the clients pull apart." if apart and not cka_row else "."),
     ]
 
 
@@ -163,9 +249,9 @@ def table_words(row: tuple | None) -> str:
     """``; the claims table, row 6: supported (not robust)`` from (row, verdict, robust?), or ''."""
     if not row:
         return ""
-    number, verdict, robust = row
-    return f" — the claims table, row {number}: {verdict}" + ("" if robust is None else
-                                                              " (robust)" if robust else " (not robust)")
+    number, verdict, robust = tuple(row)[:3]
+    return said(f" — the claims table, row {number}: {verdict}" + ("" if robust is None else
+                                                                   " (robust)" if robust else " (not robust)"))
 
 
 @sentences(_ex_global)
@@ -180,8 +266,8 @@ def global_sentences(final, levels, alpha, alpha_iid, table: dict | None = None)
     out = [
         f"The global model's effective rank (how many directions its embedding really uses) at equal rounds, "
         f"each run's mean over its last snapshots: {fs} at {alpha_label(alpha)} against {fi} at "
-        f"{alpha_label(alpha_iid)}: {effect(final, 'higher under skew', 'lower under skew')}"
-        + table_words(table.get("final")) + ".",
+        f"{alpha_label(alpha_iid)}: {table_effect(final, table.get('final'), 'higher under skew', 'lower under skew')}"
+        + ".",
     ]
     if not levels:
         out.append("No accuracy range is crossed by every run between snapshots, so the runs cannot be compared "
@@ -264,20 +350,22 @@ def _ex_fedquad(make):
                 epochs="10 local epochs")
 
 
-def _vs(metric: str, v, where: str) -> str:
+def _vs(metric: str, v, where: str, row: tuple | None = None) -> str:
     a, b = _pair(v, pct=_pct(metric))
-    return f"{a} against {b} {where}({effect(v, 'higher with FedQuad', 'lower with FedQuad', _pct(metric))})"
+    return f"{a} against {b} {where}({table_effect(v, row, 'higher with FedQuad', 'lower with FedQuad', _pct(metric))})"
 
 
 @sentences(_ex_fedquad)
 def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: list, alpha, alpha_iid, alpha_global,
-                      epochs: str = "") -> list[str]:
+                      epochs: str = "", rows: dict | None = None) -> list[str]:
     """Step 6: FedQuad against FedAvg on the same partitions and seeds. ``best``: FedQuad's strongest
     effect (``strongest``: study, where, metric, verdict at skew, iid verdict, did: the
     difference-in-differences, tested: how many comparisons it was chosen among, p_holm), or None;
     ``local`` / ``local_iid``: metric -> Verdict at the strongest skew / at IID; ``levels``: the
-    global rank at matched accuracy, (level, Verdict) pairs. One sentence per figure, then what is
-    and is not beyond seed noise."""
+    global rank at matched accuracy, (level, Verdict) pairs; ``rows``: metric -> the claims-table
+    row making ``local``'s comparison (its verdict is the one stated). One sentence per figure, then
+    what is and is not beyond seed noise."""
+    rows = rows or {}
     out = []
     if best:
         m, v = best["metric"], best["verdict"]
@@ -293,12 +381,12 @@ def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: l
             out.append(f"At {alpha_label(alpha_iid)} the two score {_vs(m, iid, '')}; the difference between the "
                        f"two gaps (skew minus IID, seed by seed) is {did.diff * 100:+.1f} points, 95 % CI "
                        f"{did.low * 100:.1f} to {did.high * 100:.1f}, {engine.p_text(did.p)}"
-                       + (" — the gain belongs to skew: FedQuad's local models keep more of the classes their "
-                          "client does not hold." if apart and did.diff > 0 and shown else "."))
+                       + (said(" — the gap is larger under skew than at IID: FedQuad's local models keep more of the "
+                               "classes their client does not hold.") if apart and did.diff > 0 and shown else "."))
     figures = []
     if "local_effective_rank" in local:
         iid = local_iid.get("local_effective_rank")
-        figures.append(f"Local effective rank ({epochs}): {_vs('local_effective_rank', local['local_effective_rank'], f'at {alpha_label(alpha)} ')}"
+        figures.append(f"Local effective rank ({epochs}): {_vs('local_effective_rank', local['local_effective_rank'], f'at {alpha_label(alpha)} ', rows.get('local_effective_rank'))}"
                        + (f", {_vs('local_effective_rank', iid, f'at {alpha_label(alpha_iid)} ')}" if iid is not None else ""))
     if levels:
         figures.append(f"global rank at matched accuracy ({alpha_label(alpha_global)}): " + "; ".join(
@@ -307,8 +395,10 @@ def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: l
         out.append("; ".join(figures)[0].upper() + "; ".join(figures)[1:] + ".")
     every = {**{NAMES.get(m, m): v for m, v in local.items()},
              **({f"global rank at {levels[0][0]:.0%}-{levels[-1][0]:.0%} accuracy": _all(levels)} if levels else {})}
-    beyond = [m for m, v in every.items() if v is not None and v.separated]
-    inside = [m for m, v in every.items() if v is None or not v.separated]
+    shown = {m: (rows[k][1] in ("supported", "not supported")) if k in rows else (v is not None and v.separated)
+             for k, (m, v) in zip([*local, "levels"], every.items())}
+    beyond = [m for m, ok in shown.items() if ok]
+    inside = [m for m, ok in shown.items() if not ok]
     out.append(f"Beside it, at {alpha_label(alpha)}, a difference from FedAvg is shown for: "
                + (", ".join(beyond) or "none of these") + "; none is shown for: " + (", ".join(inside) or "none") + ".")
     return out[:4]
@@ -336,13 +426,16 @@ def _range(ratios: dict) -> str:
 
 @sentences(_ex_price)
 def price_sentences(samples: dict, times: dict, time, lt3: int, n_clients: int, accuracy: list, alpha,
-                    demo: dict | None = None) -> list[str]:
+                    demo: dict | None = None, rows: dict | None = None) -> list[str]:
     """Step 7: the compute for the same rounds from every seed (``samples`` / ``times``: seed ->
     FedQuad's over FedAvg's samples processed / wall time; ``time``: the Verdict of FedQuad's wall
     time against FedAvg's, seed by seed), the clients FedQuad cannot serve fully, the accuracy per
     alpha (``accuracy``: (alpha label, Verdict FedQuad vs FedAvg)), and the one-minute demo
     reconciled (``demo``, ``price.demo_comparison``: on its recorded study, FedQuad against FedAvg at
-    equal rounds and at equal samples, and the samples ratio)."""
+    equal rounds and at equal samples, and the samples ratio); ``rows``: the claims-table rows
+    making the same accuracy comparisons (an α label, or "demo" -> the row), whose verdicts are
+    the ones stated."""
+    rows = rows or {}
     t = _pair(time, ".1f")
     out = [f"For the same rounds at {alpha_label(alpha)}, FedQuad processed {_range(samples)} FedAvg's samples "
            f"(exact counts, {len(samples)} seed{'s' if len(samples) != 1 else ''}) and took {_range(times)} its wall "
@@ -353,12 +446,14 @@ def price_sentences(samples: dict, times: dict, time, lt3: int, n_clients: int, 
     if accuracy:
         out.append("Final accuracy (mean of the last 10 rounds), FedQuad against FedAvg: " + "; ".join(
             f"{x}: {_pair(v, pct=True)[0]} against {_pair(v, pct=True)[1]} "
-            f"({effect(v, 'higher with FedQuad', 'lower with FedQuad', True)})" for x, v in accuracy) + ".")
+            f"({table_effect(v, rows.get(x), 'higher with FedQuad', 'lower with FedQuad', True)})" for x, v in accuracy)
+            + ".")
     if demo is not None:
         r, e = _pair(demo["rounds"], pct=True), _pair(demo["equal_samples"], pct=True)
         out.append(f"The one-minute demo (\"Collapse in one minute\", recorded as '{demo['study']}') compares at equal "
                    f"rounds: at {alpha_label(demo['alpha'])} FedQuad {r[0]} against FedAvg {r[1]} "
-                   f"({effect(demo['rounds'], 'higher with FedQuad', 'lower with FedQuad', True)}), having processed "
+                   f"({table_effect(demo['rounds'], rows.get('demo'), 'higher with FedQuad', 'lower with FedQuad', True)}), "
+                   f"having processed "
                    f"{_range(demo['samples'])} the samples; at equal samples (FedQuad when it had processed FedAvg's "
                    f"total, against FedAvg's last round) {e[0]} against {e[1]} "
                    f"({effect(demo['equal_samples'], 'higher with FedQuad', 'lower with FedQuad', True)}).")

@@ -104,7 +104,7 @@ def signature(d) -> tuple:
 def content_of(i: int) -> Slide:
     if i == 5:
         idea = lesson.step_idea(data, talk, *quad_settings())
-        idea.lead = lesson.LEADS[5]
+        idea.lead = lesson.LEADS[5]  # what the figure shows (under "The numbers")
         return idea
     return cached_step(i, str(data.root) if data else "", (data.study.get("name") if data else "") or "",
                        data.source if data else "", signature(data), talk)
@@ -128,8 +128,9 @@ ROW_OF_THREE = 270
 
 
 def draw_figures(content: Slide, prefix: str) -> None:
-    cols = st.columns(len(content.figures)) if content.figures else []
-    for j, (col, item) in enumerate(zip(cols, content.figures)):
+    shown = [f for f in content.figures if not f.deck_only]
+    cols = st.columns(len(shown)) if shown else []
+    for j, (col, item) in enumerate(zip(cols, shown)):
         fig = theme.refit(item.fig, ROW_OF_THREE, False) if len(cols) >= 3 and not talk else item.fig
         with col:
             show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
@@ -141,22 +142,20 @@ if content.problem:
     st.warning(content.problem)
 for notice in content.notices if not talk else ():
     st.warning(notice)
-if talk and content.lead and not content.problem:
-    # the projector: one line saying what the figure shows, the figure, then the sentences and numbers
-    st.markdown(f"**{content.lead}**")
+if not content.problem:
+    # on top, one sentence a student can repeat (from the verdict the step rests on); the figure;
+    # the numbers and p-values under it, in "The numbers"
+    if content.takeaway:
+        st.markdown(f"<div class='fq-takeaway'><b>{html.escape(content.takeaway)}</b></div>", unsafe_allow_html=True)
     if step == 5:
         quadruplet_step(talk)
     else:
         draw_figures(content, f"l{step}")
-    for sentence in content.sentences[:1] if step == 5 else content.sentences:
-        st.markdown(sentence)
-elif step == 5:
-    st.markdown(content.sentences[0])
-    quadruplet_step(talk)
-else:
-    for sentence in content.sentences:
-        st.markdown(sentence)
-    draw_figures(content, f"l{step}")
+    with st.expander("The numbers", expanded=False):
+        if content.lead:
+            st.caption(content.lead)
+        for sentence in content.sentences:
+            st.markdown(sentence)
 for notice in content.notices if talk else ():  # on a projector: under the figure
     st.warning(notice)
 if content.footer:
@@ -171,7 +170,9 @@ if presenter:
 with st.expander("Export the talk as slides", icon=":material/download:"):
     names = [f"{i} · {t}" for i, (t, _) in enumerate(lesson.STEPS, start=1)]
     chosen = st.multiselect("Steps", names, default=names, key="l_export_steps")
-    st.caption("One page / slide per step: title, figures, sentences, and a footer citing the data's settings. "
+    st.caption("Each step's takeaway as the slide's title, one figure large a slide (step 5's two panels side by "
+               "side), the numbers and p-values in the PowerPoint file's speaker notes, and a footer citing the "
+               "data's settings. "
                "Talk mode on = talk-styled figures.")
     widgets.slides_block("l_export", lambda: [slides.from_step(content_of(names.index(n) + 1)) for n in chosen],
                          "fedquad-lesson")

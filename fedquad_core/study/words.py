@@ -67,3 +67,23 @@ def claim_words(text: str) -> str:
 
 def word_count(sentence: str) -> int:
     return len(sentence.split())
+
+
+def row_takeaway(row, claim: str | None = None) -> str:
+    """A claims-table row (``ClaimResult``) as its takeaway: its verdict's opening, its claim (or
+    ``claim``: the paper's claim a row that repeats another row checks), and its qualifiers (a
+    comparison going the other way, training still changing, a verdict that changes at δ/2 or 2δ)."""
+    depends = bool(row.sensitivity) and len(set(row.sensitivity) | {row.verdict}) > 1
+    return takeaway(row.verdict, claim or claim_words(row.text),
+                    qualifiers(changing=bool(row.changing), depends_on_delta=depends, against=row.against))
+
+
+def stray_phrases(text: str, produced: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The ``RESULT_PHRASES`` in ``text`` outside the fragments in ``produced`` (the words a verdict
+    or a template wrote): a phrase a sentence states on its own. Whole words, any case."""
+    import re
+
+    rest = text
+    for fragment in sorted({f for f in produced if f}, key=len, reverse=True):
+        rest = rest.replace(fragment, " ¦ ")
+    return [p for p in RESULT_PHRASES if re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", rest, re.IGNORECASE)]

@@ -6,10 +6,11 @@ PDF (poppler: ``pdftoppm``, ``pdftotext -bbox``, ``pdfimages -list``; plus the p
 placements): every figure at least ``MIN_W_IN`` x ``MIN_H_IN`` inches, at most two a page, inside
 the page's margins; every text inside a figure at least 14 pt on the page (the font sizes kaleido
 wrote into the figure's SVG, scaled by the image's size on the page); every word on the page, the
-footer included, inside the page; nothing drawn at the page's edge; every row of the claims table,
-every cell, present as text. PowerPoint (python-pptx): every shape inside the slide, text frames
-wrapping, pictures as large as in the PDF with the same text size, every claims row and cell in
-the slide tables.
+footer included, inside the page; nothing drawn at the page's edge; the claims table's summary
+(one line per claim) on at most two pages, every line and cell present as text, the full table
+linked (docs/claims.md). PowerPoint (python-pptx): every shape inside the slide, text frames
+wrapping, pictures as large as in the PDF with the same text size, every summary line and cell in
+the slide tables, the step's numbers in the speaker notes.
 """
 from __future__ import annotations
 
@@ -57,6 +58,7 @@ def deck(tmp_path_factory):
     steps = [slides.from_step(lesson.build_step(i, data, talk=True)) for i in range(1, len(lesson.STEPS) + 1)]
     assert all(not s.problem for s in steps), [s.problem for s in steps if s.problem]
     files = slides.export_all(steps)
+    steps = (steps, [p.slide + 1 for p in slides.paginate(steps)])  # the steps, and each page's step
     out = tmp_path_factory.mktemp("deck")
     for fmt, payload in files.items():
         (out / f"deck.{fmt}").write_bytes(payload)
@@ -76,8 +78,7 @@ def _svg_fonts(files) -> dict[str, list[tuple[int, int, float]]]:
     return out
 
 
-def _step_of(title: str) -> int:
-    return int(re.match(r"\s*(\d+) ·", title)[1])
+MAX_CLAIMS_PAGES = 2  # the claims table on at most two slides (the rest: docs/claims.md)
 
 
 def _title(words) -> str:
@@ -131,17 +132,19 @@ def _cell(v) -> str:
 
 
 def _claims_table(steps):
-    """The claims step, and its table as the lesson gives it: every column and row of its data."""
+    """The claims step, and its table as the deck gives it: the summary, one line per claim, every
+    column and row of its data (the full table stays on the screen and in docs/claims.md)."""
     step = steps[CLAIMS_STEP - 1]
-    item = next(f for f in step.figures if f.name == "paper_claims")
+    assert not any(f.name == "paper_claims" for f in step.figures)  # the full table: not in the deck
+    item = next(f for f in step.figures if f.name == "paper_claims_summary")
     columns = [str(c) for c in item.data.columns]
     rows = [[_cell(v) for v in row] for row in item.data.itertuples(index=False, name=None)]
-    assert len(rows) >= 19 and len(columns) >= 5, (len(rows), columns)
+    assert len(rows) >= 8 and len(columns) == 3, (len(rows), columns)
     return step, columns, rows
 
 
 def test_pdf_pages(deck):
-    steps, files, out = deck
+    (steps, step_of), files, out = deck
     pdf = out / "deck.pdf"
     reader = PdfReader(io.BytesIO(files["pdf"]))
     fonts = _svg_fonts(files)
@@ -153,8 +156,9 @@ def test_pdf_pages(deck):
     report, k = [], 0
     for n, page in enumerate(reader.pages, start=1):
         words = _words(pdf, n)
+        step = step_of[n - 1]
         title = _title(words)
-        step = _step_of(title)
+        assert title and title.split()[0] in (steps[step - 1].takeaway or steps[step - 1].title), (n, title)
         # every word, the footer's too, inside the page with a margin; the footer's last line near the bottom
         for x0, y0, x1, y1, w in words:
             assert x0 >= 20 and x1 <= PAGE_W - 20 and y0 >= 10 and y1 <= PAGE_H - 4, (n, w, x0, x1, y1)
@@ -183,15 +187,16 @@ def test_pdf_pages(deck):
 
 
 def test_pdf_claims_table_has_every_row(deck):
-    steps, files, out = deck
+    (steps, step_of), files, out = deck
     step, columns, rows = _claims_table(steps)
     reader = PdfReader(io.BytesIO(files["pdf"]))
     stream = {c: [] for c in columns}
     pages = 0
     for n in range(1, len(reader.pages) + 1):
         words = _words(out / "deck.pdf", n)
-        if not _title(words).startswith(step.title.split("·")[0] + "·"):
+        if step_of[n - 1] != CLAIMS_STEP:
             continue
+        assert "docs/claims.md" in " ".join(w[4] for w in words)  # the full table, linked
         body = [w for w in words if 60 < w[1] < PAGE_H - 60]
         heads = {}
         for c in columns:  # the header cell: the topmost occurrence of the column name's first word
@@ -208,7 +213,7 @@ def test_pdf_claims_table_has_every_row(deck):
             x1 = edges[i + 1][0] if i + 1 < len(edges) else PAGE_W
             cells = sorted((w for w in body if w[1] > top and x0 - 3 <= w[0] < x1 - 3), key=lambda w: (round(w[1]), w[0]))
             stream[c].append(" ".join(w[4] for w in cells))
-    assert pages >= 2  # 19+ rows do not fit one page
+    assert 1 <= pages <= MAX_CLAIMS_PAGES
     flat = {c: _flat(" ".join(v)) for c, v in stream.items()}
     found = [r for r in rows if all(_flat(cell) in flat[c] for c, cell in zip(columns, r))]
     assert len(found) == len(rows), [r[0] for r in rows if r not in found]
@@ -216,7 +221,7 @@ def test_pdf_claims_table_has_every_row(deck):
 
 
 def test_pptx_slides(deck):
-    steps, files, _ = deck
+    (steps, step_of), files, _ = deck
     prs = Presentation(io.BytesIO(files["pptx"]))
     W, H = prs.slide_width, prs.slide_height
     assert len(prs.slides) == len(PdfReader(io.BytesIO(files["pdf"])).pages)  # page for page
@@ -225,7 +230,10 @@ def test_pptx_slides(deck):
     cells: dict[int, list[str]] = {c: [] for c in range(len(columns))}
     pictures = 0
     for n, sl in enumerate(prs.slides, start=1):
-        step = _step_of(sl.shapes.title.text)
+        step = step_of[n - 1]
+        assert sl.shapes.title.text.startswith(steps[step - 1].takeaway or steps[step - 1].title)
+        notes = sl.notes_slide.notes_text_frame.text
+        assert all(t in notes for t in steps[step - 1].sentences)  # the numbers: speaker notes
         pics = [sh for sh in sl.shapes if sh.shape_type == 13]
         assert len(pics) <= MAX_PER_PAGE
         for sh in sl.shapes:

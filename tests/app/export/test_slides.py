@@ -1,5 +1,7 @@
-"""The talk export: a PDF with one page per step, a .pptx python-pptx reads back with the right
-slides and titles, a zip with SVG + PDF + CSV per figure; each figure rendered once per format.
+"""The talk export: a PDF with a page per figure (step 5's compared panels side by side), each
+titled with its step's takeaway, a .pptx python-pptx reads back with the right slides, titles and
+speaker notes (the step's numbers), a zip with SVG + PDF + CSV per figure; each figure rendered
+once per format.
 The structure tests use a stand-in renderer; one test renders two steps through kaleido."""
 from __future__ import annotations
 
@@ -51,8 +53,9 @@ def lesson_data(root) -> LessonData:
 
 
 def _of_step(title: str, s) -> bool:
-    """A page of slide ``s``: its title, alone or with "(k/n)"."""
-    return title == s.title or re.fullmatch(re.escape(s.title) + r" \(\d+/\d+\)", title) is not None
+    """A page of slide ``s``: its takeaway (else its title), alone or with "(k/n)"."""
+    head = s.takeaway or s.title
+    return title == head or re.fullmatch(re.escape(head) + r" \(\d+/\d+\)", title) is not None
 
 
 def _is_table(f) -> bool:
@@ -78,9 +81,13 @@ def test_whole_lesson_as_pdf_pptx_zip(steps):
     for k, s in enumerate(steps):
         pages = [n for n, o in enumerate(owner) if o == k]
         text = re.sub(r"\s+", " ", " ".join(pdf.pages[n].extract_text() for n in pages))  # lines joined
-        assert s.title in text and s.sentences[0][:40] in text and s.footer[:40] in text
+        # the takeaway as the title, the step's name and settings in the footer; the numbers in the notes
+        assert s.takeaway and s.takeaway in text and s.title in text and s.footer[:40] in text
+        assert s.sentences[0][:40] not in text  # no text wall before (or beside) the figure
         assert sum(len(pdf.pages[n].images) for n in pages) == sum(not _is_table(f) for f in s.figures)
-        assert all(t in " ".join(texts[n] for n in pages) for t in s.sentences)  # sentences are editable text
+        notes = " ".join(prs.slides[n].notes_slide.notes_text_frame.text for n in pages)
+        assert all(t in notes for t in s.sentences)  # the numbers are editable text, in the speaker notes
+        assert all(s.takeaway in texts[n] for n in pages)
         assert sum(sh.shape_type == 13 for n in pages for sh in prs.slides[n].shapes) == \
             sum(not _is_table(f) for f in s.figures)
     assert all(len(page.images) <= slides.MAX_PER_PAGE for page in pdf.pages)
@@ -142,8 +149,9 @@ def test_animated_figures_export_as_stills():
 
 
 def test_decks_are_readable_from_the_back_of_a_room(steps):
-    """Body text at least 20 pt (PDF and PowerPoint), figures laid out at slide size with their
-    text at least 14 pt there, the step's sentences as speaker notes, no on-screen instruction."""
+    """The takeaway title at least 20 pt (PDF and PowerPoint), figures laid out at slide size with
+    their text at least 14 pt there, the step's sentences as speaker notes and not on its pages (a
+    slide with no figure shows them, at least 20 pt), no on-screen instruction."""
     seen = []
     files = slides.export_all(steps, ("pdf", "pptx"), render=lambda fig, fmt: seen.append(fig) or fake_render(fig, fmt))
     sizes: dict[str, float] = {}
@@ -154,22 +162,25 @@ def test_decks_are_readable_from_the_back_of_a_room(steps):
 
     pdf = PdfReader(io.BytesIO(files["pdf"]))
     prs = Presentation(io.BytesIO(files["pptx"]))
-    with_body = set()
+    with_body = set()  # the steps whose takeaway was found as a page's title
     for page, sl in zip(pdf.pages, prs.slides):
         s = next(s for s in steps if _of_step(sl.shapes.title.text, s))
         sizes.clear()
         page.extract_text(visitor_text=visit)
         body = [v for k, v in sizes.items() if len(k) >= 25 and any(k[:25] in t for t in s.sentences)
-                and k[:25] not in s.footer]
-        assert not body or min(body) >= 20, (s.title, sorted(set(body)))
-        with_body |= {s.title} if body else set()
+                and k[:25] not in s.footer and k[:25] not in s.takeaway]
+        assert not body, (s.title, "sentences on a page with figures")
+        head = [v for k, v in sizes.items() if len(k) >= 20 and k[:20] in s.takeaway]
+        assert head and min(head) >= 20, (s.title, head)
+        with_body |= {s.title} if head else set()
+        assert all(r.font.size.pt >= 20 for p in sl.shapes.title.text_frame.paragraphs for r in p.runs)
         assert min(v for k, v in sizes.items() if k in s.footer or k.endswith(f"/{len(pdf.pages)}")) >= 14
         notes = sl.notes_slide.notes_text_frame.text
         assert all(t in notes for t in s.sentences)
         paras = [p for sh in sl.shapes if sh.has_text_frame and sh != sl.shapes.title
                  for p in sh.text_frame.paragraphs if p.text in s.sentences]
         assert all(p.font.size.pt >= 20 for p in paras)
-    assert with_body == {s.title for s in steps}  # every step's sentences are on one of its pages
+    assert with_body == {s.title for s in steps}  # every step's takeaway heads its pages
     for fig in seen:
         pt = 1 / slides.PX_PER_PT  # a figure px on the page
         assert fig.layout.width * pt <= slides.SLIDE_PT[0] and fig.layout.font.size * pt >= 16
@@ -177,3 +188,37 @@ def test_decks_are_readable_from_the_back_of_a_room(steps):
         assert fig.layout.height - fig.layout.margin.t - fig.layout.margin.b >= 200  # a plot area remains
     words = " ".join(t for s in steps for t in s.sentences).lower()
     assert "press play" not in words and "click" not in words
+
+
+def test_compared_panels_share_their_axes_and_legends_are_not_faded(steps):
+    """Step 5's two panels side by side on one page, on the same x and y ranges; no figure of the
+    deck has a legend entry drawn faded (a faded trace's entry is a full-opacity twin)."""
+    seen = []
+    slides.export_all(steps, ("pdf",), render=lambda fig, fmt: seen.append(fig) or fake_render(fig, fmt))
+    idea = [f for f in seen if "quadruplet" in str(f.layout.title.text or "").lower()
+            or any(t.name and "term 1" in t.name for t in f.data)]
+    assert len(idea) == 2
+    for axis in ("xaxis", "yaxis"):
+        assert idea[0].layout[axis].range == idea[1].layout[axis].range and idea[0].layout[axis].range
+    pages = slides.paginate(steps)
+    assert [len(p.figures) for p in pages if p.slide == 4] == [2]
+    for fig in seen:
+        for t in fig.data:
+            if t.showlegend is False or not t.name or t.type not in ("scatter", "scattergl"):
+                continue
+            op = t.marker.opacity
+            assert (t.opacity is None or t.opacity == 1) and (op is None or not isinstance(op, (int, float)) or op == 1), \
+                (t.name, t.opacity, op)
+
+
+def test_a_faded_trace_gets_a_full_opacity_legend_twin():
+    import plotly.graph_objects as go
+
+    fig = go.Figure([go.Scatter(x=[0, 1], y=[0, 1], mode="markers", name="Shirt", marker=dict(color="#123456", opacity=0.15)),
+                     go.Scatter(x=[0], y=[1], mode="markers", name="Bag", marker=dict(color="#654321"))])
+    slides.slide_fit(fig, 400, 300)
+    shown = {t.name: t for t in fig.data if t.showlegend is not False}
+    assert shown["Shirt"].marker.opacity == 1 and list(shown["Shirt"].x) == [None]
+    assert shown["Shirt"].marker.color == "#123456" and shown["Bag"].marker.opacity is None
+    faded = next(t for t in fig.data if t.name == "Shirt" and t.showlegend is False)
+    assert faded.legendgroup == shown["Shirt"].legendgroup  # clicking the entry still hides the points

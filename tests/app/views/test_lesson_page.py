@@ -54,6 +54,25 @@ def test_every_step_renders_from_the_recorded_root(env, step):
     assert at.query_params["step"] == [str(step)] or at.query_params["step"] == str(step)
 
 
+@pytest.mark.parametrize("step", [1, 4, 7])
+def test_the_takeaway_leads_and_the_numbers_sit_under_the_figure(env, step):
+    """Issue 45: the step's takeaway is the first text under its title; its sentences (numbers and
+    p-values) are in "The numbers", an expander, not above the figure."""
+    from app.lesson import steps as lesson_steps
+    from app.lesson.data import load
+
+    built = lesson_steps.build_step(step, load(False)[0])
+    assert built.takeaway and built.sentences
+    at = lesson_app(step)
+    assert not at.exception, at.exception
+    texts = [m.value for m in at.markdown]
+    first = next(t for t in texts if built.takeaway in t)
+    assert texts.index(first) < min(texts.index(s) for s in built.sentences)
+    numbers = next(e for e in at.expander if e.label == "The numbers")
+    inside = [m.value for m in numbers.markdown]
+    assert all(s in inside for s in built.sentences) and built.takeaway not in " ".join(inside)
+
+
 def test_next_back_and_the_url_agree(env):
     at = lesson_app(3)
     assert at.header[0].value.startswith("3 ·")
@@ -188,6 +207,9 @@ def test_export_two_steps_from_the_page(env):
     from pptx import Presentation
     from pypdf import PdfReader
 
+    from app.lesson import steps as lesson_steps
+    from app.lesson.data import load
+
     at = lesson_app(1)
     at.multiselect(key="l_export_steps").set_value(["1 · Label skew", "5 · FedQuad's idea"]).run()
     next(b for b in at.get("button_group") if b.key == "l_export_formats").set_value(["pdf", "pptx"]).run()
@@ -197,6 +219,11 @@ def test_export_two_steps_from_the_page(env):
     assert set(files) == {"pdf", "pptx"}
     titles = [s.shapes.title.text for s in Presentation(io.BytesIO(files["pptx"])).slides]
     assert len(PdfReader(io.BytesIO(files["pdf"])).pages) == len(titles) >= 2  # page for page
-    # each step on one page, or on "(1/n)" ... "(n/n)" when its figures need more room
+    # each step's pages titled with its takeaway, alone or "(1/n)" ... "(n/n)" (one figure a page); the
+    # step's name in the footer
     steps = [re.sub(r" \(\d+/\d+\)$", "", t) for t in titles]
-    assert list(dict.fromkeys(steps)) == ["1 · Label skew", "5 · FedQuad's idea"]
+    assert list(dict.fromkeys(steps)) == [lesson_steps.build_step(i, None if i == 5 else load(False)[0]).takeaway
+                                          for i in (1, 5)]
+    footers = [" ".join(sh.text_frame.text for sh in sl.shapes if sh.has_text_frame)
+               for sl in Presentation(io.BytesIO(files["pptx"])).slides]
+    assert "1 · Label skew" in footers[0] and "5 · FedQuad's idea" in footers[-1]
