@@ -7,6 +7,7 @@ import html
 
 import streamlit as st
 
+from app import poll as class_poll
 from app import service, state
 from app.export import slides, widgets
 from app.export.slides import Slide
@@ -111,6 +112,8 @@ def content_of(i: int) -> Slide:
 
 
 content = content_of(step)
+class_poll.controls(step, data)  # class mode, the presenter: ask the class / the live count, reveal, clear
+asked, _, _ = class_poll.on_step(step)  # a question the class is asked on this step: beside the figures
 nav = st.columns([1, 6, 1], vertical_alignment="center")
 nav[0].button("← Back", key="l_back", on_click=go, args=(-1,), disabled=step == 1, width="stretch")
 nav[2].button("Next →", key="l_next", on_click=go, args=(1,), disabled=step == N, width="stretch")
@@ -128,6 +131,17 @@ ROW_OF_THREE = 270
 
 
 def draw_figures(content: Slide, prefix: str) -> None:
+    if asked is not None:  # the question and its tally beside the step's figures
+        area, side = st.columns([3, 1])
+        with side:
+            class_poll.panel(step)
+        with area:
+            _draw_figures(content, prefix)
+        return
+    _draw_figures(content, prefix)
+
+
+def _draw_figures(content: Slide, prefix: str) -> None:
     cols = st.columns(len(content.figures)) if content.figures else []
     for j, (col, item) in enumerate(zip(cols, content.figures)):
         fig = theme.refit(item.fig, ROW_OF_THREE, False) if len(cols) >= 3 and not talk else item.fig
