@@ -34,6 +34,22 @@ BAR_CSS = """<style>
 </style>"""
 
 
+# The figures' row with the question beside them (``views/lesson.py``): the question's column is
+# SIDE of a figure's; the row's columns may be narrower than talk mode's least figure width
+# (``theme.TALK_CSS``), the figures being laid out again for ``figure_width``.
+ROW_KEY, SIDE = "fq_poll_row", 0.8
+ROW_CSS = """<style>
+.st-key-fq_poll_row [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {min-width: 0 !important;}
+</style>"""
+MAIN_WIDTH = {True: 1216, False: 900}  # the page's main column at 1280 px: talk mode (sidebar closed), laptop (open)
+GAP = 16
+
+
+def figure_width(n: int, talk: bool) -> int:
+    """The width each of ``n`` figures gets beside the question, at 1280 px."""
+    return int((MAIN_WIDTH[talk] - GAP * n) / (n + SIDE))
+
+
 def code() -> str | None:
     """The class's code in class mode, else None (no poll outside a class)."""
     return roles.class_code()

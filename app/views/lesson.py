@@ -131,18 +131,24 @@ ROW_OF_THREE = 270
 
 
 def draw_figures(content: Slide, prefix: str) -> None:
-    if asked is not None:  # the question and its tally beside the step's figures
-        area, side = st.columns([3, 1])
-        with side:
-            class_poll.panel(step)
-        with area:
-            _draw_figures(content, prefix)
+    n = len(content.figures)
+    if asked is not None and n:
+        # a question the class is asked on this step: one more column of the figures' row, beside
+        # them, and the figures laid out again for the narrower columns (a row of three in talk mode
+        # would otherwise wrap, its last figure off the first screen)
+        with st.container(key=class_poll.ROW_KEY):
+            st.markdown(class_poll.ROW_CSS, unsafe_allow_html=True)
+            cols = st.columns([1] * n + [class_poll.SIDE])
+            with cols[-1]:
+                class_poll.panel(step)
+            width = class_poll.figure_width(n, talk)
+            for j, (col, item) in enumerate(zip(cols, content.figures)):
+                fig = theme.refit(item.fig, width, talk) if width < (theme.TALK_WIDTH if talk else theme.ASSUMED_WIDTH) \
+                    else item.fig
+                with col:
+                    show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
         return
-    _draw_figures(content, prefix)
-
-
-def _draw_figures(content: Slide, prefix: str) -> None:
-    cols = st.columns(len(content.figures)) if content.figures else []
+    cols = st.columns(n) if n else []
     for j, (col, item) in enumerate(zip(cols, content.figures)):
         fig = theme.refit(item.fig, ROW_OF_THREE, False) if len(cols) >= 3 and not talk else item.fig
         with col:

@@ -41,7 +41,7 @@ def test_a_presenter_asks_a_student_answers_the_tally_is_revealed(tmp_path):
                 poll(lambda: _step(student) == 4, 90, 0.5, "the student to follow to step 4", lambda: _step(student))
                 assert student.get_by_text("Following the lecturer").count()
                 wait_idle(presenter)
-
+                presenter.screenshot(path=tmp_path / "poll-presenter-before.png")
                 clicked = time.monotonic()
                 presenter.get_by_role("button", name="Ask the class").click()
                 poll(lambda: student.get_by_text("Predict").count() > 0, 60, 0.25, "the question on the student's page")
@@ -49,6 +49,7 @@ def test_a_presenter_asks_a_student_answers_the_tally_is_revealed(tmp_path):
                 for name in ("Ask the class", "Reveal", "Clear"):
                     assert not student.get_by_role("button", name=name).count(), name
                 wait_idle(student)
+                student.screenshot(path=tmp_path / "poll-student-open.png")  # kept with the test's tmp folder
                 student.locator("[data-testid='stRadio'] [role='radiogroup'] label").first.click()
                 poll(lambda: student.get_by_text("Counted").count() > 0, 60, 0.25, "the student's answer counted")
                 poll(lambda: presenter.get_by_text("1 answer").count() > 0, 30, 0.25, "the presenter's live count")
@@ -61,6 +62,9 @@ def test_a_presenter_asks_a_student_answers_the_tally_is_revealed(tmp_path):
                 assert not student.locator("[data-testid='stRadio']").count()
                 assert presenter.get_by_text("1 (100%)").count()
                 assert student.locator(".js-plotly-plot").count(), "the step's figures beside the tally"
+                wait_idle(presenter)
+                presenter.screenshot(path=tmp_path / "poll-presenter-revealed.png")
+                print(f"screenshots: {tmp_path}")
             except BaseException:
                 dump_pages(browser)
                 raise
