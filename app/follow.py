@@ -11,7 +11,8 @@ position changed (and after each Explore slider move, from the sliders' fragment
 session only reads it: about once a second in a small fragment, which re-runs the page when the
 presenter's ``seq`` changed; the page run then takes over the presenter's settings (the same
 session_state keys the pages read, so the Explore switcher is drawn at the new position) and, if
-need be, switches page.
+need be, switches page. In a class the same fragment also re-runs a student's Lesson page when the
+class poll's round changed (a question asked, revealed or cleared: ``app.poll``).
 """
 from __future__ import annotations
 
