@@ -24,6 +24,8 @@ from app.service import poll_store, roles
 
 VOTER_KEY = "_poll_voter"   # this browser session's random voter token (never shown, never a session id)
 ERROR_KEY = "_poll_error"   # the one line a refused answer left, shown once
+CHANGES_KEY = "_poll_changes"  # {question id: picks this session made}
+MAX_CHANGES = 10            # picks a session may make on one question (each rewrites the poll file)
 COUNT_S = 1.0
 
 BAR_CSS = """<style>
@@ -137,6 +139,16 @@ def _vote(poll_id: str, answers: list[str], key: str) -> None:
     picked = st.session_state.get(key)
     if picked not in answers:
         return
+    changes = st.session_state.setdefault(CHANGES_KEY, {})
+    if changes.get(poll_id, 0) >= MAX_CHANGES:  # a session's writes to the class folder are bounded too
+        poll = state()[0]["poll"]
+        counted = poll["votes"].get(_voter()) if poll is not None and poll["id"] == poll_id else None
+        st.session_state[key] = answers[counted] if counted is not None and counted < len(answers) else None
+        st.session_state[ERROR_KEY] = f"You have picked {MAX_CHANGES} times: your last counted answer stands."
+        return
+    if poll_id not in changes:
+        changes.clear()  # only the open question's count is kept
+    changes[poll_id] = changes.get(poll_id, 0) + 1
     _act(poll_store.vote, poll_id, _voter(), answers.index(picked), len(answers))
 
 

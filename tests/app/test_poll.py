@@ -126,6 +126,25 @@ def test_ask_answer_once_reveal_tally_across_two_students(classroom):
     assert list(runs.iterdir()) == [runs / "follow"]
 
 
+def test_a_student_session_changes_its_answer_a_bounded_number_of_times(classroom):
+    from app.poll import MAX_CHANGES
+
+    secret, runs = classroom
+    presenter = _open(secret, step="7")
+    presenter.button(key="poll_ask").click().run()
+    student = _open()
+    options = list(_radio(student).options)
+    for i in range(MAX_CHANGES):
+        _radio(student).set_value(options[i % 2]).run()
+    last = options[(MAX_CHANGES - 1) % 2]
+    _radio(student).set_value(options[2]).run()  # one pick too many: refused, the counted one shown
+    assert not student.exception, [e.value for e in student.exception]
+    assert any(f"picked {MAX_CHANGES} times" in w.value for w in student.warning)
+    assert _radio(student).value == last
+    poll = json.loads(_poll_file(runs).read_text())["poll"]
+    assert list(poll["votes"].values()) == [options.index(last)]
+
+
 def test_the_round_changes_on_ask_reveal_clear_and_never_on_an_answer(classroom, monkeypatch):
     """A following student's once-a-second fragment re-runs the page when the round changed: a
     question or its reveal shows up without a reload; 200 answers do not re-run 200 pages."""
