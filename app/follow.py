@@ -11,7 +11,8 @@ position changed (and after each Explore slider move, from the sliders' fragment
 session only reads it: about once a second in a small fragment, which re-runs the page when the
 presenter's ``seq`` changed; the page run then takes over the presenter's settings (the same
 session_state keys the pages read, so the Explore switcher is drawn at the new position) and, if
-need be, switches page.
+need be, switches page. In a class the same fragment also re-runs a student's Lesson page when the
+class poll's round changed (a question asked, revealed or cleared: ``app.poll``).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import segno
 import streamlit as st
 
 from app.service import roles
-from app.service import follow_store
+from app.service import follow_store, poll_store
 from app.roots import runs_dir
 
 PARAM = "follow"          # the student's link: ?follow=<code>
@@ -35,6 +36,7 @@ CODE_KEY = "_follow_code"    # student: the code followed (kept across page swit
 ON_KEY = "_follow_on"        # student: following now (False after "Explore on my own")
 SEEN_KEY = "_follow_seen"    # student: the presenter's seq last taken over
 PAGE_KEY = "_follow_page"    # the page this run shows ("views/lesson.py"), for the sliders' fragment
+POLL_SEEN_KEY = "_poll_round"  # student, class mode: the class poll's round this page run drew (app.poll)
 POLL_S = 1.0
 
 # What a position carries, per page: the settings that page keeps in the URL. Only these keys are
@@ -247,6 +249,8 @@ def banner() -> None:
             st.button("Rejoin the lecturer", key="follow_again", on_click=_follow_again,
                       icon=":material/cast_for_education:", type="tertiary")
             return
+        if roles.class_mode():  # the class's poll round drawn by this page run (app.poll)
+            st.session_state[POLL_SEEN_KEY] = poll_store.round_of(runs_dir(), code)
         _poll(code)
         st.button("Explore on my own", key="follow_out", on_click=_step_out, icon=":material/explore:",
                   type="tertiary")
@@ -262,3 +266,6 @@ def _poll(code: str) -> None:
     st.markdown(":material/cast_for_education: **Following the lecturer**")
     if got["seq"] != st.session_state.get(SEEN_KEY) and st.session_state.get(ON_KEY, True):
         st.rerun()
+    if (roles.class_mode() and st.session_state.get(PAGE_KEY) == LESSON
+            and poll_store.round_of(runs_dir(), code) != st.session_state.get(POLL_SEEN_KEY)):
+        st.rerun()  # the presenter asked, revealed or cleared a question: draw it beside the step

@@ -7,6 +7,7 @@ import html
 
 import streamlit as st
 
+from app import poll as class_poll
 from app import service, state
 from app.export import slides, widgets
 from app.export.slides import Slide
@@ -111,6 +112,8 @@ def content_of(i: int) -> Slide:
 
 
 content = content_of(step)
+class_poll.controls(step, data)  # class mode, the presenter: ask the class / the live count, reveal, clear
+asked, _, _ = class_poll.on_step(step)  # a question the class is asked on this step: beside the figures
 nav = st.columns([1, 6, 1], vertical_alignment="center")
 nav[0].button("← Back", key="l_back", on_click=go, args=(-1,), disabled=step == 1, width="stretch")
 nav[2].button("Next →", key="l_next", on_click=go, args=(1,), disabled=step == N, width="stretch")
@@ -129,7 +132,24 @@ ROW_OF_THREE = 270
 
 def draw_figures(content: Slide, prefix: str) -> None:
     shown = [f for f in content.figures if not f.deck_only]
-    cols = st.columns(len(shown)) if shown else []
+    n = len(shown)
+    if asked is not None and n:
+        # a question the class is asked on this step: one more column of the figures' row, beside
+        # them, and the figures laid out again for the narrower columns (a row of three in talk mode
+        # would otherwise wrap, its last figure off the first screen)
+        with st.container(key=class_poll.ROW_KEY):
+            st.markdown(class_poll.ROW_CSS, unsafe_allow_html=True)
+            cols = st.columns([1] * n + [class_poll.SIDE])
+            with cols[-1]:
+                class_poll.panel(step)
+            width = class_poll.figure_width(n, talk)
+            for j, (col, item) in enumerate(zip(cols, shown)):
+                fig = theme.refit(item.fig, width, talk) if width < (theme.TALK_WIDTH if talk else theme.ASSUMED_WIDTH) \
+                    else item.fig
+                with col:
+                    show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
+        return
+    cols = st.columns(n) if n else []
     for j, (col, item) in enumerate(zip(cols, shown)):
         fig = theme.refit(item.fig, ROW_OF_THREE, False) if len(cols) >= 3 and not talk else item.fig
         with col:

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import MAIN
 
 WRITE_KEYS = {"quick_start", "quick_start_presenter", "r_delete", "r_cancel", "x_compute", "l_demo_compute", "follow_start",
-              "follow_stop", "l_start", "l_study_start", "l_takehome_build"}
+              "follow_stop", "l_start", "l_study_start", "l_takehome_build", "poll_ask", "poll_reveal", "poll_clear"}
 
 
 @pytest.fixture
@@ -104,16 +104,36 @@ def test_a_student_follows_the_class_code_on_the_plain_address(classroom):
     assert "Following the lecturer" in _text(at)
 
 
-@pytest.mark.parametrize("action", ["delete", "cancel", "launch_preset", "launch_group", "study"])
-def test_the_service_refuses_a_student_whatever_the_page_shows(classroom, action):
+@pytest.mark.parametrize("action", ["delete", "cancel", "launch_preset", "launch_group", "study", "poll_ask",
+                                    "poll_reveal", "poll_clear"])
+def test_the_service_refuses_a_student_whatever_the_page_shows(classroom, action, tmp_path):
     from app import service
+    from app.service import poll_store
     from app.studies import catalog
 
     calls = {"delete": lambda: service.delete("any"), "cancel": lambda: service.cancel("any"),
              "launch_preset": lambda: service.launch_preset("Collapse in one minute"),
-             "launch_group": lambda: service.launch_group([]), "study": lambda: catalog.launch("s")}
+             "launch_group": lambda: service.launch_group([]), "study": lambda: catalog.launch("s"),
+             "poll_ask": lambda: poll_store.ask(tmp_path, "roomcode", 4, "global_rank", {}),
+             "poll_reveal": lambda: poll_store.reveal(tmp_path, "roomcode"),
+             "poll_clear": lambda: poll_store.clear(tmp_path, "roomcode")}
     with pytest.raises(service.NotPresenter, match="Only the presenter can"):
         calls[action]()
+    assert not (tmp_path / "follow").exists()  # refused before anything is written
+
+
+def test_a_student_writes_nothing_but_the_class_poll_on_the_lesson(classroom, run_store):
+    """A student on every Lesson step: no write control, and the page writes nothing in the run
+    store (the poll's answer radio appears only once the presenter asks: tests/app/test_poll.py)."""
+    root, _ = run_store
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    at = _open(None, "views/lesson.py")
+    for _ in range(7):
+        assert not (_buttons(at) & WRITE_KEYS), _buttons(at) & WRITE_KEYS
+        assert not [r for r in at.radio if (r.key or "").startswith("poll_vote_")]
+        at.button(key="l_next").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
 
 
 def test_a_secret_file_others_can_read_makes_nobody_presenter(classroom, monkeypatch, tmp_path):
