@@ -12,7 +12,7 @@ session only reads it: about once a second in a small fragment, which re-runs th
 presenter's ``seq`` changed; the page run then takes over the presenter's settings (the same
 session_state keys the pages read, so the Explore switcher is drawn at the new position) and, if
 need be, switches page. In a class the same fragment also re-runs a student's Lesson page when the
-class poll's round changed (a question asked, revealed or cleared: ``app.poll``).
+class poll's round changed (a question asked, revealed or cleared: ``app.lesson.poll``).
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ CODE_KEY = "_follow_code"    # student: the code followed (kept across page swit
 ON_KEY = "_follow_on"        # student: following now (False after "Explore on my own")
 SEEN_KEY = "_follow_seen"    # student: the presenter's seq last taken over
 PAGE_KEY = "_follow_page"    # the page this run shows ("views/lesson.py"), for the sliders' fragment
-POLL_SEEN_KEY = "_poll_round"  # student, class mode: the class poll's round this page run drew (app.poll)
+POLL_SEEN_KEY = "_poll_round"  # student, class mode: the class poll's round this page run drew (app.lesson.poll)
 POLL_S = 1.0
 
 # What a position carries, per page: the settings that page keeps in the URL. Only these keys are
@@ -249,7 +249,7 @@ def banner() -> None:
             st.button("Rejoin the lecturer", key="follow_again", on_click=_follow_again,
                       icon=":material/cast_for_education:", type="tertiary")
             return
-        if roles.class_mode():  # the class's poll round drawn by this page run (app.poll)
+        if roles.class_mode():  # the class's poll round drawn by this page run (app.lesson.poll)
             st.session_state[POLL_SEEN_KEY] = poll_store.round_of(runs_dir(), code)
         _poll(code)
         st.button("Explore on my own", key="follow_out", on_click=_step_out, icon=":material/explore:",

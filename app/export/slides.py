@@ -715,7 +715,7 @@ def pptx_deck(slides: list[Slide], renderer: Renderer) -> bytes:
         title.left, title.top, title.width = Pt(MARGIN), Pt(TITLE_TOP), Pt(CONTENT_W)
         title.height = Pt(_title_height([""] * lines, p.title_size) + 4)
         _frame(title.text_frame)
-        from pptx.enum.text import PP_ALIGN
+        from pptx.enum.text import PP_ALIGN  # python-pptx: only when a deck is exported (see pptx_deck)
 
         para = title.text_frame.paragraphs[0]
         para.alignment = PP_ALIGN.LEFT

@@ -1,4 +1,4 @@
-"""The predictions a presenter may pose to the class on a Lesson step (``app.poll``), as data: one
+"""The predictions a presenter may pose to the class on a Lesson step (``app.lesson.poll``), as data: one
 per step that has a prediction worth asking, before its figure is discussed. The answers are
 options, none a claim: the reveal is the step's own figure and its verdict, computed from the runs.
 

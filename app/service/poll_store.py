@@ -14,7 +14,7 @@ lost to each other. Nothing is written elsewhere.
 
 ``round`` goes up on ask, reveal and clear only (never on an answer), so a following page re-runs
 once per change of the question, not once per vote. A voter is a random token of the student's
-browser session (``app.poll``): the file holds no name, address or session id. Bounds: at most
+browser session (``app.lesson.poll``): the file holds no name, address or session id. Bounds: at most
 ``max_voters`` answers a question (the class's cap on sessions), at most ``MAX_BYTES`` a file, a
 question's words and ids of bounded length. A missing file is no poll; a damaged one (too large,
 not JSON, not of this shape) is reported in one line naming it (``Damaged``) and otherwise treated

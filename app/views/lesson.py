@@ -7,7 +7,7 @@ import html
 
 import streamlit as st
 
-from app import poll as class_poll
+from app.lesson import poll as class_poll
 from app import service, state
 from app.export import slides, widgets
 from app.export.slides import Slide

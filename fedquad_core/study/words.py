@@ -11,6 +11,8 @@ differ from what it writes).
   slide and fails on one that no verdict produced."""
 from __future__ import annotations
 
+import re
+
 from .verdicts import INCONCLUSIVE, NEGLIGIBLE, NOT_RUN, NOT_SUPPORTED, ONE, SUPPORTED
 
 MAX_WORDS = 25
@@ -81,8 +83,6 @@ def row_takeaway(row, claim: str | None = None) -> str:
 def stray_phrases(text: str, produced: list[str] | tuple[str, ...] = ()) -> list[str]:
     """The ``RESULT_PHRASES`` in ``text`` outside the fragments in ``produced`` (the words a verdict
     or a template wrote): a phrase a sentence states on its own. Whole words, any case."""
-    import re
-
     rest = text
     for fragment in sorted({f for f in produced if f}, key=len, reverse=True):
         rest = rest.replace(fragment, " ¦ ")

@@ -1,4 +1,4 @@
-"""The class's poll (``app/poll.py``, ``app/service/poll_store.py``): in class mode the presenter
+"""The class's poll (``app/lesson/poll.py``, ``app/service/poll_store.py``): in class mode the presenter
 asks a Lesson step's prediction, students (other sessions, sharing the class folder) pick one
 answer each before the reveal, the presenter reveals, and everyone sees the anonymous tally beside
 the figure. A student cannot ask, reveal or clear (no control, and the store refuses); one answer
@@ -127,7 +127,7 @@ def test_ask_answer_once_reveal_tally_across_two_students(classroom):
 
 
 def test_a_student_session_changes_its_answer_a_bounded_number_of_times(classroom):
-    from app.poll import MAX_CHANGES
+    from app.lesson.poll import MAX_CHANGES
 
     secret, runs = classroom
     presenter = _open(secret, step="7")

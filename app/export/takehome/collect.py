@@ -135,7 +135,7 @@ ROW_OF_THREE = 270
 
 def as_drawn(slide: Slide) -> Slide:
     """The step as the Lesson page draws it (laptop look): a row of three refitted to its width."""
-    shown = [f for f in slide.figures if not f.screen_only]
+    shown = [f for f in slide.figures if not f.deck_only]
     if len(shown) >= 3:
         for f in shown:
             f.fig = refit(f.fig, ROW_OF_THREE, False)

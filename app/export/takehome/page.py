@@ -75,12 +75,12 @@ def _lesson(export: Export, store: FigureStore) -> list[dict]:
     for slide in export.steps:
         figures = []
         for f in slide.figures:
-            if f.screen_only:
+            if f.deck_only:  # the step as the Lesson page draws it (the deck's own figures left out)
                 continue
             numbers, rows, shown = numbers_html(f.data)
             figures.append({"fid": store.add(f.fig), "name": f.name, "caption": f.caption or "", "numbers": numbers,
                             "rows": rows, "shown": shown})
-        out.append({"title": slide.title, "lead": slide.lead, "sentences": list(slide.sentences), "figures": figures,
+        out.append({"title": slide.title, "takeaway": slide.takeaway, "lead": slide.lead, "sentences": list(slide.sentences), "figures": figures,
                     "footer": slide.footer, "problem": slide.problem, "notices": list(slide.notices)})
     if export.margins:
         out[IDEA - 1]["margins"] = _margins(export, store)

@@ -130,6 +130,7 @@
     const node = el("article", "step");
     node.dataset.step = String(i);
     node.appendChild(el("h2", "", s.title));
+    if (s.takeaway && !s.problem) node.appendChild(el("p", "takeaway", s.takeaway));  // the step's one sentence, on top
     if (s.lead && !s.problem) node.appendChild(el("p", "lead", s.lead));
     if (s.problem) node.appendChild(el("div", "problem", s.problem));
     for (const n of s.notices || []) node.appendChild(el("div", "problem", n));

@@ -6,6 +6,8 @@ run headless in this process); bad input is one line before any work; and ``fedq
 command through the ``fedquad.commands`` entry point that pyproject.toml declares."""
 from __future__ import annotations
 
+import html
+
 import json
 import os
 import re
@@ -166,6 +168,7 @@ def test_lesson_sentences_and_figures_equal_the_lesson_pages(exported, monkeypat
     assert at.header[0].value == mine["title"]
     shown = [m.value for m in at.markdown]
     assert mine["sentences"] and all(s in shown for s in mine["sentences"]), step
+    assert not mine["takeaway"] or any(html.escape(mine["takeaway"]) in m for m in shown), step  # on top
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     files = [decode(data["figures"][f["fid"]]) for f in mine["figures"]]
     assert len(charts) == len(files)
