@@ -33,6 +33,16 @@ fi
 if [ -n "$HOST" ] && [ "$CLASS" = 0 ]; then
   echo "start.sh: --host serves other machines: add --class (students get no write controls)" >&2; exit 2
 fi
+# the dashboard's run store ($FEDQUAD_RUNS_DIR, default runs): never the file system's root or a
+# kernel folder (the CLI's --runs-dir rule), never empty; refused in one line before any work
+if [ -n "${FEDQUAD_RUNS_DIR+x}" ] && [ -z "$FEDQUAD_RUNS_DIR" ]; then
+  echo "start.sh: FEDQUAD_RUNS_DIR is set but empty: name a folder for the run store, or unset it (default runs)" >&2; exit 2
+fi
+RUNS_REAL=$(realpath -m -- "${FEDQUAD_RUNS_DIR:-runs}")
+case "$RUNS_REAL" in
+  /) echo "start.sh: FEDQUAD_RUNS_DIR='$FEDQUAD_RUNS_DIR' is the file system's root: runs would be written beside /etc and /usr" >&2; exit 2;;
+  /proc|/proc/*|/sys|/sys/*|/dev|/dev/*) echo "start.sh: FEDQUAD_RUNS_DIR='$FEDQUAD_RUNS_DIR' is in a kernel folder ($RUNS_REAL): choose a folder of your own" >&2; exit 2;;
+esac
 bash scripts/setup.sh
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 ADDRESS=127.0.0.1 SHOWN=127.0.0.1

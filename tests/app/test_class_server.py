@@ -10,6 +10,7 @@ it; the printed links (they name the machine's network address) are opened with 
 127.0.0.1."""
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
@@ -135,3 +136,9 @@ def test_start_refuses_unknown_options_and_host_without_class():
     for args, words in ((["--classroom"], "unknown option"), (["--host", "127.0.0.1"], "add --class")):
         proc = subprocess.run(["bash", "scripts/start.sh", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
         assert proc.returncode == 2 and words in proc.stderr
+    # the dashboard's store: not the root, a kernel folder or empty (issue 47), before any work
+    for runs, words in (("/", "file system's root"), ("/proc/self", "kernel folder"), ("/dev/../sys", "kernel folder"),
+                        ("", "set but empty")):
+        proc = subprocess.run(["bash", "scripts/start.sh"], cwd=ROOT, capture_output=True, text=True, timeout=30,
+                              env={**os.environ, "FEDQUAD_RUNS_DIR": runs})
+        assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, runs
