@@ -123,8 +123,8 @@ def _to_hex(color: str) -> str:
 
 
 LEGEND_ROW = {False: 22, True: 30}  # px per legend row
-DEFAULT_HEIGHT = {False: 450, True: 520}
-MIN_PLOT_HEIGHT = {False: 200, True: 240}  # px the plot area keeps under a title and legend of many rows
+DEFAULT_HEIGHT = {False: 450, True: 460}  # talk: under a step's takeaway, whole inside 720 px (presenter bar included)
+MIN_PLOT_HEIGHT = {False: 200, True: 200}  # px the plot area keeps under a title and legend of many rows
 BOTTOM = {False: 56, True: 70}             # the bottom margin (x ticks and title) unless a figure sets its own
 ASSUMED_WIDTH = 420                  # px a figure gets in a half-width column of the wide layout (1280 px, sidebar open)
 # talk mode: a third of the page (the Lesson's three columns at 1600 px, or at 1280 px with the sidebar
@@ -585,7 +585,7 @@ TALK_CSS = """<style>
 [data-testid="stMainBlockContainer"] {padding-left: 2rem !important; padding-right: 2rem !important; padding-top: 3.5rem !important;}
 [data-testid="stHeader"] {background: transparent !important;}
 .fq-step-title {font-size: 1.9rem; font-weight: 700; line-height: 1.2;} .fq-step-of {font-size: 1.1rem; font-weight: 400; color: #555;}
-.fq-takeaway {font-size: 1.45rem; line-height: 1.3; margin: 0.1rem 0 0.4rem 0;}
+.fq-takeaway {font-size: 1.25rem; line-height: 1.25; margin: 0.1rem 0 0.3rem 0;}
 [data-testid="stColumn"]:has([data-testid="stPlotlyChart"], .js-plotly-plot) {min-width: min(100%, TALK_WIDTHpx) !important;}
 .modebar-container {display: none !important;}
 </style>""".replace("TALK_WIDTH", str(TALK_WIDTH))  # a column holding a figure: never under the width it is laid out for

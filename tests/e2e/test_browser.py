@@ -172,7 +172,7 @@ def test_lesson_in_browser(lesson_server, page, tmp_path):
     for key in ("deck-dl_l6_0", "deck-dl_l6_1"):
         page.locator(f".st-key-{key} button").first.click()
         wait_idle(page)
-    page.get_by_text("My deck (2 figures)").wait_for(timeout=30_000)
+    page.get_by_text("My deck (2 figures)").wait_for(timeout=90_000)  # (a loaded CI machine: 30 s was once too short)
     page.locator(".st-key-deck_export_build button").first.click()
     button = page.locator(".st-key-deck_export_dl_pdf button").first
     button.wait_for(timeout=120_000)

@@ -145,12 +145,9 @@ FIRST_FIGURE = ("() => { const g = document.querySelector('[data-testid=\"stMain
 
 
 def lead(where: str) -> str | None:
-    """The one line a Lesson step shows above its figure in talk mode (None elsewhere)."""
-    if not where.startswith("lesson step "):
-        return None
-    from app.lesson.steps import LEADS
-
-    return LEADS[int(where.rsplit(" ", 1)[1])]
+    """What a Lesson step shows above its figure in talk mode: its takeaway (the one sentence a
+    student can repeat, ``.fq-takeaway``; issue 45), None elsewhere."""
+    return ".fq-takeaway" if where.startswith("lesson step ") else None
 
 
 def first_figure(page):
@@ -168,7 +165,7 @@ def first_figure(page):
 
 
 def first_screen_problems(page, where: str, viewport: dict, lead_text: str | None) -> list[str]:
-    """The main figure whole inside the first screen (no scrolling), its one-line lead above it."""
+    """The main figure whole inside the first screen (no scrolling), the step's takeaway above it."""
     box = first_figure(page)
     if box is None:
         return [f"{where}: no figure on the page"]
@@ -178,13 +175,13 @@ def first_screen_problems(page, where: str, viewport: dict, lead_text: str | Non
         out.append(f"{where}: the main figure is not whole on the first screen: top {y:.0f}, bottom {y + h:.0f} px "
                    f"of {viewport['height']} (left {x:.0f}, right {x + w:.0f} of {viewport['width']})")
     if lead_text:
-        line = page.get_by_text(lead_text, exact=True)
+        line = page.locator(lead_text)
         if not line.count():
-            out.append(f"{where}: the step's one-line lead is missing: {lead_text!r}")
+            out.append(f"{where}: the step's takeaway is missing ({lead_text})")
         else:
             b = line.first.bounding_box()
             if b is None or b["y"] + b["height"] > y + 1:
-                out.append(f"{where}: the step's one-line lead is not above its figure")
+                out.append(f"{where}: the step's takeaway is not above its figure")
     return out
 
 

@@ -142,7 +142,9 @@ def test_a_study_from_the_dashboard_is_checked_once_and_its_driver_trusts_the_ch
     assert problem is None and len(checked) == 2
     studies.launch("pre", {"title": "pre", "base": base, "axes": {"method": ["fedavg", "fedquad"]}}, checked=checked)
     assert seen == Counter({"check_config": 2, "alpha rule": 2, "draw": 1})
-    assert main(started[-1][3:]) == 0  # the driver, in-process: `fedquad study run pre --file ... --preflight ...`
+    # the driver, in-process: `fedquad study run pre --file ... --preflight ...`; run_in_pool is replaced
+    # and trains nothing, so no point finishes and the driver exits 1 (a study with no finished point)
+    assert main(started[-1][3:]) == 1
     assert seen == Counter({"check_config": 2, "alpha rule": 2, "draw": 1})  # nothing checked or drawn again
     assert len(trained) == 2 and all(np.array_equal(a, b) for c in trained.values()
                                      for a, b in zip(c.parts, checked[0].parts))
@@ -150,7 +152,7 @@ def test_a_study_from_the_dashboard_is_checked_once_and_its_driver_trusts_the_ch
     trained.clear()
     studies.launch("pre")
     assert "--preflight" not in started[-1]
-    assert main(started[-1][3:]) == 0
+    assert main(started[-1][3:]) == 1
     assert seen == Counter({"check_config": 4, "alpha rule": 4, "draw": 2})
 
 
