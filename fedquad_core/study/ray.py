@@ -10,6 +10,8 @@ package importable (``pip install -e .`` or the same image); Ray is an optional 
 """
 from __future__ import annotations
 
+import os
+
 import socket
 import sys
 import tempfile
@@ -101,6 +103,9 @@ def run_on_ray(configs: list[RunConfig], store: RunStore, address: str, threads:
     except ImportError:
 
         raise UserError("--ray needs Ray: pip install ray (or pip install -e '.[ray]')") from None
+    # Ray's usage statistics look up cloud metadata hosts (169.254.169.254, metadata.google.internal):
+    # off, so nothing leaves the machine but what the user's --ray address asks for (docs/reliability.md)
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if not ray.is_initialized():
         check_reachable(address)
         try:

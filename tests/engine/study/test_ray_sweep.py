@@ -1,6 +1,8 @@
 """``fedquad sweep --ray``: runs as Ray tasks on a local Ray instance, written into the store."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install ray); the --ray sweep is untested without it")
@@ -12,10 +14,23 @@ from fedquad_core.runs.store import RunStore  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def local_ray():
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+def local_ray(tmp_path_factory):
+    """A local Ray instance kept on loopback: the network guard (tests/netguard) refuses anything
+    else. Ray replaces 127.0.0.1 by this machine's own address, so its node is 127.0.0.2 (loopback
+    too); its usage statistics are off; and its dashboard process, which asks cloud metadata hosts
+    which cloud it runs on unless a cluster config names one, finds a local one in its home."""
+    home = tmp_path_factory.mktemp("ray-home")
+    (home / "ray_bootstrap_config.yaml").write_text("provider:\n  type: local\n")
+    saved = {k: os.environ.get(k) for k in ("HOME", "RAY_USAGE_STATS_ENABLED")}
+    os.environ.update(HOME=str(home), RAY_USAGE_STATS_ENABLED="0")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.2")
     yield
     ray.shutdown()
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 def test_sweep_runs_as_ray_tasks_into_the_store(tmp_path, local_ray):
