@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, chromium_path, dump_pages, poll, wait_idle
+from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, chromium_path, dump_pages, new_context, poll, wait_idle
 
 
 def _step(page) -> int | None:
@@ -54,7 +54,7 @@ def test_present_three_steps_with_a_clickers_keys_switch_page_and_leave(lesson_s
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+            page = new_context(browser, viewport={"width": 1280, "height": 720}).new_page()  # other hosts aborted
             page.set_default_timeout(90_000)
             page.goto(f"{url}/lesson?talk=1&step=1")  # the one link this test opens
             _wait_step(page, 1)
