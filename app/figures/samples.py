@@ -87,7 +87,7 @@ def equal_samples_note(frame: pd.DataFrame) -> str:
     rounds, samples = {}, {}
     for s in seeds:  # the claims table's rule: each run's last-10-round window (engine.equal_samples_values)
         more_rows, less_rows = _rows(runs[more][s]), _rows(runs[less][s])
-        mine, ref = engine.window_value(more_rows, "final_acc"), engine.window_value(less_rows, "final_acc")
+        mine, ref = engine.run_value(more_rows, "final_acc"), engine.run_value(less_rows, "final_acc")
         if mine is not None and ref is not None:
             rounds[s] = (mine, ref)
         at = engine.at_samples(more_rows, "final_acc", engine.reference_totals(less_rows, "final_acc"))

@@ -31,7 +31,7 @@ from fedquad_core.version import engine_fingerprint
 from fedquad_core.config.holding import hold_share
 from fedquad_core.study.store import DamagedStudy, StudyStore
 from fedquad_core.study.paper_claims import check_claims, claims_markdown, pairable, row_key
-from fedquad_core.study.confirm import at_samples, equal_rounds as window_value, equal_samples_values, reference_totals
+from fedquad_core.study.confirm import at_samples, equal_samples_values, reference_totals
 from fedquad_core.study.claims_table import claim_verdicts, format_p
 from fedquad_core.study.claim_runs import run_value
 from fedquad_core.study.effects import effect_text, smallest_effect
@@ -58,7 +58,7 @@ __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError
            "layout_damage", "read_layout", "DamagedFile", "UnsafeFile", "open_safe_file", "touch_safe", "unsafe_folder", "unsafe_program", "read_json_file", "read_text_file", "read_snapshot_file", "DamagedStudy", "StudyStore", "study_frame", "Verdict", "compare",
            "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "NEGLIGIBLE", "p_text", "paired_test", "holm_adjust",
            "claim_verdicts", "format_p", "row_key", "run_value", "effect_text", "smallest_effect", "seed_of", "claim_judge", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
-           "claims_markdown", "pairable", "equal_samples_values", "at_samples", "window_value", "reference_totals", "FOLLOW_FOLDER", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
+           "claims_markdown", "pairable", "equal_samples_values", "at_samples", "reference_totals", "FOLLOW_FOLDER", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
 __all__ += ["NumberError", "parse_float", "parse_int"]  # the one rule of numbers (URL values as flags)
 __all__ += ["RESULT_PHRASES", "MAX_WORDS", "claim_words", "row_takeaway", "stray_phrases", "takeaway", "word_count"]  # words from verdicts
 __all__ += ["ALPHA_STEPS", "alpha_text", "parse_alpha", "limits"]  # the one α vocabulary, the forms' bounds

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..runs.store import StoreError
 from . import registration as registry
-from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS, StudyRuns
+from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS, StudyRuns, run_value
 from .matched import accuracy_levels, curve, seed_of
 from .stats import LEVEL, Difference, first_crossing, holm, mean_interval, p_text, paired, slope, tost, welch_values
 from .store import StudyStore
@@ -98,11 +98,6 @@ def _window(metric: str) -> int:
     return LAST_ROUNDS if metric == "final_acc" else LAST_SNAPSHOTS
 
 
-def equal_rounds(rows: list[dict], metric: str) -> float | None:
-    s = _series(rows, metric, samples=False)[-_window(metric):]
-    return math.fsum(v for _, _, v in s) / len(s) if s else None
-
-
 def at_samples(rows: list[dict], metric: str, totals: list[float]) -> float | None:
     """The measure interpolated in ``samples_total`` at each of ``totals``, averaged; None when
     the run does not reach them all (nothing is extrapolated)."""
@@ -147,7 +142,7 @@ def compare_arms(how: str, r: StudyRuns, row: dict, is_paired: bool) -> Comparis
     if how == "equal samples":
         a_vals, b_vals, left = equal_samples_values(r, a, b, metric, is_paired)
     else:
-        a_vals, b_vals = ({s: v for s, rows in _runs(r, c).items() if (v := equal_rounds(rows, metric)) is not None}
+        a_vals, b_vals = ({s: v for s, rows in _runs(r, c).items() if (v := run_value(rows, metric)) is not None}
                           for c in (a, b))
     return Comparison(how, _test(a_vals, b_vals, is_paired), len(a_vals), len(b_vals), left)
 
@@ -269,7 +264,7 @@ def _check_row(row: dict, reg, studies) -> ConfirmRow:
     r = StudyRuns(studies.runs, record)
     is_paired = row["test"] == "paired t"
     b_runs = _runs(r, _coords(row["b"]))
-    ref = [v for rows in b_runs.values() if (v := equal_rounds(rows, row["measure"])) is not None]
+    ref = [v for rows in b_runs.values() if (v := run_value(rows, row["measure"])) is not None]
     delta = reg.delta[row["delta"]]["value"]
     if row["delta"] == "distance_share":
         delta *= abs(math.fsum(ref) / len(ref)) if ref else float("nan")
@@ -338,7 +333,7 @@ def equal_samples_values(r: StudyRuns, a: dict, b: dict, metric: str, is_paired:
     if _final_samples(a_runs) < _final_samples(b_runs):
         b_vals, a_vals, left = equal_samples_values(r, b, a, metric, is_paired)
         return a_vals, b_vals, left
-    b_vals = {s: v for s, rows in b_runs.items() if (v := equal_rounds(rows, metric)) is not None}
+    b_vals = {s: v for s, rows in b_runs.items() if (v := run_value(rows, metric)) is not None}
     mean_totals = _mean_totals([reference_totals(rows, metric) for rows in b_runs.values()])
     a_vals, left = {}, []
     for s, rows in a_runs.items():

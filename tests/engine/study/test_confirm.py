@@ -27,7 +27,7 @@ def test_equal_samples_interpolates_in_samples_and_never_extrapolates():
     assert cf.at_samples(fedquad, "final_acc", [800]) == pytest.approx(0.7)  # a total hit exactly
     assert cf.at_samples(fedquad, "final_acc", [900]) is None  # beyond its last round: not extrapolated
     assert cf.at_samples(fedquad, "final_acc", [100]) is None  # before its first row
-    assert cf.equal_rounds(_rows(100, [0.0] * 5 + [1.0] * 10), "final_acc") == pytest.approx(1.0)  # last 10 rounds
+    assert cf.run_value(_rows(100, [0.0] * 5 + [1.0] * 10), "final_acc") == pytest.approx(1.0)  # last 10 rounds
 
 
 def test_reference_totals_are_the_reference_runs_last_window():
