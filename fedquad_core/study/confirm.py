@@ -14,7 +14,12 @@ studies of a run-store root by the rules the registration fixed before their run
   changing is never "supported";
 - **not confirmed: needs N seeds** when the study has fewer seeds than the row's power
   calculation asks; **exploratory** when the study record was made under another registration
-  of the row; **not yet recorded** when the study is not in the root.
+  of the row; **not yet recorded** when the study is not in the root;
+- **recording: k of N seeds** while the study's recording is under way (a point without a run,
+  or with a run still queued or running): no number and no verdict is shown before every
+  registered seed is in, so an interim look can neither stop the recording early nor be read as
+  a result; Holm's family counts such rows as untested p = 1 (conservative), and so gives every
+  row its registered adjustment once all are in.
 
 Equal samples (the registered rule): for each seed, the reference arm's (``b``'s) cumulative
 training samples (``samples_total``) at its last window (10 rounds, or 3 snapshots); the other
@@ -27,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..runs.store import StoreError
+from ..runs.store import RunNotFound, StoreError
 from . import registration as registry
 from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS, StudyRuns, run_value
 from .matched import accuracy_levels, curve, seed_of
@@ -37,7 +42,8 @@ from .verdicts import INCONCLUSIVE, NEGLIGIBLE, NOT_SUPPORTED, SUPPORTED
 
 ALPHA = 1 - LEVEL
 ACCURACY = {"final_acc", "local_acc_all"}
-NOT_RECORDED, EXPLORATORY = "not yet recorded", "exploratory"
+NOT_RECORDED, EXPLORATORY, RECORDING = "not yet recorded", "exploratory", "recording"
+TERMINAL = {"finished", "failed", "cancelled", "diverged"}
 PLATEAU_WINDOW, PER = 20, 10
 
 
@@ -232,9 +238,10 @@ def check_confirmatory(root: str | Path) -> list[ConfirmRow]:
     studies = StudyStore(Path(root))
     out = [_check_row(row, reg, studies) for row in reg.rows]
     tested = [x for x in out if x.primary is not None and x.primary.test is not None]
-    ps = holm([x.primary.test.p for x in tested])
+    pending = sum(1 for x in out if x.status in (NOT_RECORDED, RECORDING))  # p = 1 until they are in
+    ps = holm([x.primary.test.p for x in tested] + [1.0] * pending)
     for scale, attr in ((1.0, None), (0.5, "at_half"), (2.0, "at_double")):
-        eqs = holm([tost(x.primary.test, x.delta * scale) for x in tested])
+        eqs = holm([tost(x.primary.test, x.delta * scale) for x in tested] + [1.0] * pending)
         for x, p, q in zip(tested, ps, eqs):
             others = [c.test for c in x.others]
             changing = x.still_changing and x.primary.name == "equal rounds"
@@ -244,6 +251,8 @@ def check_confirmatory(root: str | Path) -> list[ConfirmRow]:
             else:
                 setattr(x, attr, v)
     for x in out:
+        if x.status == RECORDING:
+            continue
         if x.status != NOT_RECORDED and (x.primary is None or x.primary.test is None):
             x.verdict = "untested: fewer than 2 finished seeds on a side"
         if x.status == "confirmatory" and not x.affordable:
@@ -261,6 +270,10 @@ def _check_row(row: dict, reg, studies) -> ConfirmRow:
         record = studies.read(name)
     except StoreError as exc:
         return ConfirmRow(row, NOT_RECORDED, verdict=f"damaged, left out: {exc}")
+    done, registered = recording_progress(studies, record)
+    if done < registered:
+        return ConfirmRow(row, RECORDING, seeds=registered,
+                          verdict=f"recording: {done} of {registered} seeds in; no verdict before all are")
     r = StudyRuns(studies.runs, record)
     is_paired = row["test"] == "paired t"
     b_runs = _runs(r, _coords(row["b"]))
@@ -278,6 +291,22 @@ def _check_row(row: dict, reg, studies) -> ConfirmRow:
     seeds = len({seed_of(p) for p in record.get("points", [])})
     return ConfirmRow(row, registry.row_status(row, record, reg), delta, primary, others, "; ".join(texts),
                       changing, seeds=seeds)
+
+
+def recording_progress(studies: StudyStore, record: dict) -> tuple[int, int]:
+    """(seeds whose every point has a run that ended, seeds of the study): the recording is
+    complete when the two are equal."""
+    ended: dict[Any, bool] = {}
+    for p in record.get("points", []):
+        state = None
+        if p.get("run_id"):
+            try:
+                state = studies.runs.read_status(p["run_id"]).get("state")
+            except (RunNotFound, StoreError):
+                state = None
+        seed = seed_of(p)
+        ended[seed] = ended.get(seed, True) and state in TERMINAL
+    return sum(ended.values()), len(ended)
 
 
 # ---- the table -----------------------------------------------------------------------------------

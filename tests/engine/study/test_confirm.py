@@ -57,6 +57,23 @@ def test_supported_needs_the_holm_p_and_delta():
     assert cf.strict_verdict(up, [], 2.0, "above", 0.001, 0.01, False) == cf.NEGLIGIBLE  # only by equivalence
 
 
+def test_holm_counts_rows_not_yet_in_as_p_one(monkeypatch):
+    """Holm's family is the registration's rows: one tested row among eight still to come is
+    adjusted as the first of nine (p x 9), never as a family of one."""
+    test = paired([1.0, 1.2, 1.1, 1.3, 1.25], [0.0, 0.1, 0.05, 0.2, 0.1])
+
+    def fake(row, reg, studies):
+        if row["id"] == "C4":
+            return cf.ConfirmRow(row, "confirmatory", 0.01, cf.Comparison("equal samples", test, 5, 5), seeds=56)
+        status = cf.RECORDING if row["study"] == "confirm-digits-collapse" else cf.NOT_RECORDED
+        return cf.ConfirmRow(row, status, seeds=27, verdict="recording: 3 of 27 seeds in; no verdict before all are")
+
+    monkeypatch.setattr(cf, "_check_row", fake)
+    rows = {x.row["id"]: x for x in cf.check_confirmatory("/nonexistent")}
+    assert rows["C4"].p_holm == pytest.approx(min(1.0, 9 * test.p)) and rows["C4"].p_holm > test.p
+    assert rows["C1"].verdict.startswith("recording: 3 of 27") and rows["C1"].p_holm is None
+
+
 def _env(tmp_path) -> dict:
     """A bare environment, the network guard kept (tests/conftest.py puts it on PYTHONPATH)."""
     return {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join([str(REPO), os.environ["PYTHONPATH"]]),
@@ -77,6 +94,19 @@ def test_the_table_on_a_tiny_confirmation_recording(tmp_path):
     assert [c.name for c in c4.others] == ["equal rounds"] and c4.others[0].test is not None
     table = cf.confirm_markdown(list(rows.values()))
     assert "| C4 |" in table and "not confirmed: needs 56 seeds" in table and table.count("\n") == len(rows) + 1
+    # while a run is still going, the study shows no number and no verdict
+    import json
+    point = json.loads((scratch / "studies" / "confirm-digits-local.json").read_text())["points"][-1]
+    status_path = scratch / point["run_id"] / "status.json"
+    saved = status_path.read_text()
+    waiting = {k: v for k, v in json.loads(saved).items() if k not in ("pid", "pid_start")}
+    status_path.write_text(json.dumps({**waiting, "state": "queued"}))  # waiting for a worker
+    during = {x.row["id"]: x for x in cf.check_confirmatory(scratch)}
+    for row_id in ("C4", "C5", "C6"):
+        assert during[row_id].status == cf.RECORDING and during[row_id].primary is None
+        assert during[row_id].verdict == "recording: 1 of 2 seeds in; no verdict before all are"
+    assert "recording: 1 of 2 seeds in" in cf.confirm_markdown(list(during.values()))
+    status_path.write_text(saved)
     # a study recorded under another registration of its rows is refused, not resumed
     import json
     path = scratch / "studies" / "confirm-digits-local.json"
