@@ -78,7 +78,9 @@ def confirmatory_lines() -> list[str]:
     lines = [f"Registration `{reg.digest[:12]}` ({len(reg.rows)} rows); confirmation runs: {where}.", "",
              confirm.confirm_markdown(rows), ""]
     for x in rows:
-        if x.status == confirm.NOT_RECORDED:
+        if x.status == confirm.RECORDING:
+            lines.append(f"- {x.row['id']}: {x.verdict} ({x.row['claim']}).")
+        elif x.status == confirm.NOT_RECORDED:
             lines.append(f"- {x.row['id']}: not yet recorded ({x.row['claim']}; its study has "
                          f"{reg.studies[x.row['study']]['seeds']} seeds registered, its power calculation asks "
                          f"{x.row['seeds_needed']}).")

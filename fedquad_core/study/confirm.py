@@ -232,11 +232,13 @@ def strict_verdict(primary: Difference | None, others: list[Difference | None], 
     return INCONCLUSIVE
 
 
-def check_confirmatory(root: str | Path) -> list[ConfirmRow]:
-    """Every registered row judged on the confirmation studies of ``root``."""
+def check_confirmatory(root: str | Path, only: list[str] | None = None) -> list[ConfirmRow]:
+    """Every registered row judged on the confirmation studies of ``root`` (with ``only``, the
+    rows of the other studies read "not yet recorded", as in a store holding just these)."""
     reg = registry.load()
     studies = StudyStore(Path(root))
-    out = [_check_row(row, reg, studies) for row in reg.rows]
+    out = [_check_row(row, reg, studies) if only is None or row["study"] in only else ConfirmRow(row, NOT_RECORDED)
+           for row in reg.rows]
     tested = [x for x in out if x.primary is not None and x.primary.test is not None]
     pending = sum(1 for x in out if x.status in (NOT_RECORDED, RECORDING))  # p = 1 until they are in
     ps = holm([x.primary.test.p for x in tested] + [1.0] * pending)
