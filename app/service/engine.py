@@ -39,7 +39,7 @@ from fedquad_core.study.matched import accuracy_profile, matched_accuracy, match
 from fedquad_core.study.table import NEGLIGIBLE, NO_DATA, NOISE, ONE_SEED, SEPARATED, Verdict, compare, compare_summary, study_frame
 from fedquad_core.study.stats import holm as holm_adjust, p_text, paired as paired_test
 from fedquad_core.study.verdicts import judge as claim_judge
-from fedquad_core.study.words import RESULT_PHRASES, MAX_WORDS, claim_words, row_takeaway, stray_phrases, takeaway, word_count
+from fedquad_core.study.words import RESULT_PHRASES, MAX_WORDS, claim_words, difference_words, row_takeaway, stray_phrases, takeaway, word_count
 
 _LAZY = {
     "METHODS": "fedquad_core.methods",
@@ -60,7 +60,7 @@ __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError
            "claim_verdicts", "format_p", "row_key", "run_value", "effect_text", "smallest_effect", "seed_of", "claim_judge", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
            "claims_markdown", "pairable", "equal_samples_values", "at_samples", "reference_totals", "FOLLOW_FOLDER", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
 __all__ += ["NumberError", "parse_float", "parse_int"]  # the one rule of numbers (URL values as flags)
-__all__ += ["RESULT_PHRASES", "MAX_WORDS", "claim_words", "row_takeaway", "stray_phrases", "takeaway", "word_count"]  # words from verdicts
+__all__ += ["RESULT_PHRASES", "MAX_WORDS", "claim_words", "difference_words", "row_takeaway", "stray_phrases", "takeaway", "word_count"]  # words from verdicts
 __all__ += ["ALPHA_STEPS", "alpha_text", "parse_alpha", "limits"]  # the one α vocabulary, the forms' bounds
 
 

@@ -7,12 +7,16 @@ differ from what it writes).
   student can repeat, never stronger than the verdict;
 - ``qualifiers(row)``: what weakens a row's reading (still changing, depends on δ, a comparison
   whose estimate goes the other way), in words;
+- ``difference_words(verdict, who, delta_text, p_text)``: one comparison (``table.Verdict``) in a
+  clause, for a figure's note (the Live demo's equal-samples note);
 - ``RESULT_PHRASES``: the phrases that state a result; a test renders every Lesson step and deck
   slide and fails on one that no verdict produced."""
 from __future__ import annotations
 
 import re
 
+from .table import NEGLIGIBLE as SMALL
+from .table import NOISE, SEPARATED, Verdict
 from .verdicts import INCONCLUSIVE, NEGLIGIBLE, NOT_RUN, NOT_SUPPORTED, ONE, SUPPORTED
 
 MAX_WORDS = 25
@@ -87,3 +91,16 @@ def stray_phrases(text: str, produced: list[str] | tuple[str, ...] = ()) -> list
     for fragment in sorted({f for f in produced if f}, key=len, reverse=True):
         rest = rest.replace(fragment, " ¦ ")
     return [p for p in RESULT_PHRASES if re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", rest, re.IGNORECASE)]
+
+
+def difference_words(v: Verdict, who: str, delta_text: str, p_text) -> str:
+    """One comparison in a clause: "higher with FedQuad, beyond seed noise (p = 0.01, 3 seeds)",
+    "negligible: inside ±1 point (...)", "inconclusive with 3 seeds (p = 0.4)" or "one seed: no
+    test possible" (``p_text`` formats a p value)."""
+    if v.state == SEPARATED:
+        return f"{'higher' if v.direction > 0 else 'lower'} with {who}, beyond seed noise ({p_text(v.test.p)}, {v.seeds})"
+    if v.state == SMALL:
+        return f"negligible: inside {delta_text} ({p_text(v.tost_p)}, {v.seeds})"
+    if v.state == NOISE:
+        return f"inconclusive with {v.seeds} ({p_text(v.test.p)})"
+    return "one seed: no test possible"
