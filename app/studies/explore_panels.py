@@ -17,7 +17,8 @@ from app.figures import study as sf
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.figures.samples import equal_samples_note
 from app.figures.charts import embedding_scatter, spectrum_figure
-from app.figures.theme import DEFAULT_HEIGHT, class_colors, refit
+from app.figures.fit import fit
+from app.figures.palette import DEFAULT_HEIGHT, class_colors
 from app.studies import catalog as studies
 from app.studies import explore_local, shared
 
@@ -190,7 +191,7 @@ def _widen_lone(view: View, points: pd.DataFrame, pos: switcher.Position) -> swi
     lone = {row[0] for s in sections(view, points) if not s.columns for row in s.rows if len(row) == 1}
     for p in pos.panels:
         if p.slot in lone and p.fig is not None:
-            p.fig = refit(p.fig, LONE_WIDTH, True, height=min(p.fig.layout.height or DEFAULT_HEIGHT[True], DEFAULT_HEIGHT[True]))
+            p.fig = fit(go.Figure(p.fig), True, width=LONE_WIDTH, height=min(p.fig.layout.height or DEFAULT_HEIGHT[True], DEFAULT_HEIGHT[True]))
     return pos
 
 
