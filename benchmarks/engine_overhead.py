@@ -2,7 +2,7 @@
 plain PyTorch loop, in one process (the engine should lose under 10 %); then every method's
 round time relative to FedAvg on the same partition.
 
-    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python benchmarks/engine_overhead.py [--dataset digits]
+    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python -m benchmarks.engine_overhead [--dataset digits]
 """
 from __future__ import annotations
 
@@ -10,19 +10,16 @@ import argparse
 import dataclasses
 import os
 import statistics
-import sys
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 
-from round_speed import BATCH, LR, MOMENTUM, engine, plain_loop  # noqa: E402
-from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.methods import METHODS  # noqa: E402
-from fedquad_core.train.runner import prepare  # noqa: E402
+from benchmarks.round_speed import BATCH, LR, MOMENTUM, engine, plain_loop
+from fedquad_core.config import RunConfig
+from fedquad_core.methods import METHODS
+from fedquad_core.train.runner import prepare
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 lazily, each in a fresh Python process (median of ``--repeat`` runs). Their comments cite these
 numbers ("lazy: 1.3-1.6 s"); rerun this after a dependency upgrade.
 
-    python benchmarks/lazy_imports.py [--repeat 3]
+    python -m benchmarks.lazy_imports [--repeat 3]
 """
 from __future__ import annotations
 
