@@ -18,6 +18,12 @@ on each.
 
 Figures are rendered once per export by a ``Renderer`` (through ``app.export.files.figure_bytes``,
 i.e. kaleido + Chromium) and the bytes are reused across the three files. Pure: no streamlit.
+
+This module is the deck's front door (``export_all``, ``EXPORTS``, and the names callers use); the
+work is in one module per concern: ``content`` (``Slide``, ``SlideFigure``, ``from_step``),
+``pages`` (layout, text measurement, table pagination), ``render`` (``slide_fit``: the one figure
+fitting, ``app.figures.fit.fit``, for a page's box; ``share_axes``; the ``Renderer`` cache),
+``pdf_deck``, ``pptx_deck`` and ``figures_zip``.
 """
 from __future__ import annotations
 

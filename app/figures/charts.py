@@ -2,7 +2,7 @@
 ``partition_figures`` and ``geometry_figures`` (re-exported, so pages import from one place).
 
 Every builder is pure (data in, ``plotly.graph_objects.Figure`` out) and takes ``talk`` for the
-presentation look of ``app.figures.theme``.
+presentation look of ``app.figures.fit``.
 """
 from __future__ import annotations
 

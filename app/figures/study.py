@@ -4,7 +4,7 @@ margins heatmap with FedAvg as the colour bar's reference, and the singular-valu
 alpha (the picture of FedDecorr, Shi et al. ICLR 2023, Fig. 1).
 
 Every builder is pure: pandas / numpy in, ``plotly.graph_objects.Figure`` out, ``talk`` for the
-presentation look of ``app.figures.theme``. The tables they take:
+presentation look of ``app.figures.fit``. The tables they take:
 
 - *points*: one row per grid point, as ``fedquad_core.study.study_frame`` gives it (the axis
   columns, ``run_id``, ``state``, ``final_acc``, ``final_ratio``, ``effective_rank``, ...);
