@@ -52,12 +52,16 @@ def fit(fig, talk: bool = False, *, width: int | None = None, height: int | None
     """The figure with its mode's look and its text fitted: see the module's docstring for the four
     uses. ``fig``: a ``go.Figure`` (changed in place) or a ``(data, layout)`` pair of dicts."""
     if isinstance(fig, tuple):
+        if width or height or page:
+            raise TypeError("fit((data, layout), ...) fits for the mode's width: width, height and page take a figure")
         data, layout = fig
         layout = _merge(theme_layout(data, layout, talk), overrides or {})
         if talk:
             for trace in data:
                 _thicken_trace(trace)
         return go.Figure(data=data, layout=layout, _validate=False)
+    if overrides or (height and not width):
+        raise TypeError("fit(fig, ...): overrides take the (data, layout) form, and height comes with a width")
     if page:
         if not (width and height):
             raise ValueError("fit(..., page=True) needs the box's width and height in px")
