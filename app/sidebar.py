@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import follow, presets, service, state
-from app.figures.theme import page_css
+from app.figures.palette import page_css
 
 QUICK_PRESET = "Collapse in one minute"
 

@@ -45,7 +45,7 @@ during the slider and switch measurements, to see the dashboard while a study tr
 runs the slider moves several times (the median of all moves is printed).
 
 Usage:
-    PYTHONPATH=. .venv/bin/python benchmarks/browser_latency.py [--moves 6] [--talk] [--load]
+    .venv/bin/python -m benchmarks.browser_latency [--moves 6] [--talk] [--load]
 """
 from __future__ import annotations
 
@@ -54,7 +54,6 @@ import json
 import os
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -62,8 +61,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-from serving import Dashboard, DashboardError, free_port  # noqa: E402,F401 - free_port: for the other benchmarks
+from benchmarks import harness
+from scripts.serving import Dashboard, DashboardError, free_port  # noqa: F401 - free_port: for the other benchmarks
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 STUDY = "recorded:digits-alpha"
@@ -282,9 +281,8 @@ def open_browser(pw, exe: str, init_script: str, timeout_ms: int):
 
 
 def fmt(xs: list[float]) -> str:
-    if not xs:
-        return "n/a"
-    return f"median {statistics.median(xs):.0f} ms, max {max(xs):.0f} ms (n={len(xs)})"
+    """Latencies in ms, as the harness writes them."""
+    return harness.fmt([x / 1000 for x in xs], unit="ms", digits=0)
 
 
 def main(argv: list[str] | None = None) -> int:

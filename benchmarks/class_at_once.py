@@ -37,7 +37,7 @@ printed before and after: on a shared machine the absolute times move with it; c
 ratios (shared / baseline, same run). This prints; it asserts nothing.
 
 Usage:
-    PYTHONPATH=. .venv/bin/python benchmarks/class_at_once.py [--sessions 1,8] [--waves 2] [--talk]
+    .venv/bin/python -m benchmarks.class_at_once [--sessions 1,8] [--waves 2] [--talk]
         [--client browser|ws]
 """
 from __future__ import annotations
@@ -55,10 +55,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser_latency import ROOT, Server, chromium_path, load1, open_browser  # noqa: E402
+from benchmarks import harness
+from benchmarks.browser_latency import ROOT, Server, chromium_path, load1, open_browser
 
 SHARED_ENV = "FEDQUAD_SHARED_FIGURES"  # app/studies/shared.py's ENV (not imported: it imports streamlit)
 MODES = {"baseline": "0", "shared": "1"}
@@ -253,7 +252,7 @@ def line(r: dict) -> str:
 
 
 def ratio(a: list[float], b: list[float], f) -> str:
-    return f"{f(a) / f(b):.2f}" if a and b and f(b) > 0 else "n/a"
+    return harness.ratio(a, b, of=f)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ ratio; absolute numbers move with the machine's load). One headless Chromium
 (``/usr/bin/chromium`` or CHROMIUM_PATH) holds every session. This prints; it asserts nothing.
 
 Usage:
-    PYTHONPATH=. .venv/bin/python benchmarks/class_followers.py [--students 6] [--seconds 30] [--settle 25]
+    .venv/bin/python -m benchmarks.class_followers [--students 6] [--seconds 30] [--settle 25]
 """
 from __future__ import annotations
 
@@ -26,8 +26,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -42,8 +40,8 @@ def one(mode: str, students: int, settle: float, seconds: float) -> float:
     """The class server's share of a core while ``students`` sessions follow (``mode``: config or baseline)."""
     from playwright.sync_api import sync_playwright
 
-    from browser_latency import CHROMIUM_ARGS, chromium_path
-    from serving import Dashboard
+    from benchmarks.browser_latency import CHROMIUM_ARGS, chromium_path
+    from scripts.serving import Dashboard
 
     tmp = Path(tempfile.mkdtemp(prefix="class-followers-"))
     env = {"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"} if mode == "baseline" else {}
@@ -75,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not 1 <= args.students <= 50 or not 5 <= args.seconds <= 600 or not 0 <= args.settle <= 600:
         p.exit(2, "class_followers: --students 1-50, --seconds 5-600, --settle 0-600\n")
-    from browser_latency import chromium_path
+    from benchmarks.browser_latency import chromium_path
 
     chromium_path()  # (exits with one line when Debian's chromium is missing)
     shares = {}

@@ -4,7 +4,7 @@ Digits (MLP), 50 clients, Dirichlet alpha 0.3, 2 local epochs, 30 rounds, every 
 round; two seeds per setting; two runs at a time (one per core, one thread each). Prints a
 Markdown table of final test accuracy, intra/inter ratio and effective rank (mean over seeds).
 
-    .venv/bin/python benchmarks/defaults_sweep.py [--rounds 30] [--seeds 0,1] [--out benchmarks/DEFAULTS.md]
+    .venv/bin/python -m benchmarks.defaults_sweep [--rounds 30] [--seeds 0,1] [--out benchmarks/DEFAULTS.md]
 """
 from __future__ import annotations
 
@@ -17,9 +17,8 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fedquad_core.config import RunConfig  # noqa: E402
+from fedquad_core.config import RunConfig
 
 # (label, method, lr, method_params, normalize_embeddings); rows without "tuples N" in the label
 # ran with 16 tuples per batch, the default at the time

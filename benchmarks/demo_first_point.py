@@ -27,7 +27,7 @@ settled first page before the click (a user reading it; the dashboard's warm ser
 run starts as a fresh process. Each demo says how many of its runs were forked by the server.
 
 Usage:
-    PYTHONPATH=. .venv/bin/python benchmarks/demo_first_point.py [--repeat 3] [--load] [--no-worker]
+    .venv/bin/python -m benchmarks.demo_first_point [--repeat 3] [--load] [--no-worker]
         [--think 10] [--no-warm]
 """
 from __future__ import annotations
@@ -36,17 +36,19 @@ import argparse
 import json
 import os
 import signal
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser_latency import ROOT, Server, chromium_path, load1, open_browser, start_load  # noqa: E402
-from serving import stop_runs  # noqa: E402  (browser_latency put scripts/ on sys.path)
+from benchmarks.browser_latency import ROOT, Server, chromium_path, load1, open_browser, start_load
+from benchmarks.harness import fmt as _fmt
+from scripts.serving import stop_runs
+
+
+def fmt(xs: list[float]) -> str:
+    return _fmt(xs, unit="s", digits=1)
 
 QUICK_KEY = ".st-key-quick_start button"
 ACC_TITLE = "Test accuracy"
@@ -193,8 +195,6 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def fmt(xs: list[float]) -> str:
-    return f"median {statistics.median(xs):.1f} s, max {max(xs):.1f} s (n={len(xs)})"
 
 
 def main(argv: list[str] | None = None) -> int:

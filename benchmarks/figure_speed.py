@@ -1,6 +1,6 @@
 """How long the dashboard's figures take to build, and (with --export) to export via kaleido.
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/figure_speed.py [--export] [--repeat 20]
+    OMP_NUM_THREADS=1 .venv/bin/python -m benchmarks.figure_speed [--export] [--repeat 20]
 
 Build times are the best of ``--repeat`` runs (the machine may be shared); the target is a
 200-client x 100-class partition heatmap under 50 ms. Export times are the best of three after
@@ -14,15 +14,11 @@ import time
 import numpy as np
 
 from app.figures import charts as figures
+from benchmarks.harness import Table, add_docs_flag, best, timed, write_docs
 
 
 def best_ms(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return 1000 * best
+    return 1000 * best(timed(fn, repeat=repeat))
 
 
 def cases() -> dict:
@@ -47,15 +43,23 @@ def cases() -> dict:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--export", action="store_true", help="also time PNG/SVG/PDF export with kaleido")
-    args = parser.parse_args()
+    add_docs_flag(parser)
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be positive")
     built = {}
+    table = Table("figure_speed", ["figure", "build (best)"], title=f"Figure builds, best of {args.repeat}")
     for name, fn in cases().items():
         built[name] = fn()
-        print(f"build  {name:36s} {best_ms(fn, args.repeat):7.1f} ms")
+        ms = best_ms(fn, args.repeat)
+        print(f"build  {name:36s} {ms:7.1f} ms")
+        table.row(name, f"{ms:.1f} ms")
+    if args.write_docs:
+        write_docs(table, command=f"OMP_NUM_THREADS=1 python -m benchmarks.figure_speed --repeat {args.repeat} --write-docs")
     if not args.export:
         return
     from app.export import files as export

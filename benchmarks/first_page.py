@@ -11,7 +11,7 @@ as medians, the s to the first chart from health and from the start command (wha
 warm-up's hold on the health check costs a browser that comes early), the ratio warm-up /
 baseline, and the load average before and after (the machine may be shared).
 
-Usage: PYTHONPATH=. .venv/bin/python benchmarks/first_page.py [--repeat 3]
+Usage: .venv/bin/python -m benchmarks.first_page [--repeat 3]
 """
 from __future__ import annotations
 
@@ -23,9 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_latency import OBSERVER, ROOT, chromium_path, first_page_run, free_port, load1, open_browser  # noqa: E402
-from serving import Dashboard  # noqa: E402  (browser_latency put scripts/ on sys.path)
+from benchmarks.browser_latency import OBSERVER, ROOT, chromium_path, first_page_run, free_port, load1, open_browser
+from scripts.serving import Dashboard
 
 READY = "warm-up: /?talk=1 ready"
 

@@ -2,14 +2,15 @@
 lazily, each in a fresh Python process (median of ``--repeat`` runs). Their comments cite these
 numbers ("lazy: 1.3-1.6 s"); rerun this after a dependency upgrade.
 
-    python benchmarks/lazy_imports.py [--repeat 3]
+    python -m benchmarks.lazy_imports [--repeat 3] [--write-docs]
 """
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
+
+from benchmarks.harness import Table, add_docs_flag, median, write_docs
 
 # the lazily imported module, and where the engine imports it inside a function
 LAZY = {
@@ -26,13 +27,21 @@ def seconds(name: str) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeat", type=int, default=3)
-    args = p.parse_args()
+    add_docs_flag(p)
+    args = p.parse_args(argv)
+    if args.repeat < 1:
+        p.error("--repeat must be positive")
+    table = Table("lazy_imports", ["module", "import time", "median", "imported lazily in"],
+                  title=f"Import time in a fresh process, {args.repeat} runs each")
     for name, where in LAZY.items():
         runs = [seconds(name) for _ in range(args.repeat)]
-        print(f"{name:24s} {min(runs):.2f}-{max(runs):.2f} s (median {statistics.median(runs):.2f})  {where}")
+        print(f"{name:24s} {min(runs):.2f}-{max(runs):.2f} s (median {median(runs):.2f})  {where}")
+        table.row(name, f"{min(runs):.2f}-{max(runs):.2f} s", f"{median(runs):.2f} s", where)
+    if args.write_docs:
+        write_docs(table, command=f"python -m benchmarks.lazy_imports --repeat {args.repeat} --write-docs")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Time one full export of the lesson (seven steps -> PDF deck + PowerPoint + figures zip) and say
 where the time goes (building the steps, rendering figures through kaleido, writing the files).
 
-    PYTHONPATH=. OMP_NUM_THREADS=1 .venv/bin/python benchmarks/lesson_export.py [--root DIR] [--talk]
+    PYTHONPATH=. OMP_NUM_THREADS=1 .venv/bin/python -m benchmarks.lesson_export [--root DIR] [--talk]
 
 ``--root`` a run-store root holding ``studies/digits-alpha.json`` (default: the recorded
 ``assets/recorded`` if it has it, else a synthetic study written to a temporary folder).
@@ -9,27 +9,25 @@ where the time goes (building the steps, rendering figures through kaleido, writ
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "app")]
 
 import plotly.graph_objects as go  # noqa: E402
 
-from app.export import files as export  # noqa: E402
-from app.lesson import steps as lesson  # noqa: E402
-from app.export import slides  # noqa: E402
-from app.lesson.data import LESSON_STUDY, LessonData, read_studies, recorded_dir  # noqa: E402
+from app.export import files as export
+from app.lesson import steps as lesson
+from app.export import slides
+from app.lesson.data import LESSON_STUDY, LessonData, read_studies, recorded_dir
 
 
 def study_root(arg: str | None) -> tuple[Path, str]:
     for cand in ([Path(arg)] if arg else [recorded_dir()]):
         if any(s.get("name") == LESSON_STUDY for s in read_studies(cand)):
             return cand, "given" if arg else "recorded"
-    from lesson_helpers import write_root
+    from tests.app.lesson_helpers import write_root
 
     return write_root(Path(tempfile.mkdtemp(prefix="lesson-bench-")) / "rec"), "synthetic"
 

@@ -43,7 +43,7 @@ and prints this checkout's numbers against the baseline's as ratios. ``--env KEY
 variable to the dashboard (an A/B switch the page reads).
 
 Usage:
-    .venv/bin/python benchmarks/live_refresh.py [--viewport 1280x720] [--viewport 1600x1000]
+    .venv/bin/python -m benchmarks.live_refresh [--viewport 1280x720] [--viewport 1600x1000]
         [--normal] [--repeat 1] [--baseline HEAD] [--worker] [--json out.json]
 
     e.g. ``--viewport 1280x720 --baseline HEAD --repeat 2`` (presenter, the fix against the last commit's
@@ -62,11 +62,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser_latency import CHROMIUM_ARGS, ROOT, Server, chromium_path, load1  # noqa: E402
-from demo_first_point import QUICK_KEY, QUICK_PRESET, stop_runs  # noqa: E402
+from benchmarks.browser_latency import CHROMIUM_ARGS, ROOT, Server, chromium_path, load1
+from benchmarks.demo_first_point import QUICK_KEY, QUICK_PRESET, stop_runs
 
 CHARTS = ("acc", "ratio", "loss", "ratio_l2")  # the Live page's chart keys (app/views/live.py)
 SAMPLE_MS = 50

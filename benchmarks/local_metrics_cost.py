@@ -4,26 +4,24 @@ digits, 50 clients, alpha 0.1, 2 local epochs, snapshot every 3 rounds) run with
 untimed warm-up run, each run in a fresh temporary run store. Prints, per method, the median time of a snapshot round (the rounds
 that measure) with A and with B and their ratio, and the ratio of the whole runs' times.
 
-    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python benchmarks/local_metrics_cost.py             # 3 repeats
-    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python benchmarks/local_metrics_cost.py --repeats 2 --rounds 12
+    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python -m benchmarks.local_metrics_cost             # 3 repeats
+    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python -m benchmarks.local_metrics_cost --repeats 2 --rounds 12
 """
 from __future__ import annotations
 
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from app.presets import PRESETS  # noqa: E402
-from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.train.runner import execute  # noqa: E402
-from fedquad_core.runs.store import RunStore  # noqa: E402
+from app.presets import PRESETS
+from fedquad_core.config import RunConfig
+from fedquad_core.train.runner import execute
+from fedquad_core.runs.store import RunStore
 
 PRESET = "Collapse in one minute"
 

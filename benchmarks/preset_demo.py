@@ -1,23 +1,21 @@
 """Run a dashboard preset exactly as the Launch page does (background processes through the
 launcher, same partition and seed for every method) and print the result table and wall time.
 
-    .venv/bin/python benchmarks/preset_demo.py ["Collapse in one minute"] [--runs-dir DIR]
+    .venv/bin/python -m benchmarks.preset_demo ["Collapse in one minute"] [--runs-dir DIR]
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.presets import PRESETS  # noqa: E402
-from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.runs.launcher import launch  # noqa: E402
-from fedquad_core.runs.store import ACTIVE, RunStore  # noqa: E402
+from app.presets import PRESETS
+from fedquad_core.config import RunConfig
+from fedquad_core.runs.launcher import launch
+from fedquad_core.runs.store import ACTIVE, RunStore
 
 
 def main() -> None:

@@ -13,9 +13,9 @@ rounds, local epochs or training set differ from the published setting is record
 test, never as a reproduction. ``--estimate`` times one local epoch of one client of the real
 setting per method and extrapolates (labelled as an estimate).
 
-    python benchmarks/reproduce.py                                  # the full setting (hours on a CPU)
-    python benchmarks/reproduce.py --rounds 1 --local-epochs 1 --train-subset 2000   # smoke test
-    python benchmarks/reproduce.py --estimate
+    python -m benchmarks.reproduce                                  # the full setting (hours on a CPU)
+    python -m benchmarks.reproduce --rounds 1 --local-epochs 1 --train-subset 2000   # smoke test
+    python -m benchmarks.reproduce --estimate
 """
 from __future__ import annotations
 
@@ -32,10 +32,8 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
 
-from fedquad_core.config import RunConfig  # noqa: E402
+from fedquad_core.config import RunConfig
 
 SETTINGS = {
     "fashion-mnist": dict(num_clients=10, alpha=0.5, model="cnn", local_epochs=10, rounds=50, participation=1.0),
@@ -196,7 +194,7 @@ def update_results(change) -> None:
 
 def write_results(results: dict) -> None:
     from fedquad_core.runs.store import atomic_write_json, atomic_write_text
-    from reproduction_report import render_report
+    from benchmarks.reproduction_report import render_report
 
     atomic_write_json(RESULTS, results)
     atomic_write_text(REPORT, render_report(results, PUBLISHED, SETTINGS, SGD))
@@ -219,7 +217,7 @@ def main(argv=None) -> int:
                    help="train nothing: re-read the recorded runs found under --runs-dir and rewrite the report")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
-    args.command = "python benchmarks/reproduce.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    args.command = "python -m benchmarks.reproduce " + shlex.join(sys.argv[1:] if argv is None else argv)
     if args.rerecord:
         update_results(lambda r: rerecord(args, r))
     elif args.estimate:

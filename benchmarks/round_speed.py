@@ -7,9 +7,9 @@ local training of all clients plus the FedAvg aggregate (no evaluation). Each pa
 warm-up round (worker start-up, Ray start-up) and then ``--rounds`` timed rounds; the median is
 printed, with the ratio to the plain loop and the peak resident memory of the process tree.
 
-    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python benchmarks/round_speed.py            # full
-    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python benchmarks/round_speed.py --quick    # < 1 min
-    python benchmarks/round_speed.py --gpu-only --quick     # on a CUDA machine: per-client loop vs vmap
+    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python -m benchmarks.round_speed            # full
+    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python -m benchmarks.round_speed --quick    # < 1 min
+    python -m benchmarks.round_speed --gpu-only --quick     # on a CUDA machine: per-client loop vs vmap
 
 Flower runs when ``flwr[simulation]`` is importable here, or in another interpreter given with
 ``--flower-python`` (a separate venv: ``python -m venv /tmp/flwr-venv &&
@@ -29,7 +29,6 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # runnable without installing (also from the Flower venv)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -258,10 +257,11 @@ def measure(path: str, clients: int, rounds: int, quick: bool) -> dict:
 
 def run_isolated(path: str, clients: int, rounds: int, quick: bool, python: str | None = None) -> dict:
     """Each measurement in a fresh process, so peak memory and start-up are its own."""
-    cmd = [python or sys.executable, __file__, "--one", path, "--clients", str(clients), "--rounds", str(rounds)]
+    cmd = [python or sys.executable, "-m", "benchmarks.round_speed", "--one", path, "--clients", str(clients),
+           "--rounds", str(rounds)]
     cmd += ["--quick"] if quick else []
     env = dict(os.environ, OMP_NUM_THREADS="1", OMP_WAIT_POLICY="PASSIVE", PYTHONPATH=str(ROOT))
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
     if proc.returncode or not lines:
         return {"path": path, "clients": clients, "error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}

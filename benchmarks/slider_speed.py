@@ -20,7 +20,7 @@ along alpha only moves the response plots' and heatmap's marks (kept figures), a
 rebuilds them. Wall and CPU time are printed: on a shared machine wall time includes waiting.
 
 Prints the median and max over moves of each. Usage:
-    PYTHONPATH=. .venv/bin/python benchmarks/slider_speed.py [--moves 12]
+    .venv/bin/python -m benchmarks.slider_speed [--moves 12]
 """
 from __future__ import annotations
 
@@ -28,20 +28,18 @@ import argparse
 import itertools
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "app")]
 
 AXES = {"alpha": [0.05, 0.1, 0.3, 1.0, None], "m1": [0.0, 0.5, 1.0, 2.0, 4.0], "method": ["fedavg", "fedquad"],
         "seed": [0, 1]}
 
 
 def build(root: Path) -> None:
-    from study_helpers import write_study
+    from tests.app.study_helpers import write_study
 
     write_study(root, "bench", AXES, points=400, dim=64, rounds=30, umap=True, title="Slider benchmark")
 

@@ -16,7 +16,7 @@
    every position of every study was visited, and the number of figures drawn then.
 
 Usage:
-    PYTHONPATH=. .venv/bin/python benchmarks/takehome.py [--recorded DIR] [--study NAME ...]
+    .venv/bin/python -m benchmarks.takehome [--recorded DIR] [--study NAME ...]
         [--file FILE] [--repeat 3]
 """
 from __future__ import annotations
@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "e2e")]
 
 BUDGET_MB, FIRST_MS, MOVE_MS = 15, 1500, 50
 
@@ -146,7 +145,7 @@ def summary(values: list[float]) -> str:
 
 def main(argv=None) -> int:
     args = parse(argv)
-    from browser_helpers import CHROMIUM_ARGS, chromium_path
+    from tests.e2e.browser_helpers import CHROMIUM_ARGS, chromium_path
     from playwright.sync_api import sync_playwright
 
     exe = chromium_path()

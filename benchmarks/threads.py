@@ -2,7 +2,7 @@
 on the simple CNN's training step (batch 64, 28x28). Each setting runs in a fresh process,
 because OpenMP reads its environment once. ``runner.configure_threads`` cites this.
 
-    python benchmarks/threads.py
+    python -m benchmarks.threads
 """
 from __future__ import annotations
 

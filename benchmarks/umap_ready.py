@@ -9,7 +9,7 @@
     store: for each run, the time from its end to its final round's picture and to its last
     picture on disk (goal: at most 5 s).
 
-    .venv/bin/python benchmarks/umap_ready.py [--skip-cold] [--keep DIR]
+    .venv/bin/python -m benchmarks.umap_ready [--skip-cold] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -24,16 +24,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from app.projection import cache as projection  # noqa: E402
-from app.projection import worker as projection_worker  # noqa: E402
-from app.presets import PRESETS  # noqa: E402
-from fedquad_core.config import RunConfig  # noqa: E402
-from fedquad_core.runs.launcher import launch, reap  # noqa: E402
-from fedquad_core.runs.store import ACTIVE, RunStore  # noqa: E402
+from app.projection import cache as projection
+from app.projection import worker as projection_worker
+from app.presets import PRESETS
+from fedquad_core.config import RunConfig
+from fedquad_core.runs.launcher import launch, reap
+from fedquad_core.runs.store import ACTIVE, RunStore
 
 CHILD = """
 import sys, numpy as np

@@ -10,7 +10,8 @@ import pandas as pd
 import plotly.colors as pc
 import plotly.graph_objects as go
 
-from app.figures.theme import DASHES, apply_theme, method_color
+from app.figures.fit import fit
+from app.figures.palette import DASHES, method_color
 
 
 def _rgba(color: str, alpha: float) -> str:
@@ -47,4 +48,4 @@ def metric_vs_accuracy_figure(df: pd.DataFrame, y_title: str, title: str, method
         fig.add_trace(go.Scatter(x=x, y=m, mode="lines+markers", name=f"{group} (n = {int(g['n'].min())})",
                                  line=dict(color=color, dash=dash), legendgroup=group, meta=["mean", group]))
     fig.update_layout(title=title, xaxis_title="test accuracy (%)", yaxis_title=y_title)
-    return apply_theme(fig, talk)
+    return fit(fig, talk)

@@ -2,7 +2,7 @@
 ``partition_figures`` and ``geometry_figures`` (re-exported, so pages import from one place).
 
 Every builder is pure (data in, ``plotly.graph_objects.Figure`` out) and takes ``talk`` for the
-presentation look of ``app.figures.theme``.
+presentation look of ``app.figures.fit``.
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from app.service import engine
 from app.figures.geometry import (cdnv_heatmap, cdnv_log_range, embedding_scatter, per_class_intra_figure,
                                    spectrum_figure)
 from app.figures.partition import client_sizes_figure, partition_heatmap
-from app.figures.theme import DASHES, apply_theme, run_styles
+from app.figures.fit import fit
+from app.figures.palette import DASHES, run_styles
 
 __all__ = [
     "effective_rank_note", "curves_figure", "metrics_frame", "partition_heatmap", "client_sizes_figure", "embedding_scatter",
@@ -82,7 +83,7 @@ def curves_figure(df: pd.DataFrame, y: str, x: str = "round", *, title: str = ""
     fig.update_yaxes(title_text=_y_title(y) + (" (%)" if y == "test_accuracy" and not percent else ""))
     if percent:
         fig.update_yaxes(tickformat=".0%", rangemode="tozero")
-    return apply_theme(fig, talk)
+    return fit(fig, talk)
 
 
 def _y_title(y: str) -> str:

@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 
 from app.service.engine import hold_share
 from app.figures.geometry import embedding_scatter, tick_angle
-from app.figures.theme import method_color, percent_format, themed_figure
+from app.figures.fit import fit, percent_format
+from app.figures.palette import method_color
 
 TITLES = {"local_acc_all": "local accuracy, all classes", "local_acc_own": "local accuracy, own classes",
           "local_acc_own_any": "local accuracy, every class it has a sample of",
@@ -65,7 +66,7 @@ def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, 
                   yaxis=dict(title=dict(text=y_title), **({"range": yrange} if yrange else {}),
                              **({"tickformat": percent_format(traces, yrange)} if view == "accuracy" else {})),
                   showlegend=view == "accuracy")
-    return themed_figure(traces, layout, talk)
+    return fit((traces, layout), talk)
 
 
 def class_histogram(counts, class_names, client: int, *, talk: bool = False) -> go.Figure:
@@ -75,7 +76,7 @@ def class_histogram(counts, class_names, client: int, *, talk: bool = False) -> 
     layout = dict(title=dict(text=f"Client {client}: its training samples per class"),
                   xaxis=dict(title=dict(text="class"), type="category", tickangle=tick_angle(list(class_names))),
                   yaxis=dict(title=dict(text="samples")))
-    return themed_figure([trace], layout, talk)
+    return fit(([trace], layout), talk)
 
 
 def embedding_panel(xy, labels, class_names, *, title: str, ranges, talk: bool = False) -> go.Figure:
@@ -109,7 +110,7 @@ def client_history_figure(hist: pd.DataFrame, metric: str, client: int, *, talk:
                   xaxis=dict(title=dict(text="round")),
                   yaxis=dict(title=dict(text=TITLES[metric]),
                              **({"tickformat": percent_format(traces)} if metric.startswith("local_acc") else {})))
-    return themed_figure(traces, layout, talk)
+    return fit((traces, layout), talk)
 
 
 def cosine_heatmap(matrix, clients, method: str, round_: int, *, talk: bool = False) -> go.Figure:
@@ -121,4 +122,4 @@ def cosine_heatmap(matrix, clients, method: str, round_: int, *, talk: bool = Fa
     layout = dict(title=dict(text=f"{_label(method)}: update cosines"),
                   xaxis=dict(title=dict(text="client"), type="category"),
                   yaxis=dict(title=dict(text="client"), type="category", autorange="reversed", scaleanchor="x"))
-    return themed_figure([trace], layout, talk)
+    return fit(([trace], layout), talk)

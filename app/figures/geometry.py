@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.figures.theme import DASHES, FIT_WIDTH, PATTERNS, apply_theme, class_colors, run_styles, themed_figure
+from app.figures.fit import FIT_WIDTH, fit
+from app.figures.palette import DASHES, PATTERNS, class_colors, run_styles
 
 CDNV_LOG_RANGE = (-3.0, 2.0)  # fallback log10 range (0.001-100) when there is nothing to fit
 CDNV_HEIGHT = 430
@@ -56,7 +57,7 @@ def embedding_scatter(xy, labels, class_names=None, *, title: str = "", talk: bo
         for t in traces:
             t["showlegend"] = False
     # talk mode draws ticks; a projection has no units to tick
-    return themed_figure(traces, layout, talk, overrides=dict(xaxis=axis, yaxis=axis))
+    return fit((traces, layout), talk, overrides=dict(xaxis=axis, yaxis=axis))
 
 
 def _offdiag_positive(cdnv) -> np.ndarray:
@@ -117,7 +118,7 @@ def cdnv_heatmap(cdnv, class_names=None, *, title: str = "", zrange: tuple[float
     fig.update_yaxes(title_text="class", type="category", autorange="reversed", scaleanchor="x",
                      showgrid=False, constrain="domain")
     fig.update_layout(title=title or None, height=CDNV_HEIGHT + (60 if talk else 0))
-    apply_theme(fig, talk)
+    fit(fig, talk)
     fig.update_layout(margin=dict(l=60, r=10, b=50))
     return fig
 
@@ -162,7 +163,7 @@ def spectrum_figure(series: dict[str, np.ndarray], *, methods: dict[str, str] | 
     layout = dict(xaxis=dict(title=dict(text="component (sorted)")),
                   yaxis=dict(title=dict(text="singular value"), type="log", exponentformat="power"),
                   **({"title": {"text": title}} if title else {}))
-    return themed_figure(traces, layout, talk)
+    return fit((traces, layout), talk)
 
 
 def per_class_intra_figure(series: dict[str, np.ndarray], class_names=None, *,
@@ -187,7 +188,7 @@ def per_class_intra_figure(series: dict[str, np.ndarray], class_names=None, *,
     fig.update_layout(barmode="group", bargap=0.2, bargroupgap=0.05)
     fig.update_xaxes(title_text="class", type="category", tickangle=tick_angle(names))
     fig.update_yaxes(title_text="mean distance to class mean")
-    return apply_theme(fig, talk)
+    return fit(fig, talk)
 
 
 __all__ = ["embedding_scatter", "cdnv_heatmap", "cdnv_log_range", "spectrum_figure", "per_class_intra_figure"]

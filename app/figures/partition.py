@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.figures.theme import apply_theme
+from app.figures.fit import fit
 
 LT3_COLOR = "#D62728"
 LT3_COLUMN = "< 3 classes"
@@ -56,7 +56,7 @@ def partition_heatmap(counts, *, class_names=None, lt3_mask=None, title: str = "
                      categoryarray=names + [LT3_COLUMN], showgrid=False)
     fig.update_yaxes(title_text="client", autorange="reversed", showgrid=False, zeroline=False)
     fig.update_layout(title=title or None, height=int(np.clip(8 * n_clients + 160, 320, 900)))
-    return apply_theme(fig, talk)
+    return fit(fig, talk)
 
 
 def client_sizes_figure(counts, lt3_mask=None, *, talk: bool = False) -> go.Figure:
@@ -80,4 +80,4 @@ def client_sizes_figure(counts, lt3_mask=None, *, talk: bool = False) -> go.Figu
     fig.update_layout(barmode="overlay", bargap=0.1)
     fig.update_xaxes(title_text="client")
     fig.update_yaxes(title_text="samples")
-    return apply_theme(fig, talk)
+    return fit(fig, talk)

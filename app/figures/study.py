@@ -4,7 +4,7 @@ margins heatmap with FedAvg as the colour bar's reference, and the singular-valu
 alpha (the picture of FedDecorr, Shi et al. ICLR 2023, Fig. 1).
 
 Every builder is pure: pandas / numpy in, ``plotly.graph_objects.Figure`` out, ``talk`` for the
-presentation look of ``app.figures.theme``. The tables they take:
+presentation look of ``app.figures.fit``. The tables they take:
 
 - *points*: one row per grid point, as ``fedquad_core.study.study_frame`` gives it (the axis
   columns, ``run_id``, ``state``, ``final_acc``, ``final_ratio``, ``effective_rank``, ...);
@@ -24,7 +24,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from app.service import engine
-from app.figures.theme import DEFAULT_HEIGHT, apply_theme, method_color, percent_format, themed_figure
+from app.figures.fit import fit, percent_format
+from app.figures.palette import DEFAULT_HEIGHT, method_color
 
 METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # short: "(not from 0)" may follow
                  "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
@@ -233,8 +234,8 @@ def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: 
                            line=dict(color=color, width=2.5), legendgroup=method, meta=["mean", str(method)],
                            hovertemplate=f"{_label(method)} mean<br>round %{{x}}<br>%{{y:.4g}}<extra></extra>"))
     yaxis = dict(title=dict(text=METRIC_TITLES.get(y, y)), **({"tickformat": percent_format(traces)} if is_accuracy(y) else {}))
-    return themed_figure(traces, dict(_title(title), hovermode="closest", xaxis=dict(title=dict(text="round")),
-                                      yaxis=yaxis), talk)
+    return fit((traces, dict(_title(title), hovermode="closest", xaxis=dict(title=dict(text="round")),
+                             yaxis=yaxis)), talk)
 
 
 def _round_stats(rounds: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -303,8 +304,8 @@ def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNS
     if lows and min(lows) > 0.25 * max(float(np.nanmax(t["y"])) for t in traces if t.get("customdata") is not None):
         ytitle += " (not from 0)"  # plotly zooms in on the data: the axis says so
     yaxis = dict(title=dict(text=ytitle), **({"tickformat": percent_format(traces)} if is_accuracy(metric) else {}))
-    fig = themed_figure(traces, dict(_title(title), hovermode="closest", shapes=shapes, yaxis=yaxis,
-                                     xaxis=dict(title=dict(text=AXIS_TITLES.get(x_axis, x_axis)), **xaxis)), talk)
+    fig = fit((traces, dict(_title(title), hovermode="closest", shapes=shapes, yaxis=yaxis,
+                            xaxis=dict(title=dict(text=AXIS_TITLES.get(x_axis, x_axis)), **xaxis))), talk)
     set_current(fig, x_axis, values, current)
     return fig
 
@@ -429,7 +430,7 @@ def margins_heatmap(resp: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *
     fig.update_xaxes(title_text=AXIS_TITLES.get(x_axis, x_axis), type="category", showgrid=False)
     fig.update_yaxes(title_text=AXIS_TITLES.get(y_axis, y_axis), type="category", showgrid=False)
     fig.update_layout(title=title or None)
-    apply_theme(fig, talk)
+    fit(fig, talk)
     return set_cell(fig, x_axis, y_axis, current)
 
 
@@ -482,7 +483,7 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
     for key in [k for k in layout if k.startswith("xaxis")]:
         layout[key]["nticks"] = 4
     layout.update(_title(title))
-    return themed_figure(traces, layout, talk)
+    return fit((traces, layout), talk)
 
 
 SPECTRA_PER_ROW = {False: 4, True: 3}

@@ -38,7 +38,7 @@ BAR_CSS = """<style>
 
 # The figures' row with the question beside them (``views/lesson.py``): the question's column is
 # SIDE of a figure's; the row's columns may be narrower than talk mode's least figure width
-# (``theme.TALK_CSS``), the figures being laid out again for ``figure_width``.
+# (``palette.TALK_CSS``), the figures being laid out again for ``figure_width``.
 ROW_KEY, SIDE = "fq_poll_row", 0.8
 ROW_CSS = """<style>
 .st-key-fq_poll_row [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {min-width: 0 !important;}

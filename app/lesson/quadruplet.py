@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from app.figures.theme import apply_theme, class_colors
+from app.figures.fit import fit
+from app.figures.palette import class_colors
 
 POINTS = ("a", "p", "n1", "n2")
 NAMES = {"a": "anchor", "p": "positive", "n1": "negative 1", "n2": "negative 2"}
@@ -139,7 +140,7 @@ def quadruplet_figure(points: dict, m1: float, m2: float, form: str = "fedquad",
     span = max(2.2, max(float(np.abs(v).max()) for v in pts.values()) + max(q.radii) * 0.3)
     fig.update_xaxes(range=[-span, span], zeroline=False)
     fig.update_yaxes(range=[-span, span], scaleanchor="x", scaleratio=1, zeroline=False)
-    return apply_theme(fig, talk)
+    return fit(fig, talk)
 
 
 def quadruplet_table(points: dict, m1: float, m2: float, form: str = "fedquad") -> list[dict]:

@@ -17,7 +17,8 @@ from app.figures import study as sf
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.figures.samples import equal_samples_note
 from app.figures.charts import embedding_scatter, spectrum_figure
-from app.figures.theme import DEFAULT_HEIGHT, class_colors, refit
+from app.figures.fit import fit
+from app.figures.palette import DEFAULT_HEIGHT, class_colors
 from app.studies import catalog as studies
 from app.studies import explore_local, shared
 
@@ -190,7 +191,8 @@ def _widen_lone(view: View, points: pd.DataFrame, pos: switcher.Position) -> swi
     lone = {row[0] for s in sections(view, points) if not s.columns for row in s.rows if len(row) == 1}
     for p in pos.panels:
         if p.slot in lone and p.fig is not None:
-            p.fig = refit(p.fig, LONE_WIDTH, True, height=min(p.fig.layout.height or DEFAULT_HEIGHT[True], DEFAULT_HEIGHT[True]))
+            height = min(p.fig.layout.height or DEFAULT_HEIGHT[True], DEFAULT_HEIGHT[True])
+            p.fig = fit(go.Figure(p.fig), True, width=LONE_WIDTH, height=height)
     return pos
 
 
@@ -200,57 +202,97 @@ def _snap_version(view: View, version: int = 0) -> int | tuple:
 
 
 def _position(view: View, points: pd.DataFrame) -> switcher.Position:
+    """The panels at the view's position: curves over rounds (and against the response axis), the
+    local panels, embeddings, the spectrum, then the summaries across the grid; a notice names
+    the runs missing or diverged there."""
     value = {a: sf.value_label(a, v) for a, v in view.pos.items()}
     at = sf.select(points, view.pos)
     done = at[at["state"] == "finished"]
+    out = switcher.Position(value, notice=_missing_notice(view, at, done))
+    if done.empty:
+        return out
+    ver = view.version if view.ref.source == "mine" or shared.serves(view.ref) else ()
+    metrics = _metrics_at(view, done, ver)
+    resp = _response_table(view, points)
+    tag = where(view.pos)
+    out.panels += _curve_panels(view, metrics, resp, tag)
+    out.panels += explore_local.local_panels(view, points, metrics, resp, response, tag)
+    first = studies.first_seed_runs(at)
+    out.panels += embeddings(view, first)
+    out.panels += _spectrum_panels(view, first, tag)
+    out.panels += _summary_panels(view, points, metrics, resp, tag, ver)
+    return out
+
+
+def _missing_notice(view: View, at: pd.DataFrame, done: pd.DataFrame) -> str:
     diverged = int((at["state"] == "diverged").sum())
     missing = len(at) - len(done) - diverged
     parts = ([f"{missing} of {len(at)} runs are missing (not computed yet)"] if missing else []) + (
         [f"{diverged} of {len(at)} runs diverged (left out)"] if diverged else [])
-    notice = f"At {where(view.pos)}: {'; '.join(parts)}; the figures show what is there." if parts else ""
-    out = switcher.Position(value, notice=notice)
-    if done.empty:
-        return out
-    ver = view.version if view.ref.source == "mine" or shared.serves(view.ref) else ()
+    return f"At {where(view.pos)}: {'; '.join(parts)}; the figures show what is there." if parts else ""
+
+
+def _metrics_at(view: View, done: pd.DataFrame, ver) -> pd.DataFrame:
+    """The per-round metrics of the finished runs at the position."""
     runs = tuple(zip(done["run_id"], *(done[c] if c in done else [d] * len(done)
                                        for c, d in ((studies.SERIES, "?"), (studies.REPLICATE, 0)))))
-    metrics = metrics_of(view.ref.source, view.ref.name, runs, ver)
+    return metrics_of(view.ref.source, view.ref.name, runs, ver)
+
+
+def _response_table(view: View, points: pd.DataFrame) -> pd.DataFrame | None:
+    """The final metrics by method along the response axis, the other axes fixed (None without a
+    response axis): the same while the slider moves along it, like the response plots."""
+    if not view.resp_axis:
+        return None
     fixed = {a: v for a, v in view.pos.items() if a != view.resp_axis}
-    resp = memo((view.ref.id, view.version, "resp", view.resp_axis, tuple((a, sf._key(v)) for a, v in fixed.items())),
-                lambda: sf.aggregate(sf.select(points, fixed), ["method", view.resp_axis], list(studies.METRICS))) \
-        if view.resp_axis else None  # the same while the slider moves along resp_axis, like the response plots
-    tag = where(view.pos)
-    for y, metric, title, key in (("test_accuracy", "final_acc", "Accuracy", "acc"), ("ratio", "final_ratio", "Intra / inter ratio", "ratio")):
+    return memo((view.ref.id, view.version, "resp", view.resp_axis, tuple((a, sf._key(v)) for a, v in fixed.items())),
+                lambda: sf.aggregate(sf.select(points, fixed), ["method", view.resp_axis], list(studies.METRICS)))
+
+
+def _curve_panels(view: View, metrics: pd.DataFrame, resp, tag: str) -> list:
+    """Accuracy and the intra / inter ratio over rounds, each followed by its response plot."""
+    out = []
+    for y, metric, title, key in (("test_accuracy", "final_acc", "Accuracy", "acc"),
+                                  ("ratio", "final_ratio", "Intra / inter ratio", "ratio")):
         fig = sf.band_curves_figure(metrics, y, title=f"{title} at {tag}", talk=view.talk)
         note = "Thin lines: single seeds." + (f" {equal_samples_note(metrics)}" if key == "acc" else "")
-        out.panels.append(_panel(key, fig, metrics[[c for c in ("run", "method", "seed", "round", y) if c in metrics]],
-                                 f"{view.ref.name}_{key}_{tag}", f"{title} over rounds", note.strip()))
+        out.append(_panel(key, fig, metrics[[c for c in ("run", "method", "seed", "round", y) if c in metrics]],
+                          f"{view.ref.name}_{key}_{tag}", f"{title} over rounds", note.strip()))
         if resp is not None:
-            out.panels.append(response(view, resp, metric, f"{title} against {sf.axis_name(view.resp_axis)}", f"{key}_resp"))
-    out.panels += explore_local.local_panels(view, points, metrics, resp, response, tag)
-    first = studies.first_seed_runs(at)
-    out.panels += embeddings(view, first)
+            out.append(response(view, resp, metric, f"{title} against {sf.axis_name(view.resp_axis)}", f"{key}_resp"))
+    return out
+
+
+def _spectrum_panels(view: View, first: dict, tag: str) -> list:
+    """The singular values of each method's lowest-seed run (none when no snapshot has them)."""
     spectra = {}
     for method, run_id in first.items():
         snap = snapshot_of(view.ref.source, run_id, False, _snap_version(view))
         if snap and snap["singular_values"] is not None:
             s = np.asarray(snap["singular_values"], dtype=float)
             spectra[sf._label(method)] = np.where(s > s.max(initial=0) * sf.SPECTRUM_FLOOR, s, 0.0)  # 0: not drawn
-    if spectra:
-        fig = spectrum_figure(spectra, methods={sf._label(m): m for m in first}, talk=view.talk,
-                              title=f"Spectrum at {tag} (lowest seed)")
-        data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
-                             for k, s in spectra.items() for i, v in enumerate(s)])
-        out.panels.append(_panel("spec", fig, data, f"{view.ref.name}_spectrum_{tag}", "Spectrum"))
+    if not spectra:
+        return []
+    fig = spectrum_figure(spectra, methods={sf._label(m): m for m in first}, talk=view.talk,
+                          title=f"Spectrum at {tag} (lowest seed)")
+    data = pd.DataFrame([{"method": k, "component": i + 1, "singular_value": v}
+                         for k, s in spectra.items() for i, v in enumerate(s)])
+    return [_panel("spec", fig, data, f"{view.ref.name}_spectrum_{tag}", "Spectrum")]
+
+
+def _summary_panels(view: View, points: pd.DataFrame, metrics: pd.DataFrame, resp, tag: str, ver) -> list:
+    """Across the grid: effective rank against the response axis, rank against accuracy, the
+    heatmap of two axes, the panel across alpha."""
+    out = []
     if resp is not None:
-        out.panels.append(response(view, resp, "effective_rank", f"Effective rank against {sf.axis_name(view.resp_axis)}", "rank_resp"))
+        out.append(response(view, resp, "effective_rank", f"Effective rank against {sf.axis_name(view.resp_axis)}", "rank_resp"))
     rank_acc = against_accuracy(view, points, metrics, tag, ver)
     if rank_acc is not None:
-        out.panels.append(rank_acc)
+        out.append(rank_acc)
     if len(view.axes) >= 2:
-        out.panels.append(heatmap(view, points))
+        out.append(heatmap(view, points))
     if "alpha" in view.axes:
-        out.panels.append(across_alpha(view, points))
+        out.append(across_alpha(view, points))
     return out
 
 

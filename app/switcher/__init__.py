@@ -32,7 +32,7 @@ import plotly.io as pio
 import streamlit as st
 import streamlit.components.v1 as components
 
-from app.figures.theme import TALK_WIDTH
+from app.figures.palette import TALK_WIDTH
 
 FRONTEND = Path(__file__).with_name("frontend")
 PLOTLY_JS = "plotly-cartesian.min.js"

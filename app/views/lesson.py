@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 
+from plotly.graph_objects import Figure
 import streamlit as st
 
 from app.lesson import poll as class_poll
@@ -12,7 +13,8 @@ from app import service, state
 from app.export import slides, widgets
 from app.export.slides import Slide
 from app.export.widgets import show_figure
-from app.figures import theme
+from app.figures import palette
+from app.figures.fit import fit
 from app.lesson import data as lesson_data
 from app.lesson import demo_study
 from app.lesson import steps as lesson
@@ -144,14 +146,14 @@ def draw_figures(content: Slide, prefix: str) -> None:
                 class_poll.panel(step)
             width = class_poll.figure_width(n, talk)
             for j, (col, item) in enumerate(zip(cols, shown)):
-                fig = theme.refit(item.fig, width, talk) if width < (theme.TALK_WIDTH if talk else theme.ASSUMED_WIDTH) \
+                fig = fit(Figure(item.fig), talk, width=width) if width < (palette.TALK_WIDTH if talk else palette.ASSUMED_WIDTH) \
                     else item.fig
                 with col:
                     show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
         return
     cols = st.columns(n) if n else []
     for j, (col, item) in enumerate(zip(cols, shown)):
-        fig = theme.refit(item.fig, ROW_OF_THREE, False) if len(cols) >= 3 and not talk else item.fig
+        fig = fit(Figure(item.fig), False, width=ROW_OF_THREE) if len(cols) >= 3 and not talk else item.fig
         with col:
             show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
 

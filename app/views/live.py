@@ -2,6 +2,7 @@
 of the selected runs, then loss and the L2 ratio, refreshing while any is active."""
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from app import livechart, service, state
@@ -9,7 +10,7 @@ from app.plain import md_text
 from app.figures import captions
 from app.figures import charts as figures
 from app.figures.samples import equal_samples_note, work_differs
-from app.figures.theme import refit
+from app.figures.fit import fit
 from app.export.widgets import render_downloads
 
 X_AXES = {"rounds": "round", "samples processed": "samples_total", "wall time (s)": "elapsed"}
@@ -146,7 +147,7 @@ def data(y: str):
 
 def figure(rows, y: str, title: str, third: bool):
     fig = figures.curves_figure(rows, y, xcol, title=title, talk=talk, height=PROJECTOR_HEIGHT if projector else None)
-    return refit(fig, ROW_OF_THREE, False) if third and not talk else fig
+    return fit(go.Figure(fig), False, width=ROW_OF_THREE) if third and not talk else fig
 
 
 def chart(y: str, title: str, key: str, note: str | None = None, third: bool = False) -> None:

@@ -29,58 +29,85 @@ from .tables import fmt, print_table, summarize
 
 
 def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
-    if args.run_id and store.exists(args.run_id):  # a queued run created by the launcher
-        status = store.read_status(args.run_id)
-        if status.get("state") not in ("queued",):
-            raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
-        stored, cfg = _queued_config(store, args.run_id)
-        writer = store.writer(args.run_id)
-        writer.set_status("queued", **process_identity(os.getpid()))
-        slot = held_slot()  # taken by slot_wait, which exec'd this process
-        try:
-            if slot is None:
-                slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
-            if slot is None:
-                writer.set_status("cancelled", round=0)
-                return 0
-            held = _claim(store, cfg, should_stop=writer.cancel_requested)  # never beside a run of the same key
-        except KeyboardInterrupt:  # Ctrl-C while waiting for a slot
-            writer.set_status("cancelled", round=0, stopped_by="SIGINT")
-            print(f"run {args.run_id}: cancelled before it started")
-            return 130
-        except safe_io.DamagedFile as e:  # a link or a pipe planted at a slot or claim file: named, not queued for ever
-            writer.set_status("failed", round=0, ended=time.time(), error=str(e))
-            raise
-        if held is False:
-            writer.set_status("cancelled", round=0)
-            return 0
-        prep = _checked_prep(store, args.run_id, cfg, stored)  # the launcher's preflight, trusted when it matches
-    else:
-        cfg = check_config(config_from_args(args))  # the preflight, before anything reads a setting
-        if args.run_id and store.path(args.run_id).exists():  # the run-id rules, before any work
-            raise UserError(f"{store.path(args.run_id)} exists and is not a run: choose another --run-id")
-        if args.workers is None and "workers" not in _config_file_keys(args):
-            cfg = dataclasses.replace(cfg, workers=auto_workers(cfg))
-        prep = prepare(cfg, checked=True)  # data and partition: every user error before a run folder exists
-        check_bounds(prep.cfg, train_size=len(prep.dataset.y_train), test_size=len(prep.dataset.y_test),
-                     largest_client=max((len(p) for p in prep.parts), default=0))  # the batch against the clients
-        slot = None
-        held = _claim(store, cfg)
-        reused = None if getattr(args, "again", False) else _finished(store, cfg)
-        if reused:
-            release(held)
-            print(f"run {reused}: finished already with these exact settings (same run key and engine): "
-                  "not trained again (--again trains a new run anyway)")
-            return 0
+    """``fedquad run``: a queued run the launcher created (``--run-id`` of a queued run), or a new
+    one from the arguments; either is started (``_start_queued`` / ``_start_new``: an exit code
+    when it ends before training), then trained and summarised."""
+    queued = args.run_id and store.exists(args.run_id)
+    started = _start_queued(args, store) if queued else _start_new(args, store)
+    if isinstance(started, int):
+        return started
     # Ctrl-C is execute's to handle from here on; it puts this "ignore" back when it returns, so
     # a late second Ctrl-C cannot cut the summary below (or the exit code) short.
     try:
         with sigint_ignored():
-            run_id = execute(cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads,
-                             prep=prep)
-            return _report(store, run_id, slot)
+            run_id = execute(started.cfg, store, run_id=args.run_id, progress=not args.no_progress, threads=args.threads,
+                             prep=started.prep)
+            return _report(store, run_id, started.slot)
     finally:
-        release(held or None)
+        release(started.held or None)
+
+
+@dataclasses.dataclass
+class _Started:
+    """A run ready to train: its config, its prepared data (or None: ``execute`` prepares it),
+    the claim of its run key and the launcher's slot it holds (or None)."""
+    cfg: RunConfig
+    prep: object
+    held: object
+    slot: object
+
+
+def _start_queued(args: argparse.Namespace, store: RunStore) -> _Started | int:
+    """A queued run: its stored config, a launcher slot (waited for, unless the launcher passed
+    one) and the claim of its key; an exit code when it is cancelled first."""
+    status = store.read_status(args.run_id)
+    if status.get("state") not in ("queued",):
+        raise UserError(f"run {args.run_id} is {status.get('state')}, not queued: choose a new --run-id")
+    stored, cfg = _queued_config(store, args.run_id)
+    writer = store.writer(args.run_id)
+    writer.set_status("queued", **process_identity(os.getpid()))
+    slot = held_slot()  # taken by slot_wait, which exec'd this process
+    try:
+        if slot is None:
+            slot = acquire_slot(store.root, args.slots or 1, should_stop=writer.cancel_requested)
+        if slot is None:
+            writer.set_status("cancelled", round=0)
+            return 0
+        held = _claim(store, cfg, should_stop=writer.cancel_requested)  # never beside a run of the same key
+    except KeyboardInterrupt:  # Ctrl-C while waiting for a slot
+        writer.set_status("cancelled", round=0, stopped_by="SIGINT")
+        print(f"run {args.run_id}: cancelled before it started")
+        return 130
+    except safe_io.DamagedFile as e:  # a link or a pipe planted at a slot or claim file: named, not queued for ever
+        writer.set_status("failed", round=0, ended=time.time(), error=str(e))
+        raise
+    if held is False:
+        writer.set_status("cancelled", round=0)
+        return 0
+    prep = _checked_prep(store, args.run_id, cfg, stored)  # the launcher's preflight, trusted when it matches
+    return _Started(cfg, prep, held, slot)
+
+
+def _start_new(args: argparse.Namespace, store: RunStore) -> _Started | int:
+    """A new run from the arguments: checked, its data and partition prepared (every user error
+    before a run folder exists), its key claimed; 0 when a finished run has these exact settings
+    (unless ``--again``)."""
+    cfg = check_config(config_from_args(args))  # the preflight, before anything reads a setting
+    if args.run_id and store.path(args.run_id).exists():  # the run-id rules, before any work
+        raise UserError(f"{store.path(args.run_id)} exists and is not a run: choose another --run-id")
+    if args.workers is None and "workers" not in _config_file_keys(args):
+        cfg = dataclasses.replace(cfg, workers=auto_workers(cfg))
+    prep = prepare(cfg, checked=True)
+    check_bounds(prep.cfg, train_size=len(prep.dataset.y_train), test_size=len(prep.dataset.y_test),
+                 largest_client=max((len(p) for p in prep.parts), default=0))  # the batch against the clients
+    held = _claim(store, cfg)
+    reused = None if getattr(args, "again", False) else _finished(store, cfg)
+    if reused:
+        release(held)
+        print(f"run {reused}: finished already with these exact settings (same run key and engine): "
+              "not trained again (--again trains a new run anyway)")
+        return 0
+    return _Started(cfg, prep, held, None)
 
 
 def _queued_config(store: RunStore, run_id: str) -> tuple[dict, RunConfig]:

@@ -149,6 +149,9 @@ def _child(go_r: int, conn: socket.socket, listener: socket.socket, store: RunSt
 
 
 def serve(root: Path, parent: int | None, idle_s: float) -> int:
+    """Serve launch requests for the store at ``root`` until idle for ``idle_s`` seconds, the
+    ``parent`` process is gone, or the socket is removed or replaced (another server took over);
+    0 also when another server holds the store."""
     lock = locks.take(root / LOCK_NAME)
     if lock is None:
         print("prefork: another server holds this store", flush=True)
@@ -159,6 +162,26 @@ def serve(root: Path, parent: int | None, idle_s: float) -> int:
     path = socket_path(root)
     if path is None:
         return 0
+    listener, inode = _listen(path)
+    store = RunStore(root)
+    print(f"prefork: serving {root} (preload {time.monotonic() - t0:.1f} s, pid {os.getpid()})", flush=True)
+    try:
+        last = time.monotonic()
+        while True:
+            if _answer_one(listener, store, timeout=1.0):
+                last = time.monotonic()
+            _reap()
+            reason = _why_stop(path, inode, parent, idle_s, time.monotonic() - last)
+            if reason is not None:
+                if reason:
+                    print(f"prefork: {reason}, exiting", flush=True)
+                return 0
+    finally:
+        _close(listener, path, inode)
+
+
+def _listen(path: Path) -> tuple[socket.socket, int]:
+    """The listening socket at ``path``, owner-only (umask 177 while it is bound), and its inode."""
     path.unlink(missing_ok=True)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)
@@ -167,41 +190,46 @@ def serve(root: Path, parent: int | None, idle_s: float) -> int:
     finally:
         os.umask(old)
     listener.listen(16)
-    inode = path.stat().st_ino
-    store = RunStore(root)
-    print(f"prefork: serving {root} (preload {time.monotonic() - t0:.1f} s, pid {os.getpid()})", flush=True)
-    last = time.monotonic()
-    try:
-        while True:
-            ready, _, _ = select.select([listener], [], [], 1.0)
-            if ready:
-                conn, _ = listener.accept()
-                with conn:
-                    try:
-                        _handle(conn, listener, store)
-                    except Exception:  # noqa: BLE001 - one request's failure (no answer: the launcher starts it)
-                        traceback.print_exc()
-                last = time.monotonic()
-            _reap()
-            if parent and not pid_alive(parent):
-                print("prefork: parent gone, exiting", flush=True)
-                return 0
-            if time.monotonic() - last > idle_s:
-                print("prefork: idle, exiting", flush=True)
-                return 0
-            try:
-                if path.stat().st_ino != inode:
-                    return 0
-            except OSError:
-                print("prefork: socket removed, exiting", flush=True)
-                return 0
-    finally:
-        listener.close()
+    return listener, path.stat().st_ino
+
+
+def _answer_one(listener: socket.socket, store: RunStore, timeout: float) -> bool:
+    """One request answered if one comes within ``timeout`` seconds (whether one came)."""
+    ready, _, _ = select.select([listener], [], [], timeout)
+    if not ready:
+        return False
+    conn, _ = listener.accept()
+    with conn:
         try:
-            if path.stat().st_ino == inode:
-                path.unlink()
-        except OSError:
-            pass
+            _handle(conn, listener, store)
+        except Exception:  # noqa: BLE001 - one request's failure (no answer: the launcher starts it)
+            traceback.print_exc()
+    return True
+
+
+def _why_stop(path: Path, inode: int, parent: int | None, idle_s: float, idle: float) -> str | None:
+    """Why the server should end now ("" for a quiet end: the socket replaced by another
+    server's), or None to go on."""
+    if parent and not pid_alive(parent):
+        return "parent gone"
+    if idle > idle_s:
+        return "idle"
+    try:
+        if path.stat().st_ino != inode:
+            return ""
+    except OSError:
+        return "socket removed"
+    return None
+
+
+def _close(listener: socket.socket, path: Path, inode: int) -> None:
+    """The socket closed, and its file removed unless another server's has replaced it."""
+    listener.close()
+    try:
+        if path.stat().st_ino == inode:
+            path.unlink()
+    except OSError:
+        pass
 
 
 def _reap() -> None:

@@ -139,66 +139,104 @@ def check_method_params(spec) -> None:
             raise ConfigError(f"method {'/'.join(methods)} has no parameter {key!r}: its parameters are {valid}")
 
 
-def run_study(spec, store, *, jobs: int | None = None, threads: int | None = None, ray: str | None = None,
-              quiet: bool = False, large_grid: bool = False, handed: Handed | None = None,
-              pool: StudyPool | None = None) -> dict[str, Any]:
+@dataclasses.dataclass(frozen=True)
+class StudyOptions:
+    """How ``run_study`` trains a study's missing points (every field optional).
+
+    ``jobs``: training processes (default: the usable cores); ``threads``: torch threads per run;
+    ``ray``: a Ray cluster's address to train on instead; ``quiet``: no progress lines or bar;
+    ``large_grid``: allow a grid above ``limits.GRID_POINTS_MAX`` points; ``handed``: the
+    dashboard's preflight of this grid (``check_points``); ``pool``: training processes kept across
+    several studies (else the study starts its own, ``jobs`` of them)."""
+    jobs: int | None = None
+    threads: int | None = None
+    ray: str | None = None
+    quiet: bool = False
+    large_grid: bool = False
+    handed: Handed | None = None
+    pool: "StudyPool | None" = None
+
+
+def run_study(spec, store, options: StudyOptions | None = None, **fields) -> dict[str, Any]:
     """Run the study's missing points; return the study dict (also saved in ``<root>/studies``).
-    ``handed``: the dashboard's preflight of this grid (``check_points``); ``pool``: training
-    processes kept across several studies (else the study starts its own, ``jobs`` of them)."""
-    if ray:
-        check_reachable(ray)
-    studies, study, todo = prepare_study(spec, store, large_grid=large_grid, handed=handed)
+    ``options`` (a ``StudyOptions``), or its fields as keywords (``run_study(spec, store, jobs=2)``)."""
+    opts = dataclasses.replace(options or StudyOptions(), **fields)
+    if opts.ray:
+        check_reachable(opts.ray)
+    studies, study, todo = prepare_study(spec, store, large_grid=opts.large_grid, handed=opts.handed)
+    say = (lambda msg: None) if opts.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     keys = {p["key"] for p in study["points"]}
-    say = (lambda msg: None) if quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     say(f"study {spec.name}: {len(study['points'])} points, {len(keys)} distinct runs, {len(keys) - len(todo)} "
         f"done already, {len(todo)} to train into {studies.root}")
-
-    at_key: dict[str, list[dict]] = {}
-    for p in study["points"]:
-        at_key.setdefault(p["key"], []).append(p)
-    saved = {"at": time.monotonic(), "dirty": False}
-
-    def save(force: bool = False) -> None:
-        """The study file, written at most every few seconds (a large grid's file is megabytes),
-        and once more at the end or on a stop."""
-        if saved["dirty"] and (force or time.monotonic() - saved["at"] >= SAVE_EVERY):
-            studies.write(study)
-            saved.update(at=time.monotonic(), dirty=False)
-
-    def done(key: str, run_id: str, error: str | None) -> None:
-        for p in at_key.get(key, ()):
-            p["run_id"] = run_id
-        saved["dirty"] = True
-        save(force=len(todo) <= SMALL_STUDY)
-        if error:
-            say(f"study {spec.name}: run {run_id} ({todo[key].config.name}) failed: {error.splitlines()[0]}")
-
-    if todo and ray:
-        keys_in_order = list(todo)
-        run_on_ray([c.config for c in todo.values()], studies.runs, ray, threads=threads,
-                   on_done=lambda i, run_id, error: done(keys_in_order[i], run_id, error))
+    record = _StudyRecord(spec.name, studies, study, todo, say)
+    if todo and opts.ray:
+        _train_on_ray(todo, studies, opts, record)
     elif todo:
-        cancel = cancel_path(studies.root, spec.name)
-        running = _hold_running_lock(studies.root, spec.name)
-        cancel.unlink(missing_ok=True)  # a request left from before this driver began
-        try:
-            try:
-                run_in_pool(todo, studies.runs, jobs=jobs or usable_cores(), threads=threads, on_done=done,
-                            progress=not quiet, cancel_file=cancel, pool=pool)
-            finally:
-                save(force=True)
-        except StudyStopped as exc:
-            done_n = sum(1 for p in study["points"] if p.get("run_id") and _finished(studies.runs, p["run_id"]))
-            stopped = StudyStopped(spec.name, exc.signal, study)
-            stopped.args = (f"study {spec.name} stopped by {exc.signal}: no new point started, running points were "
-                            f"cancelled after their round; {done_n} of {len(study['points'])} points finished, recorded "
-                            f"in {studies.path(spec.name)}. Resume with: fedquad study run {spec.name} "
-                            f"--runs-dir {studies.root}",)
-            raise stopped from None
-        finally:
-            cancel.unlink(missing_ok=True)
-            running.close()
+        _train_in_pool(spec.name, todo, studies, opts, record)
     return study
+
+
+class _StudyRecord:
+    """The study file as points finish: each point's run id set as its run ends, the file written at
+    most every ``SAVE_EVERY`` seconds (a large grid's file is megabytes; a small study's after every
+    point) and once more at the end or on a stop; a failed point said in one line."""
+
+    def __init__(self, name: str, studies: StudyStore, study: dict[str, Any], todo: dict[str, Checked], say):
+        self.name, self.studies, self.study, self.todo, self.say = name, studies, study, todo, say
+        self.at_key: dict[str, list[dict]] = {}
+        for p in study["points"]:
+            self.at_key.setdefault(p["key"], []).append(p)
+        self.saved_at, self.dirty = time.monotonic(), False
+
+    def save(self, force: bool = False) -> None:
+        if self.dirty and (force or time.monotonic() - self.saved_at >= SAVE_EVERY):
+            self.studies.write(self.study)
+            self.saved_at, self.dirty = time.monotonic(), False
+
+    def done(self, key: str, run_id: str, error: str | None) -> None:
+        for p in self.at_key.get(key, ()):
+            p["run_id"] = run_id
+        self.dirty = True
+        self.save(force=len(self.todo) <= SMALL_STUDY)
+        if error:
+            self.say(f"study {self.name}: run {run_id} ({self.todo[key].config.name}) failed: {error.splitlines()[0]}")
+
+
+def _train_on_ray(todo: dict[str, Checked], studies: StudyStore, opts: StudyOptions, record: _StudyRecord) -> None:
+    keys_in_order = list(todo)
+    run_on_ray([c.config for c in todo.values()], studies.runs, opts.ray, threads=opts.threads,
+               on_done=lambda i, run_id, error: record.done(keys_in_order[i], run_id, error))
+
+
+def _train_in_pool(name: str, todo: dict[str, Checked], studies: StudyStore, opts: StudyOptions,
+                   record: _StudyRecord) -> None:
+    """The points in the pool, under the study's running lock (so ``study cancel`` sees a driver);
+    a stop becomes a ``StudyStopped`` that says what finished and how to resume."""
+    cancel = cancel_path(studies.root, name)
+    running = _hold_running_lock(studies.root, name)
+    cancel.unlink(missing_ok=True)  # a request left from before this driver began
+    try:
+        try:
+            run_in_pool(todo, studies.runs, jobs=opts.jobs or usable_cores(), threads=opts.threads, on_done=record.done,
+                        progress=not opts.quiet, cancel_file=cancel, pool=opts.pool)
+        finally:
+            record.save(force=True)
+    except StudyStopped as exc:
+        raise _stopped_study(name, exc.signal, studies, record.study) from None
+    finally:
+        cancel.unlink(missing_ok=True)
+        running.close()
+
+
+def _stopped_study(name: str, signal_name: str, studies: StudyStore, study: dict[str, Any]) -> StudyStopped:
+    points = study["points"]
+    done_n = sum(1 for p in points if p.get("run_id") and _finished(studies.runs, p["run_id"]))
+    stopped = StudyStopped(name, signal_name, study)
+    stopped.args = (f"study {name} stopped by {signal_name}: no new point started, running points were "
+                    f"cancelled after their round; {done_n} of {len(points)} points finished, recorded "
+                    f"in {studies.path(name)}. Resume with: fedquad study run {name} "
+                    f"--runs-dir {studies.root}",)
+    return stopped
 
 
 def _finished(runs: RunStore, run_id: str) -> bool:
@@ -348,83 +386,106 @@ def run_in_pool(todo: dict[str, Checked | RunConfig], runs: RunStore, *, jobs: i
     ones cancelled after their current round (state 'cancelled'), and ``StudyStopped`` is raised
     (with the signal's name) once they have stopped."""
     todo = {key: c if isinstance(c, Checked) else Checked(c) for key, c in todo.items()}
-    stop = runs.root / f".study-stop-{os.urandom(4).hex()}"
-    flag: dict[str, Any] = {"signal": None}
-
-    def handler(signum, frame):
-        flag["signal"] = flag["signal"] or signal.Signals(signum).name
-
-    old = {}
-    if threading.current_thread() is threading.main_thread():
-        old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     if pool is not None:
         workers, executor = pool.jobs, pool.executor
     else:
         workers = max(1, min(jobs, len(todo)))
         executor = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                                        initializer=_init_worker, initargs=(os.getpid(),))
-    # points are handed to the pool a few at a time (never a million futures at once): a stop
-    # then only has the few in flight to cancel, and memory stays bounded at any grid size
-    queue = iter(todo.items())
-    futures: dict[Any, tuple[str, str]] = {}  # in flight: future -> (key, run id)
-    bar = tqdm(total=len(todo), desc="study", unit="run", disable=not progress)
+    scheduler = _PoolScheduler(todo, runs, executor, workers, threads, on_done, cancel_file, progress)
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        old = {sig: signal.signal(sig, scheduler.on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        scheduler.run()
+    finally:
+        scheduler.close(shutdown=pool is None)
+        for sig, previous in old.items():
+            signal.signal(sig, previous)
 
-    def submit_more() -> None:
-        while len(futures) < 2 * workers and not flag["signal"]:
-            item = next(queue, None)
+
+class _PoolScheduler:
+    """One study's points through a process pool. Points are handed out a few at a time (never a
+    million futures at once: a stop then only has the few in flight to cancel, and memory stays
+    bounded at any grid size), each reported as it ends; a signal or the cancel file stops it."""
+
+    def __init__(self, todo: dict[str, Checked], runs: RunStore, executor, workers: int, threads: int | None,
+                 on_done: Done, cancel_file, progress: bool):
+        self.runs, self.executor, self.workers, self.threads = runs, executor, workers, threads
+        self.on_done, self.cancel_file = on_done, cancel_file
+        self.queue = iter(todo.items())
+        self.futures: dict[Any, tuple[str, str]] = {}  # in flight: future -> (key, run id)
+        self.asked: set[str] = set()                   # runs asked to cancel
+        self.signal: str | None = None                 # what stopped the study
+        self.stop = runs.root / f".study-stop-{os.urandom(4).hex()}"  # the pool processes' stop file
+        self.bar = tqdm(total=len(todo), desc="study", unit="run", disable=not progress)
+
+    def on_signal(self, signum, frame) -> None:
+        self.signal = self.signal or signal.Signals(signum).name
+
+    def run(self) -> None:
+        """Until every point has ended (or, after a stop, every running one has stopped)."""
+        self.submit_more()
+        while self.futures:
+            finished, _ = wait(list(self.futures), timeout=0.3, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                self.report(fut)
+            if not self.signal and self.cancel_file is not None and os.path.exists(self.cancel_file):
+                self.signal = "fedquad study cancel"
+            if self.signal:
+                self.stop_running()
+            else:
+                self.submit_more()
+        if self.signal:
+            raise StudyStopped("", self.signal)
+
+    def submit_more(self) -> None:
+        while len(self.futures) < 2 * self.workers and not self.signal:
+            item = next(self.queue, None)
             if item is None:
                 return
             key, c = item
             run_id = new_run_id(c.config.method)
-            futures[executor.submit(_run_one, (c.config.to_dict(), str(runs.root), run_id, threads, str(stop), key,
-                                           c.parts, c.labels_digest))] = (key, run_id)
+            payload = (c.config.to_dict(), str(self.runs.root), run_id, self.threads, str(self.stop), key,
+                       c.parts, c.labels_digest)
+            self.futures[self.executor.submit(_run_one, payload)] = (key, run_id)
 
-    def report(fut) -> None:
-        key, planned = futures.pop(fut)
+    def report(self, fut) -> None:
+        key, planned = self.futures.pop(fut)
         if fut.cancelled():
             return
         exc = fut.exception()
         run_id = planned if exc else fut.result()
-        if run_id is None or not runs.exists(run_id):
+        if run_id is None or not self.runs.exists(run_id):
             return  # stopped before it started (or failed before its folder existed: nothing to record)
-        bar.update(1)
-        on_done(key, run_id, f"{type(exc).__name__}: {exc}" if exc else None)  # the folder holds the error
+        self.bar.update(1)
+        self.on_done(key, run_id, f"{type(exc).__name__}: {exc}" if exc else None)  # the folder holds the error
 
-    try:
-        asked: set[str] = set()
-        submit_more()
-        while futures:
-            finished, _ = wait(list(futures), timeout=0.3, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                report(fut)
-            if not flag["signal"] and cancel_file is not None and os.path.exists(cancel_file):
-                flag["signal"] = "fedquad study cancel"
-            if flag["signal"]:
-                if not stop.exists():
-                    safe_io.touch(stop, within=runs.root)
-                    for fut in list(futures):
-                        fut.cancel()
-                for _, run_id in list(futures.values()):  # stop after its current round, state 'cancelled'
-                    if run_id in asked:
-                        continue
-                    try:
-                        if runs.exists(run_id) and runs.read_status(run_id).get("state") in ACTIVE:
-                            runs.request_cancel(run_id)
-                            asked.add(run_id)
-                    except (OSError, ValueError):
-                        pass  # it ended meanwhile
-            else:
-                submit_more()
-        if flag["signal"]:
-            raise StudyStopped("", flag["signal"])
-    finally:
-        bar.close()
-        if pool is None:
-            executor.shutdown(wait=True, cancel_futures=True)
-        else:  # the pool stays for the next study: only this study's points not started are dropped
-            for fut in list(futures):
+    def stop_running(self) -> None:
+        """No new point starts (the stop file; the futures not started cancelled); each running
+        one is asked, once, to stop after its current round (state 'cancelled')."""
+        if not self.stop.exists():
+            safe_io.touch(self.stop, within=self.runs.root)
+            for fut in list(self.futures):
                 fut.cancel()
-            wait(list(futures))
-        stop.unlink(missing_ok=True)
-        for sig, previous in old.items():
-            signal.signal(sig, previous)
+        for _, run_id in list(self.futures.values()):
+            if run_id in self.asked:
+                continue
+            try:
+                if self.runs.exists(run_id) and self.runs.read_status(run_id).get("state") in ACTIVE:
+                    self.runs.request_cancel(run_id)
+                    self.asked.add(run_id)
+            except (OSError, ValueError):
+                pass  # it ended meanwhile
+
+    def close(self, shutdown: bool) -> None:
+        """``shutdown``: the pool was this study's own; else it stays for the next study and only
+        this study's points not started are dropped."""
+        self.bar.close()
+        if shutdown:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+        else:
+            for fut in list(self.futures):
+                fut.cancel()
+            wait(list(self.futures))
+        self.stop.unlink(missing_ok=True)

@@ -1,14 +1,10 @@
 """benchmarks/demo_first_point.py: bad arguments get one line and exit code 2 before any server or
 browser starts; the button it clicks is the sidebar's quick-start preset."""
 import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCH))
-
-import demo_first_point  # noqa: E402
+from benchmarks import demo_first_point
 
 
 @pytest.mark.parametrize("argv, says", [

@@ -1,14 +1,9 @@
 """benchmarks/reproduce.py: only a run in the published setting counts as a reproduction;
 everything else is labelled a smoke test, and missing cells say "not run yet"."""
 import argparse
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCH))
-
-import reproduce  # noqa: E402
-from reproduction_report import render_report  # noqa: E402
+from benchmarks import reproduce
+from benchmarks.reproduction_report import render_report
 
 
 def _args(**kw):

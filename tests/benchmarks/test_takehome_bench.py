@@ -1,13 +1,9 @@
 """benchmarks/takehome.py: bad arguments get one line and exit code 2 before any export or browser."""
 import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCH))
-
-import takehome  # noqa: E402
+from benchmarks import takehome
 
 
 @pytest.mark.parametrize("argv, says", [

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import plotly.graph_objects as go
 
 # Streamlit's caches used outside ``streamlit run`` say so once per call ("missing
 # ScriptRunContext", "No runtime found"): expected here, so not printed (a filter: Streamlit resets
@@ -27,7 +28,7 @@ from app import service, switcher  # noqa: E402 - after the filter: importing Ex
 from app.export.slides import Slide
 from app.figures import study as sf
 from app.figures.charts import partition_heatmap
-from app.figures.theme import refit
+from app.figures.fit import fit
 from app.lesson import data as lesson_data
 from app.lesson import steps as lesson
 from app.lesson.strongest import strongest_effect
@@ -138,7 +139,7 @@ def as_drawn(slide: Slide) -> Slide:
     shown = [f for f in slide.figures if not f.deck_only]
     if len(shown) >= 3:
         for f in shown:
-            f.fig = refit(f.fig, ROW_OF_THREE, False)
+            f.fig = fit(go.Figure(f.fig), False, width=ROW_OF_THREE)
     return slide
 
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from app.figures import charts as figures
-from app.figures.theme import METHOD_COLORS, apply_theme, class_colors, method_color
+from app.figures.fit import fit as apply_theme
+from app.figures.palette import METHOD_COLORS, class_colors, method_color
 
 
 def _rows(n_rounds, acc_step, ratio_every=None):
@@ -261,7 +262,7 @@ def test_talk_theme_is_larger_and_thicker(frame):
 def test_long_titles_wrap_in_talk_mode_and_the_plot_starts_below_them():
     import plotly.graph_objects as go
 
-    from app.figures.theme import apply_theme
+    from app.figures.fit import fit as apply_theme
 
     def fig(title):
         f = go.Figure(go.Scatter(x=[1, 2], y=[1, 2], name="FedAvg"))
@@ -270,7 +271,7 @@ def test_long_titles_wrap_in_talk_mode_and_the_plot_starts_below_them():
 
     short, long = fig("Test accuracy"), fig("Intra / inter class distance (lower = tighter)")
     assert "<br>" not in short.layout.title.text
-    # talk mode lays a figure out for a third of the page (theme.TALK_WIDTH): 23 characters a line at 24 px
+    # talk mode lays a figure out for a third of the page (palette.TALK_WIDTH): 23 characters a line at 24 px
     assert long.layout.title.text == "Intra / inter class<br>distance (lower =<br>tighter)"
     assert long.layout.margin.t > short.layout.margin.t  # room for the second line
 

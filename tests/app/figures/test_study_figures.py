@@ -128,7 +128,7 @@ def test_every_accuracy_axis_reads_in_percent():
 def test_an_accuracy_axis_over_a_few_points_gets_decimals():
     """Over 60-94 % whole percents are enough; over 2.5 points ".0%" would print one percent twice
     ("97%, 97%, 98%, 98%"), so the ticks get a decimal (the browser check: layout_checks)."""
-    from app.figures.theme import percent_format
+    from app.figures.fit import percent_format
 
     wide = sf.response_figure(sf.aggregate(points(), ["method", "alpha"], ["final_acc"]), "alpha", "final_acc",
                               all_values=[0.1, 1.0, None])

@@ -200,7 +200,7 @@ def test_explore_shows_a_local_metric_against_local_epochs(local_root):
 
 @pytest.mark.parametrize("talk", [False, True])
 def test_the_clients_figures_are_valid_plotly(talk):
-    """The Clients builders construct their figures unvalidated (``themed_figure``): built again
+    """The Clients builders construct their figures unvalidated (``fit((data, layout), talk)``): built again
     with full validation they must raise nothing and change nothing."""
     import pandas as pd
     import plotly.graph_objects as go

@@ -1,62 +1,19 @@
-"""Colours and the two looks of every figure: the everyday dashboard look and "talk" mode.
-
-FedAvg (warm vermillion) and FedQuad (strong blue) are the pair shown side by side, so they get
-the two most distinct hues. Talk mode uses the Okabe-Ito palette (Okabe & Ito 2008), which stays
-distinguishable under the common colour-vision deficiencies, on a white background with large
-fonts, thick lines and big markers.
+"""The text-fitting steps of ``app.figures.fit``: each breaks one kind of text (the title, legend
+names, axis titles, uneven tick labels) to the width a figure is laid out for and makes the room
+it then needs. They work on plain dicts (a figure's layout as plotly's JSON, trace dicts), so the
+fast path (a figure built at once from dicts) and a built figure share them. Call ``fit``, not
+these: it runs them in their order.
 """
 from __future__ import annotations
 
 import copy
 import math
-import zlib
 
 import numpy as np
-import plotly.colors as pc
 import plotly.graph_objects as go
-import plotly.io as pio
 
-METHOD_COLORS: dict[str, str] = {
-    "fedavg": "#E4572E", "fedprox": "#F3A712", "moon": "#8E44AD", "supcon": "#2CA02C",
-    "triplet": "#8C564B", "quadruplet": "#E377C2", "fedquad": "#1F5FBF",
-}
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
-TALK_METHOD_COLORS: dict[str, str] = {
-    "fedavg": "#D55E00", "fedprox": "#E69F00", "moon": "#CC79A7", "supcon": "#009E73",
-    "triplet": "#56B4E9", "quadruplet": "#000000", "fedquad": "#0072B2",
-}
-# Ten clearly distinct class colours. Normal: D3 / Tableau "category10" (no two neighbours share a
-# hue family, unlike plotly's default where 0/3, 1/6 and 6/8 blur on a projector). Talk (the
-# projector): ten of Okabe & Ito's and Paul Tol's colour-blind-safe colours chosen for the largest
-# smallest CIELAB distance, ΔE*ab at least 38 between any two (Okabe-Ito's eight plus two had 26:
-# its two blues, its oranges and yellow, its two pinks looked alike on a projector), at least 19
-# under simulated deuteranopia and protanopia, and at least 40 from the white background (the
-# weakest, sand, last); tests/app/figures/test_figures.py measures all three.
-CATEGORY10 = ("#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#7F7F7F",
-              "#BCBD22", "#17BECF")
-TALK_CLASSES = ("#332288", "#E69F00", "#228833", "#EE3377", "#56B4E9", "#661100", "#000000", "#009988",
-                "#AA4499", "#DDCC77")
-# Different dashes / bar patterns for runs that share a method (and so a colour).
-DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
-PATTERNS = ("", "/", "x", ".", "\\", "+")
-TEXT = "#1A1A1A"          # normal look: near-black text (plotly_white's default is a light slate)
-GRID = "#E3E6EB"
-_FALLBACK = tuple(pc.qualitative.Dark24)
-_TALK_FALLBACK = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#999999")
-
-
-
-
-def _lean_template(name: str) -> go.layout.Template:
-    """A built-in template reduced to its layout and the trace types used here: assigning the
-    full one deep-copies defaults for two dozen trace types (~20 ms a figure)."""
-    full = pio.templates[name]
-    data = {k: full.data[k] for k in ("scatter", "scattergl", "bar", "heatmap")}
-    return go.layout.Template(layout=full.layout, data=data)
-
-
-_TEMPLATES = {False: _lean_template("plotly_white"), True: _lean_template("simple_white")}
-_TEMPLATE_JSON = {k: t.to_plotly_json() for k, t in _TEMPLATES.items()}
+from app.figures.palette import (ASSUMED_WIDTH, BOTTOM, CHAR, DEFAULT_HEIGHT, FONT, LEGEND_FONT, LEGEND_ROW, LINE,
+                                 MIN_PLOT_HEIGHT, SIDE_MARGINS, TALK_WIDTH, TICK_FONT)
 
 
 def percent_format(traces=(), fixed: tuple[float, float] | None = None) -> str:
@@ -77,61 +34,6 @@ def percent_format(traces=(), fixed: tuple[float, float] | None = None) -> str:
     if step >= 1:
         return ".0%"
     return f".{min(2, math.ceil(-math.log10(step))) if step > 0 else 1}%"  # step < 1: one decimal or more
-
-
-def method_color(name: str, talk: bool = False) -> str:
-    """The method's hex colour; unknown names get a fixed colour derived from the name."""
-    key = str(name).lower()
-    table = TALK_METHOD_COLORS if talk else METHOD_COLORS
-    if key in table:
-        return table[key]
-    palette = _TALK_FALLBACK if talk else _FALLBACK
-    return palette[zlib.crc32(key.encode()) % len(palette)]
-
-
-def class_colors(n: int, talk: bool = False) -> list[str]:
-    """``n`` distinct hex colours, one per class.
-
-    Up to ten classes get a qualitative palette; more are sampled evenly from the Turbo scale
-    and visited with a stride, so classes with neighbouring indices get far-apart hues.
-    """
-    if n <= 0:
-        return []
-    if n <= 10:
-        return list((TALK_CLASSES if talk else CATEGORY10)[:n])
-    sampled = pc.sample_colorscale("Turbo", [0.03 + 0.94 * i / (n - 1) for i in range(n)])
-    hexes = [_to_hex(c) for c in sampled]
-    stride = next(s for s in (7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 1) if n % s)
-    return [hexes[(i * stride) % n] for i in range(n)]
-
-
-def run_styles(methods, talk: bool = False) -> list[tuple[str, int]]:
-    """(colour, variant) per run, in order: the colour of the run's method, and how many earlier
-    runs share that method (0 for the first), to pick a dash or bar pattern that tells them apart."""
-    seen: dict[str, int] = {}
-    out = []
-    for m in methods:
-        key = str(m).lower()
-        out.append((method_color(key, talk), seen.get(key, 0)))
-        seen[key] = seen.get(key, 0) + 1
-    return out
-
-
-def _to_hex(color: str) -> str:
-    r, g, b = pc.unlabel_rgb(color) if color.startswith("rgb") else pc.hex_to_rgb(color)
-    return "#{:02X}{:02X}{:02X}".format(round(r), round(g), round(b))
-
-
-LEGEND_ROW = {False: 22, True: 30}  # px per legend row
-DEFAULT_HEIGHT = {False: 450, True: 460}  # talk: under a step's takeaway, whole inside 720 px (presenter bar included)
-MIN_PLOT_HEIGHT = {False: 200, True: 200}  # px the plot area keeps under a title and legend of many rows
-BOTTOM = {False: 56, True: 70}             # the bottom margin (x ticks and title) unless a figure sets its own
-ASSUMED_WIDTH = 420                  # px a figure gets in a half-width column of the wide layout (1280 px, sidebar open)
-# talk mode: a third of the page (the Lesson's three columns at 1600 px, or at 1280 px with the sidebar
-# collapsed: about 395 px). The page never gives a talk figure less: a column holding one keeps at
-# least this width (``TALK_CSS``; the switcher's grid likewise), so where a third is narrower (1280 px
-# with the sidebar open: about 295 px) a row of three wraps into two and one instead of squeezing.
-TALK_WIDTH = 360
 
 
 def _width(font_size: int) -> int:
@@ -168,8 +70,6 @@ def _names(fig: go.Figure) -> list[dict]:
     return out
 
 
-CHAR = 0.6   # a character's width, in font sizes (generous: the widest of the fonts in use)
-LINE = 1.3   # a line of text's height, in font sizes
 
 
 def _legend_shown(data: list[dict], layout: dict) -> list[dict]:
@@ -181,7 +81,6 @@ def _legend_shown(data: list[dict], layout: dict) -> list[dict]:
 # an entry is its text plus 45 px (symbol 30, gaps); when they do not all fit in one row, every
 # entry takes the widest one's width, in a grid.
 ENTRY_EXTRA = 45
-SIDE_MARGINS = {False: 84, True: 110}  # l + r of the look's margins
 
 
 def _legend_room(layout: dict, size: int) -> float:
@@ -220,10 +119,10 @@ def _fit_axis_titles(layout: dict, talk: bool) -> None:
     title longer than the plot is high would run into the legend above it or off the figure; an x
     title wider than the plot would leave the figure. The plot's width is the one the figure is
     laid out for (``_width``); its height is the figure's."""
-    size = 20 if talk else 14
+    size = FONT[talk]
     margin = layout.setdefault("margin", {})
     height = layout.get("height") or DEFAULT_HEIGHT[talk]
-    width = _laid_out(layout, 18 if talk else 13)
+    width = _laid_out(layout, LEGEND_FONT[talk])
     for letter in "xy":
         if letter == "x":
             room = width - margin.get("l", 0) - margin.get("r", 0) + 2 * min(margin.get("l", 0), margin.get("r", 0)) - 8
@@ -263,7 +162,7 @@ def _thin_uneven_ticks(layout: dict, talk: bool) -> None:
     picks. At the width the figure is laid out for, such labels are kept horizontal and a label too
     close to the last one kept is left out (its tick and its points stay): ``ticktext`` changed in
     place. Evenly spaced ticks are left to plotly (it rotates them as they need)."""
-    width = _laid_out(layout, 18 if talk else 13)
+    width = _laid_out(layout, LEGEND_FONT[talk])
     margin = layout.get("margin") or {}
     plot = width - margin.get("l", 0) - margin.get("r", 0)
     for key in _axis_keys(layout, "x"):
@@ -286,7 +185,7 @@ def _thin_uneven_ticks(layout: dict, talk: bool) -> None:
             per_unit = plot * _span(axis.get("domain")) / (float(hi) - float(lo))
         else:  # autorange: the ticks' extent, padded by the points' markers and any column around them
             per_unit = 0.8 * plot * _span(axis.get("domain")) / span
-        font = (axis.get("tickfont") or {}).get("size") or (layout.get("font") or {}).get("size") or (20 if talk else 13)
+        font = (axis.get("tickfont") or {}).get("size") or (layout.get("font") or {}).get("size") or TICK_FONT[talk]
         half = [_label_width(str(t), font) / 2 for t in text]
         out, last = list(text), None
         for i in order:
@@ -440,161 +339,3 @@ def _mark_zoomed_axes(data: list[dict], layout: dict) -> None:
         if ys.size and ys.min() > 0 and ys.min() > 0.05 * (ys.max() - ys.min()):
             layout[key] = {**axis, "title": {**(title if isinstance(title, dict) else {}), "text": text + NOT_FROM_ZERO}}
 
-
-def theme_layout(data: list[dict], layout: dict, talk: bool = False) -> dict:
-    """The look of ``apply_theme`` on plain dicts: ``layout`` (a figure's layout as plotly's JSON,
-    nested keys, no ``title_text`` shorthands) is changed in place and returned, with the template
-    (as JSON) set; ``data`` (trace dicts) only sizes the legend."""
-    if not talk:
-        changes = [dict(font=dict(size=14, color=TEXT), title=dict(font=dict(color=TEXT)), margin=dict(l=64, r=20, b=BOTTOM[False])),
-                   _place_title_and_legend(data, layout, False, 13, 17, 24)]
-        axis = dict(tickfont=dict(size=13, color=TEXT), title=dict(font=dict(size=14, color=TEXT)), gridcolor=GRID,
-                    linecolor="#9AA0A6", zerolinecolor=GRID)
-    else:
-        changes = [dict(font=dict(size=20, color="#000000"), margin=dict(l=80, r=30, b=BOTTOM[True])),
-                   _place_title_and_legend(data, layout, True, 18, 24, 30)]
-        axis = dict(linewidth=2, ticks="outside", tickwidth=2)
-    layout["template"] = _TEMPLATE_JSON[talk]
-    _mark_zoomed_axes(data, layout)
-    for change in changes:
-        _merge(layout, change)
-    for letter in "xy":
-        for key in _axis_keys(layout, letter):
-            layout[key] = _merge(layout.get(key) or {}, axis)
-    _fit_axis_titles(layout, talk)
-    _thin_uneven_ticks(layout, talk)
-    layout.pop(FIT_WIDTH, None)  # not a plotly property
-    return layout
-
-
-def apply_theme(fig: go.Figure, talk: bool = False) -> go.Figure:
-    """Style ``fig`` in place and return it (normal: clean white; talk: big, bold, white).
-
-    Legends are horizontal, above the plot area and under the title, so a figure in a half-width
-    column keeps its full width for data. Pages pass ``theme=None`` to ``st.plotly_chart`` so the
-    screen shows exactly this look (the same as the downloaded files).
-
-    The layout is changed in one assignment of a merged dict: plotly's ``update_*`` calls walk and
-    validate the figure once per call (about 35 ms a figure for the dozen calls this look needs,
-    against about 10 ms so), which made a page of ten figures slow. Builders that run on every
-    slider move skip even that: ``themed_figure`` makes the figure, themed, from dicts at once.
-    """
-    names = _names(fig)
-    layout = theme_layout(names, fig.layout.to_plotly_json(), talk)
-    fig.layout = layout
-    _rename(fig, names)
-    if talk:
-        _thicken(fig)
-    return fig
-
-
-def refit(fig: go.Figure, width: int, talk: bool = False, height: int | None = None) -> go.Figure:
-    """A copy of the themed ``fig`` with its text laid out again for a figure ``width`` px wide (a
-    row of three on a 1280 px screen): the title, legend names and axis titles unbroken, then
-    broken and given room as ``theme_layout`` does for that width. ``height``: start again from it
-    (the room a narrower layout added for a legend of many rows is given back)."""
-    def whole(text):
-        return text.replace("<br>", " ") if isinstance(text, str) else text
-
-    out = go.Figure(fig)
-    layout = out.layout.to_plotly_json()
-    if isinstance(layout.get("title"), dict):
-        layout["title"]["text"] = whole(layout["title"].get("text"))
-    for key in [k for k in layout if k[1:5] == "axis" and isinstance(layout[k], dict)]:
-        title = layout[key].get("title")
-        if isinstance(title, dict) and title.get("text"):
-            title["text"] = whole(title["text"]).replace(" (not from 0)", NOT_FROM_ZERO)
-    layout.pop("margin", None)  # the look sets it anew
-    if height:
-        layout["height"] = height
-    names = _names(out)
-    for d in names:
-        d["name"] = whole(d.get("name"))
-    layout[FIT_WIDTH] = width
-    out.layout = theme_layout(names, layout, talk)
-    _rename(out, names)
-    return out
-
-
-def _rename(fig: go.Figure, names: list[dict]) -> None:
-    """Give ``fig``'s traces the legend names ``theme_layout`` broke to the figure's width."""
-    for trace, d in zip(fig.data, names):
-        if d.get("name") is not None and d["name"] != trace.name:
-            trace.name = d["name"]
-
-
-def themed_figure(data: list[dict], layout: dict, talk: bool = False, *, overrides: dict | None = None) -> go.Figure:
-    """``apply_theme(go.Figure(data=data, layout=layout), talk)``, made in one construction (about
-    1-2 ms against 10-40 ms): the look is merged into the dicts first, and plotly's per-property
-    validation is skipped (``_validate=False``, as plotly itself does for its built-in templates).
-    ``data`` holds trace dicts with ``type``; ``layout`` uses nested keys (``title=dict(text=...)``,
-    not ``title_text``). The builders that use it are checked against the validated construction
-    in ``tests/app/figures/test_theme_layout.py`` (an unknown property there raises). ``overrides`` are
-    merged into the layout after the look (settings the look must not change)."""
-    layout = _merge(theme_layout(data, layout, talk), overrides or {})
-    if talk:
-        for trace in data:
-            _thicken_trace(trace)
-    return go.Figure(data=data, layout=layout, _validate=False)
-
-
-def talk_width(width) -> float:
-    """A line's width in talk mode: main lines (2 px and up, or unset) at least 4 px, thin ones
-    (a run's single seed) 1.6 times as thick, and no line (width 0: a band's outline) stays none."""
-    if width is None:
-        return 4
-    if width == 0:
-        return 0
-    return max(width, 4) if width >= 2 else width * 1.6
-
-
-def _thicken_trace(trace: dict) -> None:
-    """Talk mode on a trace dict: thick lines, big markers (as ``_thicken``)."""
-    if trace.get("type", "scatter") not in ("scatter", "scattergl"):
-        return
-    mode = trace.get("mode") or "lines"
-    if "lines" in mode:
-        line = trace.setdefault("line", {})
-        line["width"] = talk_width(line.get("width"))
-    if "markers" in mode:
-        marker = trace.setdefault("marker", {})
-        size = marker.get("size")
-        if size is None or isinstance(size, (int, float)):
-            marker["size"] = (size or 6) * 1.6
-
-
-def _thicken(fig: go.Figure) -> None:
-    """Talk mode: thick lines, big markers."""
-    for trace in fig.data:
-        if trace.type not in ("scatter", "scattergl"):
-            continue
-        mode = trace.mode or "lines"
-        if "lines" in mode:
-            trace.line.width = talk_width(trace.line.width)
-        if "markers" in mode:
-            size = trace.marker.size
-            if size is None or isinstance(size, (int, float)):
-                trace.marker.size = (size or 6) * 1.6
-
-
-# ---- the page around the figures ------------------------------------------------------------
-TALK_CSS = """<style>
-.stApp, [data-testid="stSidebar"], [data-testid="stHeader"] {background: #ffffff !important; color: #111 !important;}
-.stApp p, .stApp li, .stApp label {font-size: 1.2rem;}
-.stApp h1 {font-size: 2.6rem;} .stApp h2 {font-size: 2.1rem;} .stApp h3 {font-size: 1.7rem;}
-[data-testid="stMainBlockContainer"] {padding-left: 2rem !important; padding-right: 2rem !important; padding-top: 3.5rem !important;}
-[data-testid="stHeader"] {background: transparent !important;}
-.fq-step-title {font-size: 1.9rem; font-weight: 700; line-height: 1.2;} .fq-step-of {font-size: 1.1rem; font-weight: 400; color: #555;}
-.fq-takeaway {font-size: 1.25rem; line-height: 1.25; margin: 0.1rem 0 0.3rem 0;}
-[data-testid="stColumn"]:has([data-testid="stPlotlyChart"], .js-plotly-plot) {min-width: min(100%, TALK_WIDTHpx) !important;}
-.modebar-container {display: none !important;}
-</style>""".replace("TALK_WIDTH", str(TALK_WIDTH))  # a column holding a figure: never under the width it is laid out for
-PRESENTER_CSS = """<style>
-[data-testid="stToolbar"], [data-testid="stDecoration"], footer {display: none !important;}
-.modebar-container {display: none !important;}
-</style>"""
-
-
-def page_css(talk: bool, presenter: bool) -> list[str]:
-    """The style blocks of the page in talk mode (white, large fonts) and presenter mode (no chrome)."""
-    return ([TALK_CSS] if talk else []) + ([PRESENTER_CSS] if presenter else [])
