@@ -36,7 +36,6 @@ __all__ = ["STEPS", "Slide", "SlideFigure", "Missing", "build_step", "step_idea"
 
 # ---- the steps -------------------------------------------------------------------------------
 MATCHED_Y = "rank at matched accuracy"
-SHORT_Y = {"effective_rank": "eff. rank (σ²)"}  # beside a legend in a third of a talk-mode page
 
 
 def _footer(d: LessonData, extra: str = "") -> str:
@@ -211,7 +210,7 @@ def accuracy_item(d: LessonData, metric: str, title: str, name: str, talk: bool,
     colours = {g: c["method"] for g, c in groups.items()}
     profile = accuracy_profile(d, groups, metric)
     frame = profile_frame(profile)
-    y_title = SHORT_Y.get(metric, sf.METRIC_TITLES.get(metric, metric))
+    y_title = sf.METRIC_TITLES.get(metric, metric)
     fig = metric_vs_accuracy_figure(frame, y_title, title, colours, talk=talk)
     profiles = {f"{d.base('dataset', '?')} ('{d.study.get('name')}')": profile}
     for o in others:

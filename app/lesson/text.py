@@ -330,10 +330,7 @@ def rank_caption(profiles: dict[str, list[dict]]) -> str:
 
 
 # ---- step 6: what FedQuad changes --------------------------------------------------------------
-NAMES = {"local_effective_rank": "local effective rank", "local_cka": "local CKA to the global model",
-         "local_acc_all": "local accuracy on all classes", "local_acc_own": "local accuracy on own classes",
-         "effective_rank": "global effective rank", "ratio": "global intra / inter ratio",
-         "final_acc": "final test accuracy"}
+NAMES = engine.metric_words()  # the measures' names in a sentence, from the one vocabulary
 
 
 def _pct(metric: str) -> bool:

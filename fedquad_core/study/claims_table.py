@@ -9,6 +9,7 @@ from typing import Any
 from . import effects, plateau
 from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS
 from .stats import LEVEL, Difference
+from ..vocab.words import p_value
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,7 @@ class ClaimResult:
     sensitivity: tuple[str, ...] = ()  # the verdicts at δ/2 and 2δ
 
 
-def format_p(p: float | None) -> str:
-    """Two significant digits, three near the 0.05 line: 0.0503 must not read as 0.05."""
-    if p is None:
-        return "-"
-    if p < 0.001:
-        return "< 0.001"
-    return f"{p:.3g}" if 0.04 <= p < 0.06 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+format_p = p_value  # a table cell's p: the one p formatter (vocab.words), "-" for None
 
 
 def tested_rows(results: list[ClaimResult]) -> int:
