@@ -9,7 +9,9 @@ show the measure and prints its name as it is):
 - ``short``: a column head of ``fedquad study show`` ("eff. rank"; the command offers the
   measures of the study table, ``study.table.METRICS``);
 - ``axis``: a figure's axis or colour-bar title ("eff. rank (σ²)"); ``chart`` where the live
-  charts, whose titles already say which ratio, use a shorter one ("intra / inter");
+  charts, whose titles already say which ratio, use a shorter one ("intra / inter"); ``title``
+  in the Clients page's figures, where a measure's name is a trace's name and a title
+  ("local accuracy, all classes");
 - ``words``: a sentence of the Lesson ("global effective rank").
 
 δ, the smallest effect of interest, is ``delta`` in the measure's unit (a fraction for
@@ -30,6 +32,7 @@ class Metric:
     axis: str | None = None
     words: str | None = None
     chart: str | None = None
+    title: str | None = None
     unit: str = ""          # "%": a fraction written as a percentage (scale 100), δ in points
     spec: str = ".2f"       # the format of one value (after the unit's scale)
     delta: float | None = None
@@ -74,17 +77,18 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            "global effective rank", chart="eff. rank (σ²)", delta=0.5, source=GEOMETRY),
     Metric("nc1", chart="NC1: within- / between-class spread", source=GEOMETRY),  # (1/C)·tr(Σ_W Σ_B⁺), Papyan et al. 2020
     Metric("local_acc_all", None, "local acc %", "local acc. (all classes)", "local accuracy on all classes",
-           source=LOCAL, **_ACC),
+           title="local accuracy, all classes", source=LOCAL, **_ACC),
     Metric("local_acc_own", None, "own acc %", "local acc. (own classes)", "local accuracy on own classes",
-           source=LOCAL, **_ACC),
-    Metric("local_acc_own_any", None, "own acc (any) %", "local acc. (any class it has)", source=LOCAL, **_ACC),
+           title="local accuracy, own classes", source=LOCAL, **_ACC),
+    Metric("local_acc_own_any", None, "own acc (any) %", "local acc. (any class it has)",
+           title="local accuracy, every class it has a sample of", source=LOCAL, **_ACC),
     Metric("local_effective_rank", "local effective rank (entropy of σ²)", "local rank", "local eff. rank (σ²)",
-           "local effective rank", delta=0.5, source=LOCAL),
-    Metric("local_ratio", None, "local ratio", "local intra / inter", source=LOCAL, **_RATIO),
+           "local effective rank", title="local eff. rank (σ²)", delta=0.5, source=LOCAL),
+    Metric("local_ratio", None, "local ratio", "local intra / inter", title="local intra / inter ratio", source=LOCAL, **_RATIO),
     Metric("local_cka", "local-vs-global CKA", "local CKA", "local CKA to global", "local CKA to the global model",
-           delta=0.02, source=LOCAL),
+           title="CKA to the global model", delta=0.02, source=LOCAL),
     Metric("update_cosine", None, "upd. cos", "update cosine", delta=0.02, source=LOCAL),
-    Metric("update_norm", None, "upd. norm", "update norm", source=LOCAL),
+    Metric("update_norm", None, "upd. norm", "update norm", title="update norm", source=LOCAL),
 )}
 
 
@@ -114,6 +118,11 @@ def axis_titles() -> dict[str, str]:
 def chart_titles() -> dict[str, str]:
     """The live charts' y-axis titles."""
     return _register("chart")
+
+
+def titles() -> dict[str, str]:
+    """The Clients page's names of the local measures (trace names and titles)."""
+    return _register("title")
 
 
 def words() -> dict[str, str]:
