@@ -31,7 +31,7 @@ def _words(v: engine.Verdict, more: str) -> str:
     if v.separated:
         return f"{'higher' if v.direction > 0 else 'lower'} with {more}, beyond seed noise ({engine.p_text(v.test.p)}, {v.seeds})"
     if v.negligible:
-        return f"negligible: inside ±1 point ({engine.p_text(v.tost_p)}, {v.seeds})"
+        return f"negligible: inside ±{engine.delta_points(v.delta)} ({engine.p_text(v.tost_p)}, {v.seeds})"
     if v.state == engine.NOISE:
         return f"inconclusive with {v.seeds} ({engine.p_text(v.test.p)})"
     return "one seed: no test possible"

@@ -117,7 +117,7 @@ def table_effect(v: engine.Verdict, row: tuple | None, up: str, down: str, pct: 
 
 def _delta(v: engine.Verdict, pct: bool) -> str:
     """The smallest effect of interest in the sentence's unit: ``1 point`` or ``0.5``."""
-    return (f"{v.delta * 100:g} point" + ("" if v.delta == 0.01 else "s")) if pct else f"{v.delta:.3g}"
+    return engine.delta_points(v.delta) if pct else f"{v.delta:.3g}"
 
 
 def _pair(v: engine.Verdict, spec: str = ".2f", pct: bool = False) -> tuple[str, str]:
@@ -475,9 +475,7 @@ def claims_sentences(claims: list[dict]) -> list[str]:
             "runs share their seeds, else Welch's), the difference with its 95 % confidence interval (not "
             "corrected), its p-value Holm-corrected across the table's tested rows, and a verdict: supported or not "
             "when the corrected p is below 0.05 and the difference is at least the measure's smallest effect of "
-            f"interest (accuracy {engine.smallest_effect('final_acc') * 100:g} point, CKA "
-            f"{engine.smallest_effect('local_cka'):g}, rank {engine.smallest_effect('effective_rank'):g}, distances "
-            f"{engine.smallest_effect('intra_l2', 1.0) * 100:g} % of the reference), negligible when an equivalence test "
+            f"interest ({engine.delta_margins()}), negligible when an equivalence test "
             "puts it inside that margin, else inconclusive (`fedquad study claims` prints the full table).",
             f"Of {len(claims)} claims, checked in {rows} rows (a claim with several rows counts once; \"mixed\" when "
             "its rows disagree): " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "."]

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import effects, plateau
+from . import plateau
 from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS
 from .stats import LEVEL, Difference
-from ..vocab.words import p_value
+from ..vocab.words import delta_margins, p_value
 
 
 @dataclass(frozen=True)
@@ -105,9 +105,7 @@ def rule_text(results: list[ClaimResult]) -> str:
         f"(paired t on the per-seed differences) only where they also share the partition (the same α: only the "
         f"method or the local epochs differ); others, and every comparison across α, by Welch's test; the Test "
         f"column says which. "
-        f"Every measure has a smallest effect of interest δ (accuracy {effects.ABSOLUTE['final_acc'] * 100:g} point, "
-        f"CKA {effects.ABSOLUTE['local_cka']:g}, effective rank {effects.ABSOLUTE['effective_rank']:g}, distances "
-        f"{effects.RELATIVE['intra_l2'] * 100:g} % of the reference group's mean): **supported** / **not supported** "
+        f"Every measure has a smallest effect of interest δ ({delta_margins()}): **supported** / **not supported** "
         f"when the Holm-adjusted p is below {1 - LEVEL:.2f} and the difference is at least δ, in the claim's direction "
         f"or against it (for \"keeps\": non-inferiority with margin δ), and, for supported, neither the comparison at "
         f"matched accuracy nor the one at equal samples seen has its estimate the other way and, for a row on its "

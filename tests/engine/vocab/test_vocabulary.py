@@ -107,3 +107,11 @@ def _label_tables():
 def test_one_table_of_measure_names():
     found = set(_label_tables())
     assert found - NOT_LABEL_TABLES == set(), "name measures in fedquad_core/vocab/metrics.py, not in a table of their own"
+
+
+def test_the_margins_are_written_from_the_table():
+    assert words.delta_points(0.01) == "1 point" and words.delta_points(0.005) == "0.5 points"
+    assert words.delta_margins() == ("accuracy 1 point, CKA 0.02, effective rank 0.5, distances 5 % of the reference "
+                                     "group's mean")
+    from fedquad_core.study.claims_table import claims_markdown
+    assert f"smallest effect of interest δ ({words.delta_margins()})" in claims_markdown([])
