@@ -369,7 +369,7 @@ def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: l
         shown = v.separated and v.direction > 0 and best["p_holm"] < 0.05
         out.append(
             (f"FedQuad's largest effect in accuracy in the recorded local-model studies, chosen by the numbers among "
-             f"{best['tested']} comparisons with FedAvg (Holm-adjusted p = {best['p_holm']:.2g}): "
+             f"{best['tested']} comparisons with FedAvg (Holm-adjusted {engine.p_text(best['p_holm'])}): "
              if shown else f"Chosen by the numbers among {best['tested']} comparisons with FedAvg: ")
             + f"'{best['study']}' at {best['where']}, {NAMES.get(m, m)} {_vs(m, v, '')}.")
         iid, did = best.get("iid"), best.get("did")
