@@ -23,11 +23,7 @@ __all__ = [
 ]
 
 X_TITLES = {"round": "round", "samples_total": "samples processed", "elapsed": "wall time (s)"}
-Y_TITLES = {
-    "test_accuracy": "test accuracy", "train_loss": "train loss",
-    "ratio": "intra / inter", "ratio_l2": "intra / inter (L2)",  # the charts' titles say what ratio
-    "effective_rank": "eff. rank (σ²)", "nc1": "NC1: within- / between-class spread",  # (1/C)·tr(Σ_W Σ_B⁺), Papyan et al. 2020
-}
+Y_TITLES = engine.metric_chart_titles()  # from the one vocabulary (a chart's title says which ratio)
 BASE_COLUMNS = ("run", "label", "method", "round", "samples_total", "elapsed")
 
 

@@ -9,15 +9,13 @@ import pandas as pd
 import plotly.colors as pc
 import plotly.graph_objects as go
 
+from app.service import engine
 from app.service.engine import hold_share
 from app.figures.geometry import embedding_scatter, tick_angle
 from app.figures.fit import fit, percent_format
 from app.figures.palette import method_color
 
-TITLES = {"local_acc_all": "local accuracy, all classes", "local_acc_own": "local accuracy, own classes",
-          "local_acc_own_any": "local accuracy, every class it has a sample of",
-          "local_effective_rank": "local eff. rank (σ²)", "local_ratio": "local intra / inter ratio",
-          "local_cka": "CKA to the global model", "update_norm": "update norm"}
+TITLES = engine.metric_titles()  # the local measures' names here, from the one vocabulary
 VIEWS = {"accuracy": ("local_acc_all", "local_acc_own"), "rank": ("local_effective_rank",),
          "cka": ("local_cka",), "ratio": ("local_ratio",)}
 VIEW_LABELS = {"accuracy": "Accuracy", "rank": "Effective rank", "cka": "CKA to global", "ratio": "Intra / inter"}
@@ -26,7 +24,7 @@ SYMBOLS = {"local_acc_all": "circle", "local_acc_own": "diamond-open"}
 
 
 def _label(method: str) -> str:
-    return {"fedavg": "FedAvg", "fedquad": "FedQuad"}.get(method, method)
+    return engine.method_label(method)  # the method's own file's label (an unknown name as it is)
 
 
 def value_range(values, top: float | None = None) -> list[float] | None:

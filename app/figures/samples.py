@@ -28,7 +28,7 @@ def _pct(v: engine.Verdict) -> tuple[str, str]:
 
 
 def _words(v: engine.Verdict, more: str) -> str:
-    return engine.difference_words(v, more, "±1 point", engine.p_text)
+    return engine.difference_words(v, more, f"±{engine.delta_points(v.delta)}" if v.delta else "±δ", engine.p_text)
 
 
 def _rows(runs: pd.DataFrame) -> list[dict]:

@@ -27,14 +27,7 @@ from app.service import engine
 from app.figures.fit import fit, percent_format
 from app.figures.palette import DEFAULT_HEIGHT, method_color
 
-METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # short: "(not from 0)" may follow
-                 "final_ratio": "final intra/inter", "final_ratio_l2": "final intra/inter (L2)",
-                 "effective_rank": "eff. rank (σ²)",
-                 "test_accuracy": "test accuracy", "ratio": "intra / inter ratio",
-                 "local_acc_all": "local acc. (all classes)", "local_acc_own": "local acc. (own classes)",
-                 "local_acc_own_any": "local acc. (any class it has)",
-                 "local_effective_rank": "local eff. rank (σ²)", "local_ratio": "local intra / inter",
-                 "local_cka": "local CKA to global", "update_cosine": "update cosine", "update_norm": "update norm"}
+METRIC_TITLES = engine.metric_axis_titles()  # the measures' axis titles, from the one vocabulary; short: "(not from 0)" may follow
 AXIS_TITLES = {"alpha": "α (evenly spaced)", "local_epochs": "local epochs", "m1": "margin m1", "m2": "margin m2",
                "beta": "β",
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
@@ -207,7 +200,7 @@ def _hex_rgba(color: str, alpha: float) -> str:
 
 def is_accuracy(metric: str) -> bool:
     """An accuracy (a fraction in the data): its axis reads in percent."""
-    return metric in ("test_accuracy", "final_acc", "best_acc") or metric.startswith("local_acc")
+    return engine.is_accuracy_metric(metric)
 
 
 def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: bool = False) -> go.Figure:

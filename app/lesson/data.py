@@ -17,7 +17,8 @@ import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
 from app.service.engine import DamagedRun, RunNotFound, RunStore, StoreError
-from app.service.engine import StudyStore, Verdict, alpha_text, check_claims, compare, row_key
+from app.service.engine import StudyStore, Verdict, check_claims, compare, row_key
+from app.service.engine import alpha_words  # noqa: F401 ("IID", "α=0.1"; NaN is IID): the Lesson's modules take it from here
 
 # which recorded study tells which part: the global model from fmnist-skew; the local models from
 # the candidate with the largest local collapse beyond seed noise (``strongest_local``), so a
@@ -204,12 +205,6 @@ def _same(a, b) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return math.isclose(float(a), float(b))
     return a == b
-
-
-def alpha_label(alpha) -> str:
-    """"IID" for None (or NaN, as pandas stores None in a number column), else "α=0.1" (the
-    engine's one α printer, ``alpha_text``)."""
-    return alpha_text(alpha, "label")
 
 
 def _local_collapse(d: "LessonData") -> Verdict | None:

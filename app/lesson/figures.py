@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from app.figures import study as sf
 from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
-from app.lesson.data import LessonData, Missing, alpha_label
+from app.lesson.data import LessonData, Missing, alpha_words
 from app.projection.maths import pca_2d, procrustes_align
 from app.service.engine import StoreError, Verdict, compare, hold_share, matched_accuracy, pairable, run_value, seed_of, smallest_effect, \
     study_frame
@@ -22,7 +22,7 @@ PAIR = ("fedavg", "fedquad")
 def require_run(data: LessonData, **coords) -> str:
     rid = data.run(**coords)
     if rid is None:
-        want = ", ".join(f"{k}={alpha_label(v) if k == 'alpha' else v}" for k, v in coords.items())
+        want = ", ".join(f"{k}={alpha_words(v) if k == 'alpha' else v}" for k, v in coords.items())
         raise Missing(f"no finished run with {want} in study '{data.study.get('name')}' ({data.root}): "
                       "add it to the study (`python scripts/record_studies.py` for the recorded ones)")
     return rid

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.lesson.data import Missing, StoreError, alpha_label
+from app.lesson.data import Missing, StoreError, alpha_words
 from app.lesson.questions import Question, question
 from app.roots import runs_dir
 from app.service import poll_store, roles
@@ -77,7 +77,7 @@ def _words(q: Question, data) -> dict[str, str]:
     """The α values the step shows, for the question's words (a generic word when unknown)."""
     try:
         d = data.role(q.role)
-        return q.words(alpha_label(d.skew_alpha()), alpha_label(d.iid_alpha()))
+        return q.words(alpha_words(d.skew_alpha()), alpha_words(d.iid_alpha()))
     except (AttributeError, KeyError, ValueError, Missing, StoreError):
         return q.words("strong skew", "IID")
 

@@ -22,7 +22,7 @@ from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
 from app.service.engine import (accuracy_profile, claim_judge, claim_verdicts, compare, format_p, hold_share,
                                 matched_comparison, pairable, smallest_effect)
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
-from app.lesson.data import (ROLES, LessonData, Missing, StoreError, alpha_label, claims_of, strongest_local, table_result,
+from app.lesson.data import (ROLES, LessonData, Missing, StoreError, alpha_words, claims_of, strongest_local, table_result,
                              table_row)
 from app.lesson.figures import (LABELS, PAIR, claims_figure, claims_summary_figure, first_seed, local_client_item, most_local_epochs,
                                 require_run, response, response_item, spectra, spectra_table, values, versus)
@@ -36,11 +36,10 @@ __all__ = ["STEPS", "Slide", "SlideFigure", "Missing", "build_step", "step_idea"
 
 # ---- the steps -------------------------------------------------------------------------------
 MATCHED_Y = "rank at matched accuracy"
-SHORT_Y = {"effective_rank": "eff. rank (σ²)"}  # beside a legend in a third of a talk-mode page
 
 
 def _footer(d: LessonData, extra: str = "") -> str:
-    return f"{d.settings()} · skew shown: {alpha_label(d.skew_alpha())}" + (f" · {extra}" if extra else "")
+    return f"{d.settings()} · skew shown: {alpha_words(d.skew_alpha())}" + (f" · {extra}" if extra else "")
 
 
 def _local(data: LessonData) -> tuple[LessonData, dict]:
@@ -73,9 +72,9 @@ def step_skew(data: LessonData, talk: bool) -> Slide:
     for a in (iid, skew):
         part = d.partition(require_run(d, alpha=a, seed=seed)) or {}
         if "counts" not in part:
-            raise Missing(f"the {alpha_label(a)} run has no partition.json")
+            raise Missing(f"the {alpha_words(a)} run has no partition.json")
         counts[a] = np.asarray(part["counts"])
-    figs = [SlideFigure(f"partition_{alpha_label(a)}", partition_heatmap(c, title=f"{alpha_label(a)}: clients × classes",
+    figs = [SlideFigure(f"partition_{alpha_words(a)}", partition_heatmap(c, title=f"{alpha_words(a)}: clients × classes",
                                                                       talk=talk),
                        pd.DataFrame(c).rename_axis("client").reset_index()) for a, c in counts.items()]
     return Slide("1 · Label skew", text.skew_sentences(counts[iid], counts[skew], skew, iid) + _study_sentence(data, d),
@@ -135,13 +134,13 @@ def step_drift(data: LessonData, talk: bool) -> Slide:
     k_item, _ = response_item(d, "local_cka", PAIR, f"Local–global CKA{where}", "local_cka_vs_alpha", talk, at)
     items = [c_item, k_item]
     if at:
-        e_item, _ = response_item(d, "local_cka", PAIR, f"CKA vs local epochs, {alpha_label(skew)}",
+        e_item, _ = response_item(d, "local_cka", PAIR, f"CKA vs local epochs, {alpha_words(skew)}",
                                   "local_cka_vs_epochs", talk, {"alpha": skew}, "local_epochs")
         few, most = min(d.axis("local_epochs")), max(d.axis("local_epochs"))
         v = versus(d, "local_cka", {"alpha": skew, "method": "fedavg", "local_epochs": most},
                    {"alpha": skew, "method": "fedavg", "local_epochs": few})
         a, b = v.text(".3f")
-        e_item.caption = (f"FedAvg's local–global CKA at {alpha_label(skew)} with {most:g} local epochs, {a}, against "
+        e_item.caption = (f"FedAvg's local–global CKA at {alpha_words(skew)} with {most:g} local epochs, {a}, against "
                           f"{few:g}, {b}: {text.effect(v, 'higher with more local epochs', 'lower with more local epochs')}.")
         items.append(e_item)
     fa = dict(method="fedavg", **at)
@@ -186,7 +185,7 @@ def _groups(d: LessonData, method: str = "fedavg", methods=None) -> dict:
     ``methods`` at the strongest skew."""
     if methods:
         return {LABELS[m]: {"alpha": d.skew_alpha(), "method": m} for m in methods}
-    return {f"{LABELS[method]}, {alpha_label(a)}": {"alpha": a, "method": method} for a in d.axis("alpha")}
+    return {f"{LABELS[method]}, {alpha_words(a)}": {"alpha": a, "method": method} for a in d.axis("alpha")}
 
 
 OTHER_DATASET = ("digits-alpha", "digits-local")  # recorded studies on another data set than fmnist-skew
@@ -211,13 +210,13 @@ def accuracy_item(d: LessonData, metric: str, title: str, name: str, talk: bool,
     colours = {g: c["method"] for g, c in groups.items()}
     profile = accuracy_profile(d, groups, metric)
     frame = profile_frame(profile)
-    y_title = SHORT_Y.get(metric, sf.METRIC_TITLES.get(metric, metric))
+    y_title = sf.METRIC_TITLES.get(metric, metric)
     fig = metric_vs_accuracy_figure(frame, y_title, title, colours, talk=talk)
     profiles = {f"{d.base('dataset', '?')} ('{d.study.get('name')}')": profile}
     for o in others:
-        profiles[f"{o.base('dataset', '?')} ('{o.study.get('name')}', {alpha_label(o.skew_alpha())} and "
-                 f"{alpha_label(o.iid_alpha())})"] = accuracy_profile(
-            o, {f"{LABELS[method]}, {alpha_label(a)}": {"alpha": a, "method": method, **most_local_epochs(o)}
+        profiles[f"{o.base('dataset', '?')} ('{o.study.get('name')}', {alpha_words(o.skew_alpha())} and "
+                 f"{alpha_words(o.iid_alpha())})"] = accuracy_profile(
+            o, {f"{LABELS[method]}, {alpha_words(a)}": {"alpha": a, "method": method, **most_local_epochs(o)}
                 for a in (o.skew_alpha(), o.iid_alpha())}, metric)
     return SlideFigure(name, fig, frame, text.rank_caption(profiles))
 
@@ -264,10 +263,10 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
         item, _ = response_item(d, "local_effective_rank", PAIR, f"Local rank, {epochs}",
                                 "local_effective_rank_fedquad_vs_fedavg", talk, at)
         items.append(item)
-    items.append(accuracy_item(g, "effective_rank", f"Globally: rank against accuracy, {alpha_label(skew_g)}",
+    items.append(accuracy_item(g, "effective_rank", f"Globally: rank against accuracy, {alpha_words(skew_g)}",
                                "effective_rank_matched_both", talk, methods=PAIR))
     best_words = None if best is None else dict(
-        study=best.study, where=f"{alpha_label(best.alpha)}{where}", metric=best.metric, verdict=best.verdict,
+        study=best.study, where=f"{alpha_words(best.alpha)}{where}", metric=best.metric, verdict=best.verdict,
         iid=best.iid, did=best.did, tested=best.tested, p_holm=best.p_holm)
     ga, gb = {"alpha": skew_g, "method": "fedquad"}, {"alpha": skew_g, "method": "fedavg"}
     if local:
@@ -296,7 +295,7 @@ def step_price(data: LessonData, talk: bool) -> Slide:
     df = metrics_frame({r: d.metrics(r) for r in ids.values()},
                        {r: {"label": LABELS[m], "method": m} for m, r in ids.items()})
     cost_fig = curves_figure(df, "test_accuracy", "samples_total", title=f"Accuracy vs samples processed, "
-                                                                          f"{alpha_label(skew)}, seed {seed}", talk=talk)
+                                                                          f"{alpha_words(skew)}, seed {seed}", talk=talk)
     cost = price_data.cost(d, skew)
     if cost is None:
         raise Missing("the runs' metrics lack samples_total / elapsed")
@@ -304,11 +303,11 @@ def step_price(data: LessonData, talk: bool) -> Slide:
                                 "accuracy_vs_alpha_bands", talk)
     counts = np.asarray((d.partition(ids["fedquad"]) or {}).get("counts", [[0]]))
     lt3 = int(((counts > 0).sum(axis=1) < 3).sum())
-    accuracy = [(alpha_label(x), versus(d, "final_acc", {"alpha": x, "method": "fedquad"}, {"alpha": x, "method": "fedavg"}))
+    accuracy = [(alpha_words(x), versus(d, "final_acc", {"alpha": x, "method": "fedquad"}, {"alpha": x, "method": "fedavg"}))
                 for x in d.axis("alpha")]
     demo = price_data.demo_comparison(data)
     fq, fa = {"alpha": skew, "method": "fedquad"}, {"alpha": skew, "method": "fedavg"}
-    rows = {alpha_label(skew): table_row(d, "final_acc", fq, fa)}
+    rows = {alpha_words(skew): table_row(d, "final_acc", fq, fa)}
     if demo is not None:
         dd = LessonData(data.root, data.studies[demo["study"]], data.source, data._metrics, notices=data.notices,
                         studies=data.studies)
@@ -317,7 +316,7 @@ def step_price(data: LessonData, talk: bool) -> Slide:
     sentences = text.price_sentences(cost["samples"], cost["times"], cost["time"], lt3, len(counts), accuracy, skew,
                                      demo, {k: v for k, v in rows.items() if v})
     found = table_result(d, "final_acc", fq, fa)
-    at_skew = dict(accuracy).get(alpha_label(skew))
+    at_skew = dict(accuracy).get(alpha_words(skew))
     if found is not None:
         lead = text.row_takeaway(found[1], claims_of(d))
     else:  # the user's own runs: no table row; FedQuad's extra work per round said when it differs

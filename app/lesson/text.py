@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from app.service import engine
-from app.lesson.data import alpha_label
+from app.lesson.data import alpha_words
 
 NOISE_WORDS = "inconclusive with {seeds}: the 95 % CI of the difference includes 0, {p}"
 
@@ -117,7 +117,7 @@ def table_effect(v: engine.Verdict, row: tuple | None, up: str, down: str, pct: 
 
 def _delta(v: engine.Verdict, pct: bool) -> str:
     """The smallest effect of interest in the sentence's unit: ``1 point`` or ``0.5``."""
-    return (f"{v.delta * 100:g} point" + ("" if v.delta == 0.01 else "s")) if pct else f"{v.delta:.3g}"
+    return engine.delta_points(v.delta) if pct else f"{v.delta:.3g}"
 
 
 def _pair(v: engine.Verdict, spec: str = ".2f", pct: bool = False) -> tuple[str, str]:
@@ -142,10 +142,10 @@ def skew_sentences(counts_iid, counts_skew, alpha, alpha_iid=None) -> list[str]:
     n = len(held["skew"])
     lt3 = {k: int((v < 3).sum()) for k, v in held.items()}
     return [
-        f"The same {n} clients, two ways of splitting the data: with {alpha_label(alpha_iid)} a client holds "
-        f"{held['iid'].mean():.1f} classes on average, with {alpha_label(alpha)} {held['skew'].mean():.1f}.",
-        f"At {alpha_label(alpha)}, {lt3['skew']} of {n} clients {'holds' if lt3['skew'] == 1 else 'hold'} at most 2 "
-        f"classes ({alpha_label(alpha_iid)}: {lt3['iid']}); each of them trains on the classes it holds only.",
+        f"The same {n} clients, two ways of splitting the data: with {alpha_words(alpha_iid)} a client holds "
+        f"{held['iid'].mean():.1f} classes on average, with {alpha_words(alpha)} {held['skew'].mean():.1f}.",
+        f"At {alpha_words(alpha)}, {lt3['skew']} of {n} clients {'holds' if lt3['skew'] == 1 else 'hold'} at most 2 "
+        f"classes ({alpha_words(alpha_iid)}: {lt3['iid']}); each of them trains on the classes it holds only.",
     ]
 
 
@@ -153,8 +153,8 @@ def skew_takeaway(counts_iid, counts_skew, alpha, alpha_iid=None) -> str:
     """Step 1's takeaway: a fact of the two partitions (no verdict)."""
     held = {k: (np.asarray(c) > 0).sum(axis=1) for k, c in (("iid", counts_iid), ("skew", counts_skew))}
     few = {k: int((v < 3).sum()) for k, v in held.items()}
-    return fact(f"At {alpha_label(alpha)}, {few['skew']} of {len(held['skew'])} clients hold at most two classes; at "
-                f"{alpha_label(alpha_iid)}, {few['iid']} {'does' if few['iid'] == 1 else 'do'}.")
+    return fact(f"At {alpha_words(alpha)}, {few['skew']} of {len(held['skew'])} clients hold at most two classes; at "
+                f"{alpha_words(alpha_iid)}, {few['iid']} {'does' if few['iid'] == 1 else 'do'}.")
 
 
 # Step 5's takeaway: the loss's idea (a fact of the method, no verdict)
@@ -186,10 +186,10 @@ def forget_sentences(own_vs_all, all_skew_vs_iid, alpha, alpha_iid, epochs, hold
     return [
         f"Each client trains {epochs:g} local epoch{'s' if epochs != 1 else ''} from the global model; its local "
         "model is then tested before averaging (mean over the measured clients, then mean ± std over seeds).",
-        f"At {alpha_label(alpha)} a local model scores {own} on the test points of its own classes"
+        f"At {alpha_words(alpha)} a local model scores {own} on the test points of its own classes"
         + (f" (each at least {100 * hold:.3g} % of its data)" if hold else "") + f" and {every} on "
         f"all classes: {effect(own_vs_all, 'higher on its own classes', 'lower on its own classes')}.",
-        f"On all classes: {skew} at {alpha_label(alpha)} against {iid} at {alpha_label(alpha_iid)}: "
+        f"On all classes: {skew} at {alpha_words(alpha)} against {iid} at {alpha_words(alpha_iid)}: "
         f"{effect(all_skew_vs_iid, 'higher under skew', 'lower under skew')}"
         + (" — each client's model forgets the classes its client does not hold." if forgets else "."),
     ]
@@ -210,7 +210,7 @@ def drift_sentences(cosine, cka, alpha, alpha_iid, cka_row: tuple | None = None)
         "Two measures of agreement: the cosine between two clients' weight updates (1 = the same direction, "
         "0 = unrelated) and the linear CKA between a local model's and the round's global model's test "
         "embeddings (1 = the same representation up to rotation and scale).",
-        f"Update cosine {cs} at {alpha_label(alpha)} against {ci} at {alpha_label(alpha_iid)}: "
+        f"Update cosine {cs} at {alpha_words(alpha)} against {ci} at {alpha_words(alpha_iid)}: "
         f"{effect(cosine, 'higher under skew', 'lower under skew')}.",
         f"CKA to the global model {ks} against {ki}: {table_effect(cka, cka_row, 'higher under skew', 'lower under skew')}"
         + (" — under skew the clients pull apart." if apart and not cka_row else "."),
@@ -235,7 +235,7 @@ def fedquad_band_sentences(items: list, alpha) -> list[str]:
         a, b = _pair(v, pct=pct)
         parts.append(f"{name} {a} against FedAvg's {b} "
                      f"({effect(v, 'higher with FedQuad', 'lower with FedQuad', pct)})")
-    return [f"The figures' second band is FedQuad, at {alpha_label(alpha)}: " + "; ".join(parts) + " (step 6 "
+    return [f"The figures' second band is FedQuad, at {alpha_words(alpha)}: " + "; ".join(parts) + " (step 6 "
             "returns to FedQuad)."]
 
 
@@ -265,8 +265,8 @@ def global_sentences(final, levels, alpha, alpha_iid, table: dict | None = None)
     fs, fi = _pair(final)
     out = [
         f"The global model's effective rank (how many directions its embedding really uses) at equal rounds, "
-        f"each run's mean over its last snapshots: {fs} at {alpha_label(alpha)} against {fi} at "
-        f"{alpha_label(alpha_iid)}: {table_effect(final, table.get('final'), 'higher under skew', 'lower under skew')}"
+        f"each run's mean over its last snapshots: {fs} at {alpha_words(alpha)} against {fi} at "
+        f"{alpha_words(alpha_iid)}: {table_effect(final, table.get('final'), 'higher under skew', 'lower under skew')}"
         + ".",
     ]
     if not levels:
@@ -330,10 +330,7 @@ def rank_caption(profiles: dict[str, list[dict]]) -> str:
 
 
 # ---- step 6: what FedQuad changes --------------------------------------------------------------
-NAMES = {"local_effective_rank": "local effective rank", "local_cka": "local CKA to the global model",
-         "local_acc_all": "local accuracy on all classes", "local_acc_own": "local accuracy on own classes",
-         "effective_rank": "global effective rank", "ratio": "global intra / inter ratio",
-         "final_acc": "final test accuracy"}
+NAMES = engine.metric_words()  # the measures' names in a sentence, from the one vocabulary
 
 
 def _pct(metric: str) -> bool:
@@ -372,13 +369,13 @@ def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: l
         shown = v.separated and v.direction > 0 and best["p_holm"] < 0.05
         out.append(
             (f"FedQuad's largest effect in accuracy in the recorded local-model studies, chosen by the numbers among "
-             f"{best['tested']} comparisons with FedAvg (Holm-adjusted p = {best['p_holm']:.2g}): "
+             f"{best['tested']} comparisons with FedAvg (Holm-adjusted {engine.p_text(best['p_holm'])}): "
              if shown else f"Chosen by the numbers among {best['tested']} comparisons with FedAvg: ")
             + f"'{best['study']}' at {best['where']}, {NAMES.get(m, m)} {_vs(m, v, '')}.")
         iid, did = best.get("iid"), best.get("did")
         if iid is not None and did is not None:
             apart = did.low > 0 or did.high < 0
-            out.append(f"At {alpha_label(alpha_iid)} the two score {_vs(m, iid, '')}; the difference between the "
+            out.append(f"At {alpha_words(alpha_iid)} the two score {_vs(m, iid, '')}; the difference between the "
                        f"two gaps (skew minus IID, seed by seed) is {did.diff * 100:+.1f} points, 95 % CI "
                        f"{did.low * 100:.1f} to {did.high * 100:.1f}, {engine.p_text(did.p)}"
                        + (said(" — the gap is larger under skew than at IID: FedQuad's local models keep more of the "
@@ -386,10 +383,10 @@ def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: l
     figures = []
     if "local_effective_rank" in local:
         iid = local_iid.get("local_effective_rank")
-        figures.append(f"Local effective rank ({epochs}): {_vs('local_effective_rank', local['local_effective_rank'], f'at {alpha_label(alpha)} ', rows.get('local_effective_rank'))}"
-                       + (f", {_vs('local_effective_rank', iid, f'at {alpha_label(alpha_iid)} ')}" if iid is not None else ""))
+        figures.append(f"Local effective rank ({epochs}): {_vs('local_effective_rank', local['local_effective_rank'], f'at {alpha_words(alpha)} ', rows.get('local_effective_rank'))}"
+                       + (f", {_vs('local_effective_rank', iid, f'at {alpha_words(alpha_iid)} ')}" if iid is not None else ""))
     if levels:
-        figures.append(f"global rank at matched accuracy ({alpha_label(alpha_global)}): " + "; ".join(
+        figures.append(f"global rank at matched accuracy ({alpha_words(alpha_global)}): " + "; ".join(
             f"at {level:.1%} {_vs('effective_rank', v, '')}" for level, v in levels))
     if figures:
         out.append("; ".join(figures)[0].upper() + "; ".join(figures)[1:] + ".")
@@ -399,7 +396,7 @@ def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: l
              for k, (m, v) in zip([*local, "levels"], every.items())}
     beyond = [m for m, ok in shown.items() if ok]
     inside = [m for m, ok in shown.items() if not ok]
-    out.append(f"Beside it, at {alpha_label(alpha)}, a difference from FedAvg is shown for: "
+    out.append(f"Beside it, at {alpha_words(alpha)}, a difference from FedAvg is shown for: "
                + (", ".join(beyond) or "none of these") + "; none is shown for: " + (", ".join(inside) or "none") + ".")
     return out[:4]
 
@@ -437,7 +434,7 @@ def price_sentences(samples: dict, times: dict, time, lt3: int, n_clients: int, 
     the ones stated."""
     rows = rows or {}
     t = _pair(time, ".1f")
-    out = [f"For the same rounds at {alpha_label(alpha)}, FedQuad processed {_range(samples)} FedAvg's samples "
+    out = [f"For the same rounds at {alpha_words(alpha)}, FedQuad processed {_range(samples)} FedAvg's samples "
            f"(exact counts, {len(samples)} seed{'s' if len(samples) != 1 else ''}) and took {_range(times)} its wall "
            f"time ({t[0]} s against {t[1]} s: {effect(time, 'longer with FedQuad', 'shorter with FedQuad')}; wall "
            "time on a shared machine varies from run to run).",
@@ -451,7 +448,7 @@ def price_sentences(samples: dict, times: dict, time, lt3: int, n_clients: int, 
     if demo is not None:
         r, e = _pair(demo["rounds"], pct=True), _pair(demo["equal_samples"], pct=True)
         out.append(f"The one-minute demo (\"Collapse in one minute\", recorded as '{demo['study']}') compares at equal "
-                   f"rounds: at {alpha_label(demo['alpha'])} FedQuad {r[0]} against FedAvg {r[1]} "
+                   f"rounds: at {alpha_words(demo['alpha'])} FedQuad {r[0]} against FedAvg {r[1]} "
                    f"({table_effect(demo['rounds'], rows.get('demo'), 'higher with FedQuad', 'lower with FedQuad', True)}), "
                    f"having processed "
                    f"{_range(demo['samples'])} the samples; at equal samples (FedQuad when it had processed FedAvg's "
@@ -478,9 +475,7 @@ def claims_sentences(claims: list[dict]) -> list[str]:
             "runs share their seeds, else Welch's), the difference with its 95 % confidence interval (not "
             "corrected), its p-value Holm-corrected across the table's tested rows, and a verdict: supported or not "
             "when the corrected p is below 0.05 and the difference is at least the measure's smallest effect of "
-            f"interest (accuracy {engine.smallest_effect('final_acc') * 100:g} point, CKA "
-            f"{engine.smallest_effect('local_cka'):g}, rank {engine.smallest_effect('effective_rank'):g}, distances "
-            f"{engine.smallest_effect('intra_l2', 1.0) * 100:g} % of the reference), negligible when an equivalence test "
+            f"interest ({engine.delta_margins()}), negligible when an equivalence test "
             "puts it inside that margin, else inconclusive (`fedquad study claims` prints the full table).",
             f"Of {len(claims)} claims, checked in {rows} rows (a claim with several rows counts once; \"mixed\" when "
             "its rows disagree): " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "."]

@@ -39,6 +39,9 @@ from fedquad_core.study.matched import accuracy_profile, matched_accuracy, match
 from fedquad_core.study.table import NEGLIGIBLE, NO_DATA, NOISE, ONE_SEED, SEPARATED, Verdict, compare, compare_summary, study_frame
 from fedquad_core.study.stats import holm as holm_adjust, p_text, paired as paired_test
 from fedquad_core.study.verdicts import judge as claim_judge
+from fedquad_core.vocab.metrics import (METRICS as METRIC_VOCAB, axis_titles as metric_axis_titles, chart_titles as metric_chart_titles,
+                                        is_accuracy as is_accuracy_metric, titles as metric_titles, words as metric_words)
+from fedquad_core.vocab.words import alpha_words, delta_margins, delta_points
 from fedquad_core.study.words import RESULT_PHRASES, MAX_WORDS, claim_words, difference_words, row_takeaway, stray_phrases, takeaway, word_count
 
 _LAZY = {
@@ -59,6 +62,7 @@ __all__ = ["launcher", "process_locks", "DATASET_NAMES", "DEVICES", "ConfigError
            "compare_summary", "SEPARATED", "NOISE", "ONE_SEED", "NO_DATA", "NEGLIGIBLE", "p_text", "paired_test", "holm_adjust",
            "claim_verdicts", "format_p", "row_key", "run_value", "effect_text", "smallest_effect", "seed_of", "claim_judge", "matched_accuracy", "matched_comparison", "accuracy_profile", "check_claims",
            "claims_markdown", "pairable", "equal_samples_values", "at_samples", "reference_totals", "FOLLOW_FOLDER", "engine_fingerprint", "method_label", "METHOD_LABELS", "METHOD_CITATIONS", *_LAZY]
+__all__ += ["METRIC_VOCAB", "metric_axis_titles", "metric_chart_titles", "is_accuracy_metric", "metric_titles", "metric_words", "alpha_words", "delta_margins", "delta_points"]  # one vocabulary
 __all__ += ["NumberError", "parse_float", "parse_int"]  # the one rule of numbers (URL values as flags)
 __all__ += ["RESULT_PHRASES", "MAX_WORDS", "claim_words", "difference_words", "row_takeaway", "stray_phrases", "takeaway", "word_count"]  # words from verdicts
 __all__ += ["ALPHA_STEPS", "alpha_text", "parse_alpha", "limits"]  # the one α vocabulary, the forms' bounds

@@ -26,6 +26,7 @@ from ..version import run_key
 from .args import config_from_args, read_json_file
 from .study import cancel_study
 from .tables import fmt, print_table, summarize
+from ..vocab.metrics import METRICS
 
 
 def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
@@ -267,8 +268,9 @@ def cmd_list(args, store: RunStore) -> int:
     return 0
 
 
-LOCAL_COLUMNS = {"local_acc_all": "local acc", "local_acc_own": "own acc", "local_acc_own_any": "own acc (any)", "local_effective_rank": "local rank",
-                 "local_cka": "local CKA", "update_cosine": "upd cos"}
+# `fedquad show`'s local columns: their column heads from the one vocabulary, without the "%" (values are fractions here)
+LOCAL_COLUMNS = {m: METRICS[m].short.removesuffix(" %") for m in ("local_acc_all", "local_acc_own", "local_acc_own_any",
+                                                                  "local_effective_rank", "local_cka", "update_cosine")}
 
 
 def cmd_show(args, store: RunStore) -> int:

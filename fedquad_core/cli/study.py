@@ -16,17 +16,14 @@ from ..study.paper_claims import check_claims, claims_markdown, unused_studies
 from ..study.matched import matched_accuracy
 from ..study.run import request_study_cancel
 from ..study.store import DamagedStudy, check_name
-from ..study.table import mean_std_text, response_table, slider_axes, study_frame
+from ..study.table import METRICS as STUDY_METRICS, mean_std_text, response_table, slider_axes, study_frame
 from ..version import engine_fingerprint
+from ..vocab.metrics import METRICS, column_labels
 from ..safe_io import one_line
 from .args import add_run_options, config_from_args, int_in, nonempty, read_json_file
 from .tables import print_table
 
-METRIC_LABELS = {"final_acc": "final acc %", "best_acc": "best acc %", "final_ratio": "ratio",
-                 "final_ratio_l2": "ratio (L2)", "effective_rank": "eff. rank",
-                 "local_acc_all": "local acc %", "local_acc_own": "own acc %", "local_acc_own_any": "own acc (any) %", "local_effective_rank": "local rank",
-                 "local_ratio": "local ratio", "local_cka": "local CKA", "update_cosine": "upd. cos",
-                 "update_norm": "upd. norm"}
+METRIC_LABELS = column_labels(STUDY_METRICS)  # the study table's measures and their column heads (vocab.metrics)
 DEFAULT_METRICS = ("final_acc", "best_acc", "final_ratio", "effective_rank")
 
 
@@ -241,8 +238,8 @@ def print_matched(store: RunStore, study: dict[str, Any], threshold: float | Non
     print(f"at matched accuracy: test accuracy {matched.threshold:.0%} ({matched.how}); each run at the first "
           "snapshot round that reaches it, mean ± std over seeds")
     keys = [k for k in study["axes"] if k != "seed" and (len(study["axes"][k]) > 1 or k == "method")]
-    metrics = [("round", "round", ".1f", 1.0), ("test_accuracy", "acc %", ".2f", 100.0),
-               ("effective_rank", "eff. rank", ".2f", 1.0), ("ratio", "ratio", ".3f", 1.0)]
+    metrics = [("round", "round", ".1f", 1.0), *((m, METRICS[m].short or m, METRICS[m].spec, METRICS[m].scale)
+                                                 for m in ("test_accuracy", "effective_rank", "ratio"))]
     rows = []
     for g in matched.groups():
         cells = [(_value(k, g.get(k)) if k in g else "-") for k in keys]
@@ -261,7 +258,8 @@ def _cell(entry: dict, metric: str) -> str:
     mean, std = entry[f"{metric}_mean"], entry[f"{metric}_std"]
     if mean is None:
         return "-"
-    scale, spec = (100.0, ".2f") if "_acc" in metric else (1.0, ".3f" if "ratio" in metric else ".2f")
+    m = METRICS[metric]  # its scale (accuracies in %) and format
+    scale, spec = m.scale, m.spec
     text = format(mean * scale, spec)
     return text if std is None else f"{text} ± {format(std * scale, spec)}"
 

@@ -6,7 +6,18 @@ accepted them). Torch-free: the dashboard's first modules import it.
 
 The rule is checked once per configuration, by the preflight (``preflight.validate``). The
 partition's own guard (``numerics.partition.dirichlet_partition``) repeats it inside the draw: that
-module is part of the engine fingerprint and stays as it is."""
+module is part of the engine fingerprint and stays as it is.
+
+**The one α rule**, which the check and the partition share (``alpha_kind`` states it;
+``tests/engine/config/test_alpha_rule.py`` pins both against one table of inputs): an α means IID
+when it is None or +∞ (the text ``inf`` is read as IID for the same reason), a Dirichlet draw
+when it is a finite number > 0, and nothing otherwise (0, negatives, NaN, -∞, text: refused by
+both). ``partition(alpha)`` follows exactly that. A *configuration* must moreover spell IID as
+None, never +∞ (one run, one run key: ``version.run_key`` would tell ``inf`` from ``None``), and
+hold a number float32 can hold (the model trains in float32): ``alpha_problem`` refuses a +∞
+number with a line that says to use --iid, and a finite α outside float32 with a line of its own.
+One leniency of the partition is outside the rule: it reads a bool as Python's int (True: α = 1);
+the check refuses a bool, so no checked configuration reaches it."""
 from __future__ import annotations
 
 import math
@@ -56,6 +67,22 @@ def alpha_text(alpha: float | None, style: str = "value") -> str:
     return ("α=" if style == "label" else "") + alpha_label(alpha, "g")
 
 
+IID, DIRICHLET = "iid", "dirichlet"
+
+
+def alpha_kind(alpha: Any) -> str | None:
+    """What an α means under the one α rule (the partition's reading): ``"iid"`` for None or +∞,
+    ``"dirichlet"`` for a finite number > 0, None for anything else (refused by the check and by
+    the partition). ``alpha_problem`` says whether a configuration may hold it."""
+    if alpha is None:
+        return IID
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        return None
+    if math.isinf(alpha) and alpha > 0:
+        return IID
+    return DIRICHLET if math.isfinite(alpha) and alpha > 0 else None
+
+
 def alpha_problem(alpha: Any) -> str | None:
     """The one rule of α, as a one-line message naming the flag, or None: IID (None), or a finite
     number > 0 that float32 can hold (not below its smallest normal number: ``numbers.float32_problem``)."""
@@ -64,8 +91,9 @@ def alpha_problem(alpha: Any) -> str | None:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         return f"alpha must be a finite number or IID (got {alpha!r}): change --alpha, or use --iid"
     if not finite_number(alpha, FLOAT_MAX):
+        iid = " (∞ means IID: use --iid)" if alpha_kind(alpha) == IID else ""
         return (f"alpha must be a finite number float32 can hold (at most {FLOAT_MAX:.3g}; got {alpha!r}): "
-                "change --alpha")
+                f"change --alpha{iid}")
     if alpha <= 0:
         return f"alpha must be a number > 0 (got {alpha!r}): change --alpha (small = strong skew), or use --iid"
     problem = _float32_problem(alpha)  # a positive α float32 rounds to 0

@@ -11,10 +11,10 @@ from typing import Any
 from ..config.alpha import alpha_text
 from ..runs.store import RunNotFound, RunStore, StoreError
 from .matched import seed_of
+from ..vocab.methods import labels as method_labels
 
 LAST_ROUNDS, LAST_SNAPSHOTS = 10, 3  # each run's value: the mean of its last k rounds / snapshots
-NAMES = {"fedavg": "FedAvg", "fedprox": "FedProx", "moon": "MOON", "supcon": "SupConFL", "triplet": "TripletFL",
-         "quadruplet": "QuadrupletFL", "fedquad": "FedQuad"}
+NAMES = method_labels()  # the methods' display names, from their own files (vocab.methods)
 
 
 def resolve(study: dict[str, Any], coords: dict) -> dict:

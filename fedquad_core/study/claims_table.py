@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import effects, plateau
+from . import plateau
 from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS
 from .stats import LEVEL, Difference
+from ..vocab.words import delta_margins, p_value
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,7 @@ class ClaimResult:
     sensitivity: tuple[str, ...] = ()  # the verdicts at δ/2 and 2δ
 
 
-def format_p(p: float | None) -> str:
-    """Two significant digits, three near the 0.05 line: 0.0503 must not read as 0.05."""
-    if p is None:
-        return "-"
-    if p < 0.001:
-        return "< 0.001"
-    return f"{p:.3g}" if 0.04 <= p < 0.06 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+format_p = p_value  # a table cell's p: the one p formatter (vocab.words), "-" for None
 
 
 def tested_rows(results: list[ClaimResult]) -> int:
@@ -110,9 +105,7 @@ def rule_text(results: list[ClaimResult]) -> str:
         f"(paired t on the per-seed differences) only where they also share the partition (the same α: only the "
         f"method or the local epochs differ); others, and every comparison across α, by Welch's test; the Test "
         f"column says which. "
-        f"Every measure has a smallest effect of interest δ (accuracy {effects.ABSOLUTE['final_acc'] * 100:g} point, "
-        f"CKA {effects.ABSOLUTE['local_cka']:g}, effective rank {effects.ABSOLUTE['effective_rank']:g}, distances "
-        f"{effects.RELATIVE['intra_l2'] * 100:g} % of the reference group's mean): **supported** / **not supported** "
+        f"Every measure has a smallest effect of interest δ ({delta_margins()}): **supported** / **not supported** "
         f"when the Holm-adjusted p is below {1 - LEVEL:.2f} and the difference is at least δ, in the claim's direction "
         f"or against it (for \"keeps\": non-inferiority with margin δ), and, for supported, neither the comparison at "
         f"matched accuracy nor the one at equal samples seen has its estimate the other way and, for a row on its "

@@ -36,9 +36,10 @@ from ..runs.store import RunNotFound, StoreError
 from . import registration as registry
 from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS, StudyRuns, run_value
 from .matched import accuracy_levels, curve, seed_of
-from .stats import LEVEL, Difference, first_crossing, holm, mean_interval, p_text, paired, slope, tost, welch_values
+from .stats import LEVEL, Difference, first_crossing, holm, mean_interval, paired, slope, tost, welch_values
 from .store import StudyStore
 from .verdicts import INCONCLUSIVE, NEGLIGIBLE, NOT_SUPPORTED, SUPPORTED
+from ..vocab.words import p_value
 
 ALPHA = 1 - LEVEL
 ACCURACY = {"final_acc", "local_acc_all"}
@@ -333,7 +334,7 @@ def _comparison_text(c: Comparison | None, metric: str) -> str:
 
 
 def _p(p: float | None) -> str:
-    return "-" if p is None else p_text(p).removeprefix("p = ").removeprefix("p ")
+    return p_value(p)
 
 
 def confirm_markdown(rows: list[ConfirmRow]) -> str:

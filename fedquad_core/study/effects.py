@@ -14,15 +14,18 @@ whether or not it is beyond seed noise, and "no difference" is said only when an
   **5 % of the reference group's mean**: they have no natural unit (a rescaled embedding rescales
   them), so the margin is a share, and 5 % is the usual margin for a relative measure.
 - **Cosine between clients' updates**: **0.02**, as CKA (a similarity on a bounded scale).
+
+The numbers live in the one table of measures (``fedquad_core.vocab.metrics``: ``delta``,
+``relative``); the tables below are read from it, and δ is written by ``vocab.words.delta_words``.
 """
 from __future__ import annotations
 
-ABSOLUTE = {"final_acc": 0.01, "best_acc": 0.01, "test_accuracy": 0.01, "local_acc_all": 0.01,
-            "local_acc_own": 0.01, "local_acc_own_any": 0.01, "local_cka": 0.02, "update_cosine": 0.02,
-            "effective_rank": 0.5, "local_effective_rank": 0.5}
-RELATIVE = {"intra_l2": 0.05, "inter_l2": 0.05, "intra": 0.05, "inter": 0.05, "ratio": 0.05, "ratio_l2": 0.05,
-            "final_ratio": 0.05, "final_ratio_l2": 0.05, "local_ratio": 0.05}
-ACCURACY = {"final_acc", "best_acc", "test_accuracy", "local_acc_all", "local_acc_own", "local_acc_own_any"}
+from ..vocab.metrics import METRICS
+from ..vocab.words import delta_words
+
+ABSOLUTE = {m.name: m.delta for m in METRICS.values() if m.delta is not None}
+RELATIVE = {m.name: m.relative for m in METRICS.values() if m.relative is not None}
+ACCURACY = {m.name for m in METRICS.values() if m.accuracy}
 
 
 def smallest_effect(metric: str, reference_mean: float | None = None) -> float | None:
@@ -36,12 +39,4 @@ def smallest_effect(metric: str, reference_mean: float | None = None) -> float |
     return None
 
 
-def effect_text(metric: str, delta: float | None) -> str:
-    """δ in words: ``1 point``, ``0.02``, ``0.5``, ``0.014 (5 % of the reference)``."""
-    if delta is None:
-        return "-"
-    if metric in ACCURACY:
-        return f"{delta * 100:g} point" + ("" if delta == 0.01 else "s")
-    if metric in RELATIVE:
-        return f"{delta:.3f} ({RELATIVE[metric] * 100:g} % of the reference)"
-    return f"{delta:g}"
+effect_text = delta_words  # the name earlier code used: ``1 point``, ``0.5``, ``0.014 (5 % of the reference)``

@@ -38,6 +38,7 @@ from .confirm import _runs, arm_plateau, equal_samples_values
 from .claims_table import (COLUMNS, ClaimResult, claim_cells, claim_verdicts, claims_markdown, format_p as _p,  # noqa: F401
                            tested_rows)
 from .effects import effect_text, smallest_effect
+from ..vocab.metrics import labels as metric_labels
 from .matched import MatchedComparison, accuracy_levels, curve as _curve, matched_comparison  # noqa: F401
 from .plateau import plateau as plateau_of
 from .stats import Difference, first_crossing, holm, tost
@@ -51,10 +52,7 @@ ROBUST = "robust"
 _Runs = StudyRuns  # the name earlier code used
 GEOMETRY = ("effective_rank", "ratio", "ratio_l2", "local_effective_rank", "local_ratio", "local_cka",
             "intra_l2", "inter_l2")
-METRIC_NAMES = {"final_acc": "test accuracy", "effective_rank": "global effective rank (entropy of σ²)",
-                "local_effective_rank": "local effective rank (entropy of σ²)", "local_cka": "local-vs-global CKA",
-                "intra_l2": "intra-class distance (L2-normalised)", "inter_l2": "inter-class distance (L2-normalised)",
-                "ratio": "intra / inter ratio"}
+METRIC_NAMES = metric_labels()  # the measures' long names (vocab.metrics)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..vocab.words import p_words
+
 LEVEL = 0.95  # the confidence level of every interval (and 1 - LEVEL the test's alpha)
 
 
@@ -158,11 +160,7 @@ def welch_values(a: Sequence[float], b: Sequence[float], level: float = LEVEL) -
     return welch(*summary(list(a)), *summary(list(b)), level=level)
 
 
-def p_text(p: float) -> str:
-    """``p < 0.001``, ``p = 0.004``, ``p = 0.21``; three significant digits near the 0.05 line
-    (``p = 0.0503`` must not read as 0.05)."""
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}" if p < 0.01 else f"p = {p:.3g}" if 0.04 <= p < 0.06 \
-        else f"p = {p:.2f}"
+p_text = p_words  # ``p < 0.001``, ``p = 0.004``, ``p = 0.0503``, ``p = 0.21``: the one p formatter (vocab.words)
 
 
 def hedges_g(diff: float, var_a: float, n_a: int, var_b: float, n_b: int) -> float | None:
