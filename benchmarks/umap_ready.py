@@ -31,7 +31,7 @@ from app.projection import cache as projection
 from app.projection import worker as projection_worker
 from app.presets import PRESETS
 from fedquad_core.config import RunConfig
-from fedquad_core.runs.launcher import launch, reap
+from fedquad_core.runs.launcher import launch  # spawn_detached reaps each child on a thread of its own
 from fedquad_core.runs.store import ACTIVE, RunStore
 
 CHILD = """
@@ -91,7 +91,6 @@ def preset_run(root: Path) -> None:
            for m in preset["methods"]]
     while any(store.read_status(r)["state"] in ACTIVE for r in ids):
         time.sleep(0.2)
-        reap()
     deadline = time.time() + 300
     while time.time() < deadline and not all(projection.umap_ready(store.path(r), q)
                                               for r in ids for q in store.snapshot_rounds(r)):
