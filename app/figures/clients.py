@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.colors as pc
 import plotly.graph_objects as go
 
-from app.service.engine import hold_share
+from fedquad_core.api import hold_share
 from app.figures.geometry import embedding_scatter, tick_angle
 from app.figures.theme import method_color, percent_format, themed_figure
 

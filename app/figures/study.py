@@ -23,7 +23,7 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from app.service import engine
+from fedquad_core import api as engine
 from app.figures.theme import DEFAULT_HEIGHT, apply_theme, method_color, percent_format, themed_figure
 
 METRIC_TITLES = {"final_acc": "final accuracy", "best_acc": "best accuracy",  # short: "(not from 0)" may follow

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
-from app.service.engine import DamagedRun, RunNotFound, RunStore, StoreError
-from app.service.engine import StudyStore, Verdict, alpha_text, check_claims, compare, row_key
+from fedquad_core.api import DamagedRun, RunNotFound, RunStore, StoreError
+from fedquad_core.api import StudyStore, Verdict, alpha_text, check_claims, compare, row_key
 
 # which recorded study tells which part: the global model from fmnist-skew; the local models from
 # the candidate with the largest local collapse beyond seed noise (``strongest_local``), so a

@@ -3,7 +3,7 @@
 instead of equal rounds, by the claims table's rule. Pure: no streamlit."""
 from __future__ import annotations
 
-from app.service.engine import Verdict, compare, equal_samples_values, seed_of, smallest_effect
+from fedquad_core.api import Verdict, compare, equal_samples_values, seed_of, smallest_effect
 from app.lesson.data import LessonData
 from app.lesson.figures import versus
 

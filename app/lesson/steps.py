@@ -19,7 +19,7 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from app.service.engine import (accuracy_profile, claim_judge, claim_verdicts, compare, format_p, hold_share,
+from fedquad_core.api import (accuracy_profile, claim_judge, claim_verdicts, compare, format_p, hold_share,
                                 matched_comparison, pairable, smallest_effect)
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.lesson.data import (ROLES, LessonData, Missing, StoreError, alpha_label, claims_of, strongest_local, table_result,

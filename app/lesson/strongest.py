@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.service.engine import Verdict, holm_adjust, paired_test
+from fedquad_core.api import Verdict, holm_adjust, paired_test
 from app.lesson.data import LOCAL_CANDIDATES, LessonData
 from app.lesson.figures import values, versus
 

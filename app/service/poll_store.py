@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from app.service import roles
-from app.service.engine import FOLLOW_FOLDER, DamagedFile, atomic_write_json, open_safe_file, read_json_file
+from fedquad_core.api import FOLLOW_FOLDER, DamagedFile, open_safe_file, read_json_file, write_json_file
 from app.service.follow_store import check_code
 
 MAX_BYTES = 128_000    # 1,000 answers of about 30 bytes each, and the question: far below
@@ -158,7 +158,7 @@ class _Locked:
 
 def _write(root: Path, code: str, data: dict) -> None:
     _check(data)  # never write what read() would call damaged
-    atomic_write_json(path_of(root, code), data, within=root)
+    write_json_file(path_of(root, code), data, within=root)
 
 
 def _change(root: Path | str, code: str, change) -> dict:

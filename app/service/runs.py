@@ -9,15 +9,15 @@ import numpy as np
 import pandas as pd
 
 from app.roots import recorded_dir, runs_dir
-import app.service.engine as engine
+from fedquad_core import api
+from fedquad_core.api import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, alpha_text
 from app.service.roles import require_presenter
-from app.service.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, StudyStore, alpha_text
 from app.export import files as export
 
 
 def store() -> RunStore:
     """The user's run store (where the dashboard launches runs)."""
-    return RunStore(runs_dir())
+    return api.runs_at(runs_dir())
 
 
 SOURCES = ("mine", "recorded")
@@ -41,7 +41,7 @@ def source_of(run_id: str) -> str:
     """"mine" when the run is in the user's store (looked up first), else "recorded" when it is in
     the recorded store; a run in neither counts as "mine" (reads then raise RunNotFound)."""
     try:
-        if store().exists(run_id) or _same_root() or not RunStore(recorded_dir()).exists(run_id):
+        if store().exists(run_id) or _same_root() or not api.runs_at(recorded_dir()).exists(run_id):
             return "mine"
     except StoreError:
         return "mine"
@@ -54,7 +54,7 @@ def is_recorded(run_id: str) -> bool:
 
 def store_for(run_id: str) -> RunStore:
     """The store holding this run: the user's first, then the recorded one."""
-    return RunStore(source_root(source_of(run_id)))
+    return api.runs_at(source_root(source_of(run_id)))
 
 
 def _check_writable(run_id: str, what: str) -> None:
@@ -64,7 +64,7 @@ def _check_writable(run_id: str, what: str) -> None:
 
 
 def method_label(name: str) -> str:
-    return engine.method_label(name)  # torch-free: the sidebar names methods on every page
+    return api.method_label(name)  # torch-free: the sidebar names methods on every page
 
 
 def run_label(info) -> str:
@@ -80,7 +80,7 @@ def runs_table() -> pd.DataFrame:
     run whose id is also in the user's store is listed once, as the user's."""
     rows, seen = [], set()
     for source in SOURCES if not _same_root() else SOURCES[:1]:
-        for info in RunStore(source_root(source)).list_runs():
+        for info in api.list_runs(source_root(source)):
             if info.run_id not in seen:
                 seen.add(info.run_id)
                 rows.append(_table_row(info, source))
@@ -129,7 +129,7 @@ def recorded_pair() -> list[str]:
 
 def _pair_of(name: str) -> list[str]:
     try:  # the study store's reader (safe_io: a regular file, bounded, checked), as the Lesson reads it
-        points = StudyStore(recorded_dir()).read(name).get("points") or []
+        points = api.studies_at(recorded_dir()).read(name).get("points") or []
         rows = [(p["coords"], p["run_id"]) for p in points if p.get("run_id")]
         alphas = [c.get("alpha") for c, _ in rows if isinstance(c.get("alpha"), (int, float))]
     except (StoreError, OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -137,7 +137,7 @@ def _pair_of(name: str) -> list[str]:
     if not alphas:
         return []
     at = [(c.get("seed", 0), c.get("method"), r) for c, r in rows if c.get("alpha") == min(alphas)]
-    recorded = RunStore(recorded_dir())
+    recorded = api.runs_at(recorded_dir())
     out = []
     for method in PAIR_METHODS:
         runs = sorted((seed, r) for seed, m, r in at if m == method and recorded.exists(r))
@@ -318,13 +318,13 @@ def read_partition(run_id: str) -> dict | None:
 def cancel(run_id: str) -> None:
     require_presenter("cancel runs")
     _check_writable(run_id, "cancelled")
-    store().request_cancel(run_id)
+    api.cancel_run(runs_dir(), run_id)
 
 
 def delete(run_id: str) -> None:
     require_presenter("delete runs")
     _check_writable(run_id, "deleted")
-    store().delete(run_id)
+    api.delete_run(runs_dir(), run_id)
 
 
 def bundle(run_id: str) -> bytes:

@@ -12,7 +12,8 @@ import pytest
 
 from app.projection import cache as projection
 from app.projection import worker as projection_worker
-from app.service.engine import UnsafeFile, process_locks
+from fedquad_core.safe_io import UnsafeFile
+from fedquad_core.runs import locks as process_locks
 from bad_inputs import PLANTED
 from planted import SECRET, contents, no_hang, plant, refusal, victim_folder
 
