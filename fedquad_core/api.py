@@ -11,7 +11,8 @@ What is here, by concept (docs/architecture.md, "The engine's public surface"):
   ``data_problem`` / ``data_summary`` / ``dataset_labels`` (the data sets), ``draw_partition`` and
   ``class_counts`` (the split a run gets), ``HARD_LIMITS`` and the α vocabulary.
 - **Runs**: ``launch_run``, ``cancel_run``, ``delete_run``, ``list_runs`` and one run's reader
-  ``runs_at(root)`` (a ``RunStore``: every reader names a damaged file in one ``StoreError``),
+  ``run_view(root)`` (the one damage-tolerant reader: a missing run or a damaged file reads as
+  a default and is named once), ``runs_at(root)`` (the ``RunStore``, for reads that must raise),
   ``keep_warm_server``.
 - **Studies**: ``studies_at(root)`` (a ``StudyStore``), ``study_frame`` (a study's table),
   ``check_study`` and ``parse_grid`` (the one up-front check of a study), ``start_study``,
@@ -51,6 +52,7 @@ from .runs import launcher as _launcher
 from .runs import locks as _locks
 from .runs.files import Damaged, layout_damage, read_layout
 from .runs.store import ACTIVE, FOLLOW_FOLDER, DamagedRun, RunNotFound, RunStore, StoreError
+from .runs.view import RunView
 from .runs.store import atomic_write as _atomic_write, atomic_write_json as _atomic_write_json
 from .runs.store import atomic_write_text as _atomic_write_text, pid_alive as _pid_alive
 from .safe_io import DamagedFile, unsafe_folder, unsafe_program
@@ -137,10 +139,17 @@ def draw_partition(labels: np.ndarray, num_clients: int, alpha: float | None, *,
 
 # ---- runs ----
 def runs_at(root: str | os.PathLike) -> RunStore:
-    """The reader (and the writer of cancel and delete) of the run store at ``root``. Every read
-    raises ``RunNotFound`` for a run that is not there and ``StoreError`` (``DamagedRun``) naming
-    a damaged file; ``list_runs`` lists a damaged run with state "damaged"."""
+    """The run store at ``root`` for the reads that must fail loudly (one snapshot a figure
+    draws, a run's bundle): ``RunNotFound`` for a run that is not there, ``StoreError``
+    (``DamagedRun``) naming a damaged file. Everything else reads through ``run_view``."""
     return RunStore(Path(root))
+
+
+def run_view(root: str | os.PathLike, *, cache_metrics: bool = False) -> RunView:
+    """The damage-tolerant view of the runs under ``root`` (``runs.view``): each read returns a
+    default for a missing run or a damaged file and names the damage once (``damaged``); every
+    reader of runs in the app reads through one."""
+    return RunView(root, cache_metrics=cache_metrics)
 
 
 def list_runs(root: str | os.PathLike) -> list:
@@ -279,10 +288,10 @@ __all__ = [
     "method_names", "method_label", "method_citation", "method_params", "data_problem", "data_summary",
     "dataset_labels", "draw_partition", "class_counts", "engine_fingerprint",
     # runs
-    "RunStore", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "runs_at", "list_runs", "launch_run",
+    "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "runs_at", "list_runs", "launch_run",
     "cancel_run", "delete_run", "keep_warm_server", "hold_share", "effective_rank", "singular_values",
     # studies and claims
-    "StudyStore", "DamagedStudy", "studies_at", "study_frame", "check_study_name", "parse_grid", "check_study", "start_study",
+    "DamagedStudy", "studies_at", "study_frame", "check_study_name", "parse_grid", "check_study", "start_study",
     "study_running", "study_log", "check_claims", "claim_verdicts", "row_key", "pairable",
     # the study's arithmetic and words
     "Verdict", "NEGLIGIBLE", "NO_DATA", "NOISE", "ONE_SEED", "compare", "compare_summary", "smallest_effect",

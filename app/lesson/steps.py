@@ -198,7 +198,7 @@ def _other_datasets(data: LessonData, shown: LessonData) -> list[LessonData]:
     for name in OTHER_DATASET if data.source == "recorded" else ():
         study = data.studies.get(name)
         if study and (study.get("base") or {}).get("dataset") != shown.base("dataset"):
-            return [LessonData(data.root, study, data.source, data._metrics, notices=data.notices, studies=data.studies)]
+            return [LessonData(data.root, study, data.source, data._runs, notices=data.notices, studies=data.studies)]
     return []
 
 
@@ -255,7 +255,7 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
     if best is not None:  # FedQuad's strongest effect first, with its figure across α
         where = f", {best.at['local_epochs']:g} local epoch{'s' if best.at['local_epochs'] != 1 else ''}" if best.at else ""
         study = data.studies[best.study]
-        sd = data if study is data.study else LessonData(data.root, study, data.source, data._metrics,
+        sd = data if study is data.study else LessonData(data.root, study, data.source, data._runs,
                                                           notices=data.notices, studies=data.studies)
         item, _ = response_item(sd, best.metric, PAIR, f"Strongest: {text.NAMES.get(best.metric, best.metric)}{where}",
                                 f"{best.metric}_fedquad_strongest", talk, best.at)
@@ -310,7 +310,7 @@ def step_price(data: LessonData, talk: bool) -> Slide:
     fq, fa = {"alpha": skew, "method": "fedquad"}, {"alpha": skew, "method": "fedavg"}
     rows = {alpha_label(skew): table_row(d, "final_acc", fq, fa)}
     if demo is not None:
-        dd = LessonData(data.root, data.studies[demo["study"]], data.source, data._metrics, notices=data.notices,
+        dd = LessonData(data.root, data.studies[demo["study"]], data.source, data._runs, notices=data.notices,
                         studies=data.studies)
         rows["demo"] = table_row(dd, "final_acc", {"alpha": demo["alpha"], "method": "fedquad"},
                                  {"alpha": demo["alpha"], "method": "fedavg"})

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from app.projection import cache as proj
 from fedquad_core import api
-from fedquad_core.api import ACTIVE, RunNotFound, StoreError
+from fedquad_core.api import ACTIVE
 
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5
@@ -88,18 +88,14 @@ _started: dict[Path, subprocess.Popen] = {}
 
 
 def _active(run: Path) -> bool:
-    try:
-        return api.runs_at(run.parent).read_status(run.name).get("state") in ACTIVE  # safe_io: a regular file only
-    except (RunNotFound, StoreError, OSError):
-        return True  # no status yet (or unreadable): treat as training
+    status = api.run_view(run.parent).status(run.name)  # safe_io: a regular file only
+    # no status yet, or an unreadable one ("damaged"): treat as training
+    return not status or status.get("state") in (*ACTIVE, "damaged")
 
 
 def _snapshot_rounds(run: Path) -> list[int]:
     """The run's snapshot rounds, as the run store reads them (a stray file name is ignored)."""
-    try:
-        return api.runs_at(run.parent).snapshot_rounds(run.name)
-    except (RunNotFound, StoreError, OSError):
-        return []
+    return api.run_view(run.parent).snapshot_rounds(run.name)
 
 
 class Queue:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fedquad_core import api
-from fedquad_core.api import DamagedStudy, RunNotFound, StoreError, alpha_text, singular_values, study_frame
+from fedquad_core.api import DamagedStudy, alpha_text, singular_values, study_frame
 from app import service
 from app.projection import cache as projection
 from app.projection import maths
@@ -155,13 +155,10 @@ def progress(points: pd.DataFrame) -> tuple[int, int]:
 def run_metrics(ref: StudyRef, at: pd.DataFrame) -> pd.DataFrame:
     """The per-round metrics of the finished runs of ``at`` (rows of ``points_frame``), with
     ``method`` and ``seed`` columns."""
-    store = api.runs_at(service.source_root(ref.source))
+    runs = api.run_view(service.source_root(ref.source))
     frames = []
     for row in at[at["state"] == "finished"].itertuples(index=False):
-        try:
-            rows = store.read_metrics(row.run_id)
-        except (RunNotFound, StoreError):
-            continue
+        rows = runs.metrics(row.run_id)  # [] for a damaged or vanished run
         if rows:
             df = pd.DataFrame(rows)
             df["run"], df["method"], df["seed"] = row.run_id, getattr(row, SERIES, "?"), getattr(row, REPLICATE, 0)
@@ -173,26 +170,18 @@ def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict 
     """The run's last snapshot: ``round``, ``labels``, ``singular_values`` (recomputed from the
     embeddings when not stored) and, with ``project``, ``xy`` (the stored UMAP layout, else PCA)
     and ``kind`` ("UMAP" | "PCA"). None when the run has no snapshot."""
-    store = api.runs_at(service.source_root(ref.source))
-    try:
-        rounds = store.snapshot_rounds(run_id)
-    except (RunNotFound, StoreError, OSError, ValueError):
+    runs = api.run_view(service.source_root(ref.source))
+    found = runs.last_snapshot(run_id)  # the last readable one; a damaged snapshot file is left out
+    if found is None:
         return None
-    for last in reversed(rounds):  # the last readable one: only the files read until then are opened
-        try:
-            snap = store.read_snapshot(run_id, last)
-            break
-        except (StoreError, OSError, ValueError):
-            continue  # a damaged snapshot file is left out
-    else:
-        return None
+    last, snap = found
     out = {"round": last, "labels": snap.get("labels")}
     s = snap.get("singular_values")
     if s is None and "embeddings" in snap:
         s = singular_values(snap["embeddings"])
     out["singular_values"] = None if s is None else np.asarray(s, dtype=float)
     if project and "embeddings" in snap:
-        xy = projection.umap_cached(store.path(run_id), last)
+        xy = projection.umap_cached(runs.path(run_id), last)
         if xy is not None and len(xy) == len(snap["embeddings"]):
             out["xy"], out["kind"] = xy, "UMAP"
         else:
@@ -212,10 +201,7 @@ def first_seed_runs(at: pd.DataFrame) -> dict[str, str]:
 
 
 def class_names(ref: StudyRef, run_id: str, n: int) -> list[str]:
-    try:
-        names = (api.runs_at(service.source_root(ref.source)).read_partition(run_id) or {}).get("class_names") or []
-    except (RunNotFound, StoreError):
-        names = []
+    names = (api.run_view(service.source_root(ref.source)).partition(run_id) or {}).get("class_names") or []
     return [str(c) for c in names] if len(names) >= n else [str(i) for i in range(n)]
 
 
