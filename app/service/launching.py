@@ -86,8 +86,6 @@ def launch_preset(name: str) -> str | None:
     return problem
 
 
-
-
 # ---- studies: their one up-front check and their driver, detached (the engine's ``start_study``) ----
 def preflight_study(name: str, base: dict, axes: dict) -> tuple[list | None, str | None]:
     """(the checked points, None), or (None, the first problem as a one-line message): the
