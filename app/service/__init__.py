@@ -17,7 +17,7 @@ from app.roots import REPO_ROOT, recorded_dir, runs_dir
 from app.service.roles import NotPresenter, is_presenter, is_student
 from app.service.catalog import (alpha_text, data_problem, dataset_labels, log_options, lt3_mask, method_citation,
                                  method_names, param_specs, parse_alpha, partition_counts)
-from app.service.launching import (check_configs, check_study, config_defaults, dataset_defaults, launch_group,
+from app.service.launching import (check_configs, check_study, compute_missing, config_defaults, dataset_defaults, launch_group,
                                    launch_preset, launch_study, make_configs, preflight, preflight_study, run_labels,
                                    run_partition, study_log_tail, study_running, warm_launch)
 from app.service.runs import (PAIR_STUDIES, any_active, bundle, cancel, delete, is_recorded, latest_group,
@@ -39,7 +39,7 @@ __all__ = [
     "alpha_text", "data_problem", "dataset_labels", "log_options", "lt3_mask", "method_citation", "method_names",
     "param_specs", "parse_alpha", "partition_counts",
     # launching runs and studies
-    "check_configs", "check_study", "config_defaults", "dataset_defaults", "launch_group", "launch_preset",
+    "check_configs", "check_study", "compute_missing", "config_defaults", "dataset_defaults", "launch_group", "launch_preset",
     "launch_study", "make_configs", "preflight", "preflight_study", "run_labels", "run_partition", "study_log_tail",
     "study_running", "warm_launch",
     # runs as the pages read them

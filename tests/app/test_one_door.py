@@ -122,6 +122,22 @@ def test_the_service_package_binds_its_names_with_ordinary_imports():
     assert "importlib" not in imported(SERVICE / "__init__.py")
 
 
+def test_every_name_a_page_asks_of_service_is_bound():
+    """``service.X`` in an app module is a name of ``app.service.__all__`` or one of its submodules:
+    with ordinary imports a missing name is found here, not when a page first draws."""
+    from app import service
+    submodules = {p.stem for p in SERVICE.glob("*.py") if p.stem != "__init__"}
+    missing = []
+    for path in sorted(APP.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "app"
+                   for a in n.names if a.name == "service"}
+        missing += [f"{_name(path)}:{n.lineno}: service.{n.attr}" for n in ast.walk(tree)
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases
+                    and n.attr not in service.__all__ and n.attr not in submodules]
+    assert missing == []
+
+
 def _api_names_used_by_the_app() -> set[str]:
     used: set[str] = set()
     for path in APP.rglob("*.py"):
