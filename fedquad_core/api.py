@@ -28,14 +28,15 @@ What is here, by concept (docs/architecture.md, "The engine's public surface"):
   ``runs.locks``, ``runs.launcher``) stays inside the engine.
 
 A newcomer adding a page reads this module's ``__all__``: each name is typed and documented at its
-definition. A name the app stops using leaves ``__all__`` (``test_one_door`` counts them)."""
+definition (the re-exported ones at theirs). A name the app stops using leaves ``__all__``
+(``test_one_door`` fails on an unused one)."""
 from __future__ import annotations
 
 import dataclasses
 import os
 import subprocess
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable
+from typing import IO, Any, Callable
 
 import numpy as np
 
@@ -100,6 +101,7 @@ def method_names() -> list[str]:
 
 
 def method_citation(name: str) -> str:
+    """The paper a method comes from, as the sidebar cites it."""
     return _CITATIONS[name]
 
 
@@ -120,6 +122,7 @@ def data_problem(dataset: str) -> str | None:
 
 
 def data_summary(dataset: str) -> dict:
+    """Sizes and classes of a data set (``data.data_summary``)."""
     from .data import data_summary as _summary  # torch
     return _summary(dataset)
 
@@ -169,6 +172,7 @@ def cancel_run(root: str | os.PathLike, run_id: str) -> None:
 
 
 def delete_run(root: str | os.PathLike, run_id: str) -> None:
+    """Remove a run that is not active (``StoreError`` for a queued or running one)."""
     runs_at(root).delete(run_id)
 
 
@@ -231,6 +235,7 @@ def start_detached(cmd: list[str], log: str | os.PathLike, *, name: str, cwd: st
 
 
 def process_alive(pid: int | None) -> bool:
+    """True while a process with this pid runs (None: False)."""
     return _pid_alive(pid)
 
 
@@ -240,6 +245,7 @@ def hold_lock(path: str | os.PathLike) -> int | None:
 
 
 def lock_held(path: str | os.PathLike) -> bool:
+    """True while some process holds the helper lock at ``path``."""
     return _locks.held(Path(path))
 
 
@@ -254,10 +260,12 @@ def write_file(path: str | os.PathLike, write: Callable[[IO[bytes]], Any], *, wi
 
 
 def write_text_file(path: str | os.PathLike, text: str, *, within=None) -> None:
+    """``write_file`` of a text."""
     _atomic_write_text(Path(path), text, within=within)
 
 
 def write_json_file(path: str | os.PathLike, data: Any, *, within=None) -> None:
+    """``write_file`` of a JSON value."""
     _atomic_write_json(Path(path), data, within=within)
 
 
@@ -267,6 +275,7 @@ def read_text_file(path: str | os.PathLike, limit: int) -> str:
 
 
 def read_json_file(path: str | os.PathLike, limit: int) -> Any:
+    """A JSON file of at most ``limit`` bytes, duplicate keys and deep nesting refused (``DamagedFile``)."""
     return _read_json(path, limit)
 
 
@@ -278,6 +287,7 @@ def open_safe_file(path: str | os.PathLike, how: str = "append", *, within=None,
 
 
 def touch_file(path: str | os.PathLike) -> None:
+    """Create an empty file if missing, never through a planted link or into a pipe."""
     _touch(path)
 
 
