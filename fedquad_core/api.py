@@ -199,14 +199,17 @@ def parse_grid(items: list[str]) -> dict[str, list]:
 
 
 def check_study(name: str, base: dict, axes: dict, *, labels: Labels | None = None,
-                draw: Draw | None = None) -> list:
-    """Every check of a new study before any work (its name, axes, size and method parameters,
-    then each point's config once and each distinct partition once); the checked points, or a
-    user error (one of ``USER_ERRORS``, ``ValueError``, ``TypeError``)."""
+                draw: Draw | None = None) -> tuple[list | None, str | None]:
+    """(the checked points, None), or (None, the first user error as one line): every check of a
+    new study before any work (its name, axes, size and method parameters, then each point's
+    config once and each distinct partition once), as ``check_runs`` for a group."""
     from .study import StudySpec, check_study as _check_study, parse_axes  # torch
-    _check_study_name(name)
-    spec = StudySpec(name, RunConfig.from_dict(base), parse_axes(axes))
-    return _check_study(spec, labels=labels, draw=draw)[2]
+    try:
+        _check_study_name(name)
+        spec = StudySpec(name, RunConfig.from_dict(base), parse_axes(axes))
+        return _check_study(spec, labels=labels, draw=draw)[2], None
+    except (*USER_ERRORS, ValueError, TypeError) as e:
+        return None, str(e)
 
 
 def start_study(root: str | os.PathLike, name: str, spec: dict | None = None, *, checked: list | None = None,

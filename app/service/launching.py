@@ -94,11 +94,11 @@ def preflight_study(name: str, base: dict, axes: dict) -> tuple[list | None, str
     cached labels and partitions)."""
     try:
         api.check_study_name(name)
-        if runs_dir().joinpath("studies", f"{name}.json").exists():
-            return None, f"a study named {name!r} exists already: choose another name"
-        return api.check_study(name, base, axes, labels=run_labels, draw=run_partition), None
-    except (*api.USER_ERRORS, ValueError, TypeError) as e:
+    except api.USER_ERRORS as e:
         return None, str(e)
+    if runs_dir().joinpath("studies", f"{name}.json").exists():
+        return None, f"a study named {name!r} exists already: choose another name"
+    return api.check_study(name, base, axes, labels=run_labels, draw=run_partition)
 
 
 def check_study(name: str, base: dict, axes: dict) -> str | None:
