@@ -23,7 +23,7 @@ What is here, by concept (docs/architecture.md, "The engine's public surface"):
 - **The store's files and helper processes** for the app's own helpers (the UMAP projection
   worker and its one-shot jobs, the classroom's follow and poll files): ``start_detached`` (the one
   way to start a process that outlives the dashboard), ``hold_lock`` / ``lock_held`` /
-  ``check_lock`` (a helper's whole-life lock), ``process_alive``, and the safe readers and atomic
+  ``check_lock`` (a helper's whole-life lock), ``file_lock`` (one block's), ``process_alive``, and the safe readers and atomic
   writers (``read_json_file``, ``write_json_file``, ...). How they are done (``safe_io``,
   ``runs.locks``, ``runs.launcher``) stays inside the engine.
 
@@ -57,7 +57,7 @@ from .runs.view import RunView
 from .runs.store import atomic_write as _atomic_write, atomic_write_json as _atomic_write_json
 from .runs.store import atomic_write_text as _atomic_write_text, pid_alive as _pid_alive
 from .safe_io import DamagedFile, unsafe_folder, unsafe_program
-from .safe_io import open_file as _open_file, read_json as _read_json, read_text as _read_text, touch as _touch
+from .safe_io import read_json as _read_json, read_text as _read_text, touch as _touch
 from .study.claim_runs import run_value
 from .study.claims_table import claim_verdicts, format_p
 from .study.confirm import at_samples, equal_samples_values, reference_totals
@@ -257,6 +257,12 @@ def check_lock(path: str | os.PathLike) -> None:
     _locks.check(Path(path))
 
 
+def file_lock(path: str | os.PathLike, *, within=None, wait_s: float = 3.0):
+    """A context manager holding an exclusive lock on ``path`` for its block (a read-and-rewrite
+    of a shared file); ``TimeoutError`` when another process holds it past ``wait_s`` seconds."""
+    return _locks.exclusive(Path(path), within=within, wait_s=wait_s)
+
+
 def write_file(path: str | os.PathLike, write: Callable[[IO[bytes]], Any], *, within=None) -> None:
     """Write ``path`` atomically (a temporary file renamed), never through a planted link."""
     _atomic_write(Path(path), write, within=within)
@@ -280,13 +286,6 @@ def read_text_file(path: str | os.PathLike, limit: int) -> str:
 def read_json_file(path: str | os.PathLike, limit: int) -> Any:
     """A JSON file of at most ``limit`` bytes, duplicate keys and deep nesting refused (``DamagedFile``)."""
     return _read_json(path, limit)
-
-
-def open_safe_file(path: str | os.PathLike, how: str = "append", *, within=None, mode: int = 0o644,
-                   binary: bool = False):
-    """A file of the store opened for ``how`` ("append", "lock", "read", "write", "new"), never
-    through a planted link, never blocking on a planted pipe (``UnsafeFile`` names it)."""
-    return _open_file(path, how, within=within, mode=mode, binary=binary)
 
 
 def touch_file(path: str | os.PathLike) -> None:
@@ -313,6 +312,6 @@ __all__ = [
     "MAX_WORDS", "claim_words", "row_takeaway", "takeaway", "word_count",
     # the store's files and helper processes
     "FOLLOW_FOLDER", "DamagedFile", "Damaged", "read_layout", "layout_damage", "start_detached",
-    "process_alive", "hold_lock", "lock_held", "check_lock", "write_file", "write_text_file", "write_json_file",
-    "read_text_file", "read_json_file", "open_safe_file", "touch_file", "unsafe_folder", "unsafe_program",
+    "process_alive", "hold_lock", "lock_held", "check_lock", "file_lock", "write_file", "write_text_file", "write_json_file",
+    "read_text_file", "read_json_file", "touch_file", "unsafe_folder", "unsafe_program",
 ]
