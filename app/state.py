@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from app.service.engine import parse_float, parse_int
+from fedquad_core.api import parse_float, parse_int
 
 _LIST = "list"
 

@@ -28,7 +28,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from app.figures.charts import curves_figure, metrics_frame
-from app.service.engine import unsafe_program
+from fedquad_core.api import unsafe_program
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 MIME = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "html": "text/html", "csv": "text/csv"}

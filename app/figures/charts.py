@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.service import engine
+from fedquad_core import api as engine
 from app.figures.geometry import (cdnv_heatmap, cdnv_log_range, embedding_scatter, per_class_intra_figure,
                                    spectrum_figure)
 from app.figures.partition import client_sizes_figure, partition_heatmap

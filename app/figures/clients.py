@@ -9,8 +9,8 @@ import pandas as pd
 import plotly.colors as pc
 import plotly.graph_objects as go
 
-from app.service import engine
-from app.service.engine import hold_share
+from fedquad_core import api as engine
+from fedquad_core.api import hold_share
 from app.figures.geometry import embedding_scatter, tick_angle
 from app.figures.fit import fit, percent_format
 from app.figures.palette import method_color

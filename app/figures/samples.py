@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from app.service import engine
-from app.service.engine import method_label
+from fedquad_core import api as engine
+from fedquad_core.api import method_label
 
 SAME = 1.05  # totals within 5 % of each other: no note (the comparison is already at equal samples)
 

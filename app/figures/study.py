@@ -23,7 +23,7 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from app.service import engine
+from fedquad_core import api as engine
 from app.figures.fit import fit, percent_format
 from app.figures.palette import DEFAULT_HEIGHT, method_color
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
-from app.service.engine import DamagedRun, RunNotFound, RunStore, StoreError
-from app.service.engine import StudyStore, Verdict, check_claims, compare, row_key
-from app.service.engine import alpha_words  # noqa: F401 ("IID", "α=0.1"; NaN is IID): the Lesson's modules take it from here
+from fedquad_core import api
+from fedquad_core.api import RunStore, RunView, StoreError, Verdict, alpha_text, check_claims, compare, row_key
+from fedquad_core.api import alpha_words  # noqa: F401 ("IID", "α=0.1"; NaN is IID): the Lesson's modules take it from here
 
 # which recorded study tells which part: the global model from fmnist-skew; the local models from
 # the candidate with the largest local collapse beyond seed noise (``strongest_local``), so a
@@ -37,7 +37,7 @@ class Missing(LookupError):
 
 def read_studies(root: Path) -> list[dict]:
     """Every readable study in ``root`` (a damaged study file is left out)."""
-    store, out = StudyStore(root), []
+    store, out = api.studies_at(root), []
     for name in store.names():
         try:
             out.append(store.read(name))
@@ -52,8 +52,8 @@ def has_axes(study: dict, axes=NEEDED_AXES) -> bool:
 
 def study_from_runs(root: Path) -> dict | None:
     """A study-shaped dict over the finished runs of ``root`` (axes alpha, method, seed)."""
-    store, points = RunStore(root), []
-    for info in store.list_runs():
+    runs, points = api.run_view(root), []
+    for info in runs.runs():
         if info.state != "finished":
             continue
         c = info.config
@@ -62,7 +62,7 @@ def study_from_runs(root: Path) -> dict | None:
     if not points:
         return None
     axes = {a: _ordered({p["coords"][a] for p in points}) for a in ("alpha", "method", "seed")}
-    base = store.read_config(points[0]["run_id"])
+    base = runs.store.read_config(points[0]["run_id"])
     return {"name": "my-runs", "title": "My runs", "base": base, "axes": axes, "points": points}
 
 
@@ -74,11 +74,13 @@ def _ordered(values: set) -> list:
 
 @dataclass
 class LessonData:
-    """One study plus its run store; every look-up tolerates missing runs (returns None / [])."""
+    """One study plus its run store; every look-up tolerates missing runs (returns None / []):
+    they read through one damage-tolerant view (``fedquad_core.api.run_view``, each run's metrics
+    read once), shared by the data of every part of the story (``role``)."""
     root: Path
     study: dict
     source: str = "recorded"
-    _metrics: dict = field(default_factory=dict, repr=False)
+    _runs: RunView | None = field(default=None, repr=False)
     notices: set = field(default_factory=set, repr=False)  # one line per damaged file met (shown by the page)
     studies: dict = field(default_factory=dict, repr=False)  # recorded: every study of the root by name
 
@@ -93,12 +95,16 @@ class LessonData:
         if name not in self.studies:
             raise Missing(f"the recorded study '{name}' is missing from {self.root}: run "
                           f"`python scripts/record_studies.py --only {name}`")
-        return LessonData(self.root, self.studies[name], self.source, self._metrics, notices=self.notices,
+        return LessonData(self.root, self.studies[name], self.source, self._runs, notices=self.notices,
                           studies=self.studies)
+
+    def __post_init__(self):
+        if self._runs is None:
+            self._runs = api.run_view(self.root, cache_metrics=True)
 
     @property
     def store(self) -> RunStore:
-        return RunStore(self.root)
+        return self._runs.store
 
     def axis(self, name: str) -> list:
         return list(self.study.get("axes", {}).get(name) or [])
@@ -132,21 +138,13 @@ class LessonData:
         return ids[0] if ids else None
 
     def _exists(self, run_id: str) -> bool:
-        try:
-            return self.store.exists(run_id)
-        except StoreError:
-            return False
+        return self._runs.exists(run_id)
 
     def config(self, run_id: str) -> dict:
         return self.store.read_config(run_id)
 
     def metrics(self, run_id: str) -> list[dict]:
-        if run_id not in self._metrics:
-            try:
-                self._metrics[run_id] = self.store.read_metrics(run_id)
-            except (RunNotFound, StoreError):
-                self._metrics[run_id] = []
-        return self._metrics[run_id]
+        return self._runs.metrics(run_id)
 
     def final(self, run_id: str, key: str) -> float | None:
         """The metric's last recorded value (snapshot metrics: the last snapshot round's)."""
@@ -158,11 +156,8 @@ class LessonData:
 
     def snapshot_rounds(self, run_id: str) -> list[int]:
         """The rounds whose snapshot reads; a damaged snapshot file is left out and noted."""
-        try:
-            self.notices.update(self.store.snapshot_damage(run_id))
-            return self.store.snapshot_rounds(run_id, readable=True)
-        except (RunNotFound, StoreError):
-            return []
+        self.notices.update(self._runs.snapshot_damage(run_id))
+        return self._runs.snapshot_rounds(run_id, readable=True)
 
     def snapshot(self, run_id: str, round_: int) -> dict[str, np.ndarray]:
         return self.store.read_snapshot(run_id, round_)
@@ -170,13 +165,10 @@ class LessonData:
     def stored_umap(self, run_id: str, round_: int) -> np.ndarray | None:
         """The stored UMAP layout (read with ``allow_pickle=False``, shape checked), or None: none
         stored, or a damaged one (noted)."""
-        try:
-            return self.store.read_layout(run_id, round_)
-        except DamagedRun as e:
-            self.notices.add(f"{e}: shown with PCA")
-            return None
-        except (RunNotFound, StoreError):
-            return None
+        xy, damage = self._runs.layout(run_id, round_)
+        if damage:
+            self.notices.add(f"{damage}: shown with PCA")
+        return xy
 
     def skew_alpha(self) -> float | None:
         """The strong-skew alpha the lesson shows: 0.1 if the study has it, else its smallest."""
@@ -268,7 +260,7 @@ _CLAIMS: dict[tuple, list] = {}
 def claims_of(data: LessonData) -> list:
     """The claims table of ``data``'s root (``engine.check_claims``), computed once per root and
     state of its study files (it reads every claim's runs: seconds)."""
-    folder = StudyStore(data.root).folder
+    folder = api.studies_at(data.root).folder
     try:
         stamp = tuple(sorted((f.name, f.stat().st_mtime_ns) for f in folder.glob("*.json")))
     except OSError:

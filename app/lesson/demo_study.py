@@ -52,12 +52,12 @@ def offer() -> Offer | None:
         done = min(len(runs), total)
     frame = service.metrics_frame(runs) if runs else None
     per_run = float(frame.groupby("run")["elapsed"].max().mean()) if frame is not None and len(frame) else 10.0
-    return Offer(max(total - done, 0), max(total - done, 0) * per_run, catalog.running(_ref()))
+    return Offer(max(total - done, 0), max(total - done, 0) * per_run, service.study_running(_ref()))
 
 
 def start() -> int:
     """Start the study in the background (resume it when it exists); return its pid."""
     if service.runs_dir().joinpath("studies", f"{NAME}.json").exists():
-        return catalog.launch(NAME)
+        return service.launch_study(NAME)
     spec = {"title": "The one-minute demo across α", "base": dict(presets.PRESETS[PRESET]["config"]), "axes": AXES}
-    return catalog.launch(NAME, spec)
+    return service.launch_study(NAME, spec)

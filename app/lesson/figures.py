@@ -12,7 +12,7 @@ from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
 from app.lesson.data import LessonData, Missing, alpha_words
 from app.projection.maths import pca_2d, procrustes_align
-from app.service.engine import StoreError, Verdict, compare, hold_share, matched_accuracy, pairable, run_value, seed_of, smallest_effect, \
+from fedquad_core.api import StoreError, Verdict, compare, hold_share, matched_accuracy, pairable, run_value, seed_of, smallest_effect, \
     study_frame
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}

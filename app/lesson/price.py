@@ -3,7 +3,7 @@
 instead of equal rounds, by the claims table's rule. Pure: no streamlit."""
 from __future__ import annotations
 
-from app.service.engine import Verdict, compare, equal_samples_values, seed_of, smallest_effect
+from fedquad_core.api import Verdict, compare, equal_samples_values, seed_of, smallest_effect
 from app.lesson.data import LessonData
 from app.lesson.figures import versus
 
@@ -54,7 +54,7 @@ def demo_comparison(data: LessonData) -> dict | None:
     study = data.studies.get(DEMO_STUDY) if data.source == "recorded" else None
     if not study:
         return None
-    d = LessonData(data.root, study, data.source, data._metrics, notices=data.notices, studies=data.studies)
+    d = LessonData(data.root, study, data.source, data._runs, notices=data.notices, studies=data.studies)
     alpha = d.skew_alpha()
     spent = cost(d, alpha)
     at_samples_ = equal_samples(d, alpha)

@@ -19,7 +19,7 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from app.service.engine import (accuracy_profile, claim_judge, claim_verdicts, compare, format_p, hold_share,
+from fedquad_core.api import (accuracy_profile, claim_judge, claim_verdicts, compare, format_p, hold_share,
                                 matched_comparison, pairable, smallest_effect)
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.lesson.data import (ROLES, LessonData, Missing, StoreError, alpha_words, claims_of, strongest_local, table_result,
@@ -197,7 +197,7 @@ def _other_datasets(data: LessonData, shown: LessonData) -> list[LessonData]:
     for name in OTHER_DATASET if data.source == "recorded" else ():
         study = data.studies.get(name)
         if study and (study.get("base") or {}).get("dataset") != shown.base("dataset"):
-            return [LessonData(data.root, study, data.source, data._metrics, notices=data.notices, studies=data.studies)]
+            return [LessonData(data.root, study, data.source, data._runs, notices=data.notices, studies=data.studies)]
     return []
 
 
@@ -254,7 +254,7 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
     if best is not None:  # FedQuad's strongest effect first, with its figure across α
         where = f", {best.at['local_epochs']:g} local epoch{'s' if best.at['local_epochs'] != 1 else ''}" if best.at else ""
         study = data.studies[best.study]
-        sd = data if study is data.study else LessonData(data.root, study, data.source, data._metrics,
+        sd = data if study is data.study else LessonData(data.root, study, data.source, data._runs,
                                                           notices=data.notices, studies=data.studies)
         item, _ = response_item(sd, best.metric, PAIR, f"Strongest: {text.NAMES.get(best.metric, best.metric)}{where}",
                                 f"{best.metric}_fedquad_strongest", talk, best.at)
@@ -309,7 +309,7 @@ def step_price(data: LessonData, talk: bool) -> Slide:
     fq, fa = {"alpha": skew, "method": "fedquad"}, {"alpha": skew, "method": "fedavg"}
     rows = {alpha_words(skew): table_row(d, "final_acc", fq, fa)}
     if demo is not None:
-        dd = LessonData(data.root, data.studies[demo["study"]], data.source, data._metrics, notices=data.notices,
+        dd = LessonData(data.root, data.studies[demo["study"]], data.source, data._runs, notices=data.notices,
                         studies=data.studies)
         rows["demo"] = table_row(dd, "final_acc", {"alpha": demo["alpha"], "method": "fedquad"},
                                  {"alpha": demo["alpha"], "method": "fedavg"})

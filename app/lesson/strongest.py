@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.service.engine import Verdict, holm_adjust, paired_test
+from fedquad_core.api import Verdict, holm_adjust, paired_test
 from app.lesson.data import LOCAL_CANDIDATES, LessonData
 from app.lesson.figures import values, versus
 
@@ -43,7 +43,7 @@ def candidates(data: LessonData) -> list[tuple[LessonData, dict, str, Verdict]]:
     for name in LOCAL_CANDIDATES:
         if name not in data.studies:
             continue
-        d = LessonData(data.root, data.studies[name], data.source, data._metrics, notices=data.notices,
+        d = LessonData(data.root, data.studies[name], data.source, data._runs, notices=data.notices,
                        studies=data.studies)
         epochs = [e for e in d.axis("local_epochs") if e is not None] or [None]
         for e in epochs:

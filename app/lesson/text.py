@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from app.service import engine
+from fedquad_core import api as engine
 from app.lesson.data import alpha_words
 
 NOISE_WORDS = "inconclusive with {seeds}: the 95 % CI of the difference includes 0, {p}"

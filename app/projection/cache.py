@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
 from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
-from app.service.engine import (Damaged, DamagedFile, DamagedRun, RunNotFound, RunStore, StoreError, atomic_write,
-                                layout_damage, open_safe_file, pid_alive, process_locks, read_layout, read_text_file,
-                                touch_safe)
+from fedquad_core import api
+from fedquad_core.api import (Damaged, DamagedFile, DamagedRun, RunNotFound, RunStore, StoreError, layout_damage,
+                              read_layout, read_text_file)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
@@ -49,7 +47,7 @@ def request_file(run_dir, round_: int) -> Path:
 
 def worker_alive(root) -> bool:
     """True while a projection worker serves the store at ``root`` (it holds the lock file)."""
-    return process_locks.held(Path(root) / WORKER_LOCK)
+    return api.lock_held(Path(root) / WORKER_LOCK)
 
 
 def umap_cached(run_dir, round_: int, n: int | None = None) -> np.ndarray | None:
@@ -81,7 +79,7 @@ def _marker_live(marker: Path) -> bool:
         return False
     if not text:
         return age < CLAIM_GRACE_S
-    return text.isdigit() and pid_alive(int(text))
+    return text.isdigit() and api.process_alive(int(text))
 
 
 def request_umap(run_dir, round_: int) -> bool:
@@ -99,7 +97,7 @@ def request_umap(run_dir, round_: int) -> bool:
         return False
     if worker_alive(Path(run_dir).parent):
         try:
-            touch_safe(request_file(run_dir, round_))  # never through a planted link, never into a pipe
+            api.touch_file(request_file(run_dir, round_))  # never through a planted link, never into a pipe
         except (OSError, DamagedFile):
             return False
         return True
@@ -113,21 +111,15 @@ def request_umap(run_dir, round_: int) -> bool:
             marker.unlink(missing_ok=True)  # stale: its process died
     else:
         return False
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    env.setdefault("NUMBA_CACHE_DIR", str(NUMBA_CACHE))
-    try:
-        out = open_safe_file(log, "write", binary=True)  # a planted link or pipe at the log: no job
+    env = {"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1",
+           "NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", str(NUMBA_CACHE))}
+    try:  # the engine's one starter; a planted link or pipe at the log: no job
+        proc = api.start_detached([sys.executable, "-m", "app.projection", str(Path(run_dir).resolve()), str(int(round_))],
+                                  log, name=f"umap-{int(round_)}", cwd=REPO_ROOT, env=env, fresh_log=True)
     except (OSError, DamagedFile):
         marker.unlink(missing_ok=True)
         return False
-    with out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app.projection", str(Path(run_dir).resolve()), str(int(round_))],
-            cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    atomic_write(marker, lambda f: f.write(str(proc.pid).encode()))
-    threading.Thread(target=proc.wait, daemon=True).start()  # reap it: no zombie left behind
+    api.write_file(marker, lambda f: f.write(str(proc.pid).encode()))
     return True
 
 
@@ -139,7 +131,7 @@ def compute_and_cache(run_dir, round_: int) -> Path:
         # through the store's reader (safe_io: a regular file, bounded, never unpickled); DamagedRun names a damaged file
         z = store.read_snapshot(run_id, round_)["embeddings"]
         xy = compute_umap(z)
-        atomic_write(cache, lambda f: np.save(f, xy))
+        api.write_file(cache, lambda f: np.save(f, xy))
         return cache
     finally:
         try:
@@ -153,7 +145,7 @@ def _store(run_dir) -> tuple[RunStore, str]:
     """The run store holding ``run_dir`` and the run's id in it: a run's snapshots are read through
     the store (the one reader: shapes checked, a damaged file named)."""
     run = Path(run_dir).resolve()
-    return RunStore(run.parent), run.name
+    return api.runs_at(run.parent), run.name
 
 
 def claim(run_dir, round_: int) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from app.projection.maths import pca_2d
-from app.service.engine import unsafe_folder
+from fedquad_core.api import unsafe_folder
 
 NUMBA_CACHE = Path.home() / ".cache" / "fedquad-numba"
 UMAP_PARAMS = dict(n_neighbors=15, min_dist=0.1, random_state=0, n_jobs=1)

@@ -30,8 +30,8 @@ import traceback
 from pathlib import Path
 
 from app.projection import cache as proj
-from app.service.engine import (ACTIVE, RunNotFound, RunStore, StoreError, atomic_write_text, open_safe_file, pid_alive,
-                                process_locks)
+from fedquad_core import api
+from fedquad_core.api import ACTIVE
 
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5
@@ -42,7 +42,7 @@ STOP_NAME = ".projection_worker.stop"  # a stop request, polled by the worker it
 
 def _take_lock(root: Path) -> int | None:
     root.mkdir(parents=True, exist_ok=True)
-    return process_locks.take(root / proj.WORKER_LOCK)
+    return api.hold_lock(root / proj.WORKER_LOCK)
 
 
 def worker_pid(root) -> int | None:
@@ -60,7 +60,7 @@ def stop_worker(root, timeout: float = 10.0) -> bool:
     wait for it to go; True if one was stopped."""
     if not proj.worker_alive(root):
         return False
-    atomic_write_text(Path(root) / STOP_NAME, "stop\n")
+    api.write_text_file(Path(root) / STOP_NAME, "stop\n")
     deadline = time.monotonic() + timeout
     while proj.worker_alive(root) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -76,15 +76,11 @@ def ensure_worker(root, parent: int | None = None, idle_s: float = IDLE_S) -> bo
     if proj.worker_alive(root) or (starting is not None and starting.poll() is None):
         return False  # alive, or started from here and still taking the lock
     root.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "app.projection.worker", str(root),
            "--parent", str(parent or os.getpid()), "--idle-exit", str(idle_s)]
-    process_locks.check(root / proj.WORKER_LOCK)  # a planted link or pipe: UnsafeFile, nothing started
-    with open_safe_file(root / LOG_NAME, "append", within=root, binary=True) as log:
-        proc = subprocess.Popen(cmd, cwd=proj.REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    threading.Thread(target=proc.wait, daemon=True).start()  # reap it: no zombie left behind
-    _started[root] = proc
+    api.check_lock(root / proj.WORKER_LOCK)  # a planted link or pipe: UnsafeFile, nothing started
+    _started[root] = api.start_detached(cmd, root / LOG_NAME, name="projection-worker", cwd=proj.REPO_ROOT,
+                                        within=root, env={"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
     return True
 
 
@@ -92,18 +88,14 @@ _started: dict[Path, subprocess.Popen] = {}
 
 
 def _active(run: Path) -> bool:
-    try:
-        return RunStore(run.parent).read_status(run.name).get("state") in ACTIVE  # safe_io: a regular file only
-    except (RunNotFound, StoreError, OSError):
-        return True  # no status yet (or unreadable): treat as training
+    status = api.run_view(run.parent).status(run.name)  # safe_io: a regular file only
+    # no status yet, or an unreadable one ("damaged"): treat as training
+    return not status or status.get("state") in (*ACTIVE, "damaged")
 
 
 def _snapshot_rounds(run: Path) -> list[int]:
     """The run's snapshot rounds, as the run store reads them (a stray file name is ignored)."""
-    try:
-        return RunStore(run.parent).snapshot_rounds(run.name)
-    except (RunNotFound, StoreError, OSError):
-        return []
+    return api.run_view(run.parent).snapshot_rounds(run.name)
 
 
 class Queue:
@@ -173,7 +165,7 @@ class Queue:
         except Exception:  # noqa: BLE001 - one bad snapshot must not stop the worker
             self.failed.add((run, r))
             try:
-                atomic_write_text(proj.snapshot_files(run, r)[3], traceback.format_exc())
+                api.write_text_file(proj.snapshot_files(run, r)[3], traceback.format_exc())
             except OSError:
                 pass
         request.unlink(missing_ok=True)
@@ -209,7 +201,7 @@ def serve(root, parent: int | None = None, idle_s: float = IDLE_S, poll_s: float
 
 
 def _exit_when_gone(parent: int | None, stop: Path, poll_s: float) -> None:
-    while (parent is None or pid_alive(parent)) and not stop.exists():
+    while (parent is None or api.process_alive(parent)) and not stop.exists():
         time.sleep(min(poll_s, 0.1))
     stop.unlink(missing_ok=True)
     os._exit(0)  # the kernel drops the lock; a claimed snapshot's marker names a dead pid: stale

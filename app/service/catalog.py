@@ -4,23 +4,22 @@ data sets' summaries and labels, and the partitions (drawn once per settings) wi
 classes counts."""
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
-import app.service.engine as engine
-from app.service.engine import ALPHA_STEPS, alpha_text, class_counts, limits, parse_alpha, partition  # noqa: F401 (service's)
+from fedquad_core import api
+from fedquad_core.api import ALPHA_STEPS, HARD_LIMITS, alpha_text, class_counts, parse_alpha  # noqa: F401 (service's)
 
 ALPHAS = list(ALPHA_STEPS)  # the α every page's slider offers (the engine's config.alpha.ALPHA_STEPS)
 SKEW_ALPHA = 0.3  # where an α slider rests for a value that is not a step (IID has its own checkbox)
 # The form widgets' ranges, on every page: the engine's hard limits (config.limits) where it has one;
 # the rest are the forms' own, inside what the preflight accepts (a seed up to 2**63 - 1 is not a
 # number a browser widget holds exactly: 1,000,000 here).
-BOUNDS = {"num_clients": (1, limits.CLIENTS_MAX), "rounds": (1, limits.ROUNDS_MAX),
-          "snapshot_every": (1, limits.SNAPSHOT_EVERY_MAX), "local_epochs": (1, limits.LOCAL_EPOCHS_MAX),
+BOUNDS = {"num_clients": (1, HARD_LIMITS["num_clients"]), "rounds": (1, HARD_LIMITS["rounds"]),
+          "snapshot_every": (1, HARD_LIMITS["snapshot_every"]), "local_epochs": (1, HARD_LIMITS["local_epochs"]),
           "seed": (0, 1_000_000), "min_size": (0, 10_000), "train_subset": (0, 1_000_000),
           "participation": (0.01, 1.0), "lr": (0.0001, 1.0), "batch_size": (1, 4096)}
 
@@ -43,21 +42,17 @@ class ParamSpec:
 
 
 def method_names() -> list[str]:
-    return list(engine.METHOD_LABELS)  # the registry's names, torch-free (tested to agree)
+    return api.method_names()  # the registry's names, torch-free (tested to agree)
 
 
 def method_citation(name: str) -> str:
-    return engine.METHOD_CITATIONS[name]
+    return api.method_citation(name)
 
 
 def param_specs(method: str) -> list[ParamSpec]:
     """The method's hyperparameters with their slider metadata, straight from the registry."""
-    specs = []
-    for f in dataclasses.fields(engine.METHODS[method].Params):
-        m = f.metadata
-        specs.append(ParamSpec(f.name, f.default, m.get("help", ""), m.get("min"), m.get("max"), m.get("step"),
-                               bool(m.get("log")), bool(m.get("integer"))))
-    return specs
+    return [ParamSpec(name, default, m.get("help", ""), m.get("min"), m.get("max"), m.get("step"),
+                      bool(m.get("log")), bool(m.get("integer"))) for name, default, m in api.method_params(method)]
 
 
 def log_options(low: float | None, high: float | None) -> list[float]:
@@ -75,22 +70,17 @@ def log_options(low: float | None, high: float | None) -> list[float]:
 
 def data_problem(dataset: str) -> str | None:
     """None when the data set can be loaded, else DataError's one-line remedy."""
-    try:
-        engine.check_data(dataset)
-        return None
-    except engine.DataError as e:
-        return str(e)
+    return api.data_problem(dataset)
 
 
 def dataset_info(dataset: str) -> dict:
-    return engine.data_summary(dataset)
+    return api.data_summary(dataset)
 
 
 @st.cache_resource(show_spinner="Loading labels…")
 def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0):
     """(training labels as int64 numpy, class names) of the data set as a run would see it."""
-    ds = engine.load_dataset(dataset, train_subset=train_subset, seed=seed)
-    return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
+    return api.dataset_labels(dataset, train_subset, seed)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -99,7 +89,7 @@ def dataset_partition(dataset: str, num_clients: int, alpha: float | None, seed:
     """The split a run with these settings gets, drawn once per settings (the Partitions page's
     figures and the Launch page's preflight share it); treat it as read-only."""
     labels, _ = dataset_labels(dataset, train_subset, seed)
-    return partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+    return api.draw_partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.service.engine import FOLLOW_FOLDER as FOLDER, DamagedFile, atomic_write_json, read_json_file
+from fedquad_core.api import FOLLOW_FOLDER as FOLDER, DamagedFile, read_json_file, write_json_file
 
 CODE = re.compile(r"[a-z0-9]{6,16}")
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read off a projector
@@ -75,5 +75,5 @@ def write_position(root: Path | str, code: str, position: dict) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     previous = read_position(root, code)
     seq = (previous["seq"] if previous else 0) + 1
-    atomic_write_json(path, {"seq": seq, "written": time.time(), "position": position})
+    write_json_file(path, {"seq": seq, "written": time.time(), "position": position})
     return seq

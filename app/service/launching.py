@@ -1,18 +1,20 @@
-"""Launching runs from the dashboard: config defaults, one config per method, the engine's one
-up-front check of a group (``preflight``: each config checked once, each distinct partition drawn
-once, on this app's cached labels and partitions) and the start of the checked group or a preset
-as background runs, which train on the partition checked here."""
+"""Launching from the dashboard, runs and studies alike (the app's one launcher): config defaults,
+one config per method, the engine's one up-front check of a group (``preflight``: each config
+checked once, each distinct partition drawn once, on this app's cached labels and partitions) and
+the start of the checked group or a preset as background runs, which train on the partition checked
+here; a study's check (``preflight_study``) and the start of its driver (``launch_study``,
+``compute_missing``), which computes its missing points detached. Only a presenter starts anything."""
 from __future__ import annotations
 
 import time
 import uuid
 from typing import Any
 
-import app.service.engine as engine
+from fedquad_core import api
+from fedquad_core.api import RunConfig
 from app import presets
 from app.service.roles import require_presenter
-from app.service.engine import RunConfig, launcher
-from app.roots import runs_dir
+from app.roots import REPO_ROOT, runs_dir
 from app.service.catalog import dataset_labels, dataset_partition
 
 
@@ -38,10 +40,7 @@ def preflight(cfgs: list[RunConfig]) -> tuple[list | None, str | None]:
     cached labels and partitions (the Partitions page's draw of the same settings is reused)."""
     if not cfgs:
         return None, "pick at least one method"
-    try:
-        return engine.check_runs(cfgs, labels=run_labels, draw=run_partition), None
-    except (*engine.USER_ERRORS, ValueError) as e:
-        return None, str(e)
+    return api.check_runs(cfgs, labels=run_labels, draw=run_partition)
 
 
 def run_labels(c: RunConfig):
@@ -63,7 +62,7 @@ def check_configs(cfgs: list[RunConfig]) -> str | None:
 def warm_launch() -> None:
     """What a first launch in this process would compute: the hash of the engine's code that each
     run's key carries (about 1 s once)."""
-    engine.engine_fingerprint()
+    api.engine_fingerprint()
 
 
 def launch_group(checked: list) -> tuple[str, list[str]]:
@@ -72,7 +71,7 @@ def launch_group(checked: list) -> tuple[str, list[str]]:
     require_presenter("start runs")
     group = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     root = runs_dir()
-    ids = [launcher.launch(c, root, extra={"group": group}) for c in checked]
+    ids = [api.launch_run(c, root, extra={"group": group}) for c in checked]
     return group, ids
 
 
@@ -87,3 +86,52 @@ def launch_preset(name: str) -> str | None:
     return problem
 
 
+# ---- studies: their one up-front check and their driver, detached (the engine's ``start_study``) ----
+def preflight_study(name: str, base: dict, axes: dict) -> tuple[list | None, str | None]:
+    """(the checked points, None), or (None, the first problem as a one-line message): the
+    engine's one up-front check of the whole study (``check_study``: its axes, size and method
+    parameters, then each point's config once and each distinct partition once, with this app's
+    cached labels and partitions)."""
+    try:
+        api.check_study_name(name)
+    except api.USER_ERRORS as e:
+        return None, str(e)
+    if runs_dir().joinpath("studies", f"{name}.json").exists():
+        return None, f"a study named {name!r} exists already: choose another name"
+    return api.check_study(name, base, axes, labels=run_labels, draw=run_partition)
+
+
+def check_study(name: str, base: dict, axes: dict) -> str | None:
+    """The first problem that would stop this study, as a one-line message, or None."""
+    return preflight_study(name, base, axes)[1]
+
+
+def launch_study(name: str, spec: dict | None = None, *, jobs: int | None = None, checked: list | None = None) -> int:
+    """Start the study's driver (``python -m fedquad_core study run NAME``) in the user's store,
+    detached; return its pid. ``spec`` ({"title", "base", "axes"}) starts a new study; without it
+    the stored study resumes: its missing points are trained, finished ones reused (the engine
+    never trains a run twice). ``checked`` (``preflight_study``'s) is handed to the driver, which
+    then trains on the partitions checked here instead of checking the grid again."""
+    require_presenter("start a study")
+    return api.start_study(runs_dir(), name, spec, checked=checked, jobs=jobs, cwd=REPO_ROOT)
+
+
+def compute_missing(ref) -> int:
+    """Start the background process that computes a user study's missing points (``ref``: a
+    ``studies.catalog.StudyRef``); return its pid."""
+    if ref.source != "mine":
+        raise api.StoreError(f"study {ref.name} is recorded (read-only): compute it as a study of your own")
+    return launch_study(ref.name)
+
+
+def study_running(ref) -> bool:
+    """True while the background process computing this (user) study is alive."""
+    return ref.source == "mine" and api.study_running(runs_dir(), ref.name)
+
+
+def study_log_tail(ref, lines: int = 5) -> str:
+    """The last ``lines`` of the study driver's log ("" when there is none)."""
+    try:
+        return "\n".join(api.study_log(runs_dir(), ref.name).read_text().splitlines()[-lines:])
+    except OSError:
+        return ""

@@ -25,7 +25,6 @@ Who may do what is checked here, whatever a page shows: ask, reveal and clear ne
 """
 from __future__ import annotations
 
-import fcntl
 import re
 import secrets
 import time
@@ -34,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from app.service import roles
-from app.service.engine import FOLLOW_FOLDER, DamagedFile, atomic_write_json, open_safe_file, read_json_file
+from fedquad_core import api
+from fedquad_core.api import FOLLOW_FOLDER, DamagedFile, read_json_file, write_json_file
 from app.service.follow_store import check_code
 
 MAX_BYTES = 128_000    # 1,000 answers of about 30 bytes each, and the question: far below
@@ -133,32 +133,28 @@ def round_of(root: Path | str, code: str) -> int:
 
 
 class _Locked:
-    """The poll's lock file, held (``flock``) while a change reads and rewrites the poll file."""
+    """The poll's lock file, held (the engine's ``file_lock``) while a change reads and rewrites
+    the poll file."""
 
     def __init__(self, root: Path, code: str):
         self.root, self.path = root, root / FOLLOW_FOLDER / f"{check_code(code)}.poll.lock"
 
     def __enter__(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.f = open_safe_file(self.path, "lock", within=self.root, mode=0o600)
-        deadline = time.monotonic() + LOCK_WAIT_S
-        while True:
-            try:
-                fcntl.flock(self.f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    self.f.close()
-                    raise PollError("The poll is busy: try again in a moment.") from None
-                time.sleep(0.02)
+        self.held = api.file_lock(self.path, within=self.root, wait_s=LOCK_WAIT_S)
+        try:
+            self.held.__enter__()
+        except TimeoutError:
+            raise PollError("The poll is busy: try again in a moment.") from None
+        return self
 
     def __exit__(self, *exc):
-        self.f.close()  # (closing releases the lock)
+        return self.held.__exit__(*exc)
 
 
 def _write(root: Path, code: str, data: dict) -> None:
     _check(data)  # never write what read() would call damaged
-    atomic_write_json(path_of(root, code), data, within=root)
+    write_json_file(path_of(root, code), data, within=root)
 
 
 def _change(root: Path | str, code: str, change) -> dict:

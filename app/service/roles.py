@@ -22,7 +22,7 @@ from pathlib import Path
 import streamlit as st
 
 import app.service.follow_store as follow_store
-from app.service.engine import DamagedFile, parse_int, read_text_file
+from fedquad_core.api import DamagedFile, parse_int, read_text_file
 
 SECRET_FILE_ENV = "FEDQUAD_CLASS_SECRET_FILE"
 CODE_ENV = "FEDQUAD_CLASS_CODE"

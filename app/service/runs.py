@@ -9,15 +9,15 @@ import numpy as np
 import pandas as pd
 
 from app.roots import recorded_dir, runs_dir
-import app.service.engine as engine
+from fedquad_core import api
+from fedquad_core.api import ACTIVE, RunStore, RunView, StoreError, alpha_text
 from app.service.roles import require_presenter
-from app.service.engine import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError, StudyStore, alpha_text
 from app.export import files as export
 
 
 def store() -> RunStore:
     """The user's run store (where the dashboard launches runs)."""
-    return RunStore(runs_dir())
+    return api.runs_at(runs_dir())
 
 
 SOURCES = ("mine", "recorded")
@@ -41,7 +41,7 @@ def source_of(run_id: str) -> str:
     """"mine" when the run is in the user's store (looked up first), else "recorded" when it is in
     the recorded store; a run in neither counts as "mine" (reads then raise RunNotFound)."""
     try:
-        if store().exists(run_id) or _same_root() or not RunStore(recorded_dir()).exists(run_id):
+        if store().exists(run_id) or _same_root() or not api.runs_at(recorded_dir()).exists(run_id):
             return "mine"
     except StoreError:
         return "mine"
@@ -53,8 +53,13 @@ def is_recorded(run_id: str) -> bool:
 
 
 def store_for(run_id: str) -> RunStore:
-    """The store holding this run: the user's first, then the recorded one."""
-    return RunStore(source_root(source_of(run_id)))
+    """The store holding this run: the user's first, then the recorded one (reads that raise)."""
+    return api.runs_at(source_root(source_of(run_id)))
+
+
+def view_for(run_id: str) -> RunView:
+    """The damage-tolerant view of the store holding this run (``fedquad_core.api.run_view``)."""
+    return api.run_view(source_root(source_of(run_id)))
 
 
 def _check_writable(run_id: str, what: str) -> None:
@@ -64,7 +69,7 @@ def _check_writable(run_id: str, what: str) -> None:
 
 
 def method_label(name: str) -> str:
-    return engine.method_label(name)  # torch-free: the sidebar names methods on every page
+    return api.method_label(name)  # torch-free: the sidebar names methods on every page
 
 
 def run_label(info) -> str:
@@ -80,7 +85,7 @@ def runs_table() -> pd.DataFrame:
     run whose id is also in the user's store is listed once, as the user's."""
     rows, seen = [], set()
     for source in SOURCES if not _same_root() else SOURCES[:1]:
-        for info in RunStore(source_root(source)).list_runs():
+        for info in api.list_runs(source_root(source)):
             if info.run_id not in seen:
                 seen.add(info.run_id)
                 rows.append(_table_row(info, source))
@@ -129,7 +134,7 @@ def recorded_pair() -> list[str]:
 
 def _pair_of(name: str) -> list[str]:
     try:  # the study store's reader (safe_io: a regular file, bounded, checked), as the Lesson reads it
-        points = StudyStore(recorded_dir()).read(name).get("points") or []
+        points = api.studies_at(recorded_dir()).read(name).get("points") or []
         rows = [(p["coords"], p["run_id"]) for p in points if p.get("run_id")]
         alphas = [c.get("alpha") for c, _ in rows if isinstance(c.get("alpha"), (int, float))]
     except (StoreError, OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -137,11 +142,11 @@ def _pair_of(name: str) -> list[str]:
     if not alphas:
         return []
     at = [(c.get("seed", 0), c.get("method"), r) for c, r in rows if c.get("alpha") == min(alphas)]
-    recorded = RunStore(recorded_dir())
+    recorded = api.run_view(recorded_dir())
     out = []
     for method in PAIR_METHODS:
         runs = sorted((seed, r) for seed, m, r in at if m == method and recorded.exists(r))
-        if runs and _safe_status(recorded, runs[0][1]).get("state") == "finished":
+        if runs and recorded.status(runs[0][1]).get("state") == "finished":
             out.append(runs[0][1])
     return out if len(out) == len(PAIR_METHODS) else []
 
@@ -186,28 +191,17 @@ def latest_group(table: pd.DataFrame | None = None) -> list[str]:
 
 
 def any_active(run_ids) -> bool:
-    return any(_safe_status(store_for(r), r).get("state") in ACTIVE for r in run_ids)
-
-
-def _safe_status(s: RunStore, run_id: str) -> dict:
-    try:
-        return s.read_status(run_id)
-    except DamagedRun as e:
-        return {"state": "damaged", "error": e.reason}
-    except (RunNotFound, StoreError):
-        return {}
+    return any(read_status(r).get("state") in ACTIVE for r in run_ids)
 
 
 def metrics_frame(run_ids, labels: dict[str, str] | None = None) -> pd.DataFrame:
     """Long table of every metrics row of the runs, with run, label and method columns."""
     frames = []
     for run_id in run_ids:
-        s = store_for(run_id)
-        try:
-            rows = s.read_metrics(run_id)
-            method = s.read_config(run_id).get("method", "?")
-        except (RunNotFound, StoreError):
+        got = view_for(run_id).whole(run_id, status=False)
+        if got is None:  # a damaged or vanished run: its status says why
             continue
+        rows, method = got[2], got[1].get("method", "?")
         if not rows:
             continue
         df = pd.DataFrame([{k: v for k, v in row.items() if k != "local"} for row in rows])  # per-client list: not a column
@@ -223,11 +217,10 @@ def metrics_frame(run_ids, labels: dict[str, str] | None = None) -> pd.DataFrame
 def summary_table(run_ids, labels: dict[str, str]) -> pd.DataFrame:
     rows = []
     for run_id in run_ids:
-        s = store_for(run_id)
-        try:
-            status, cfg, metrics = s.read_status(run_id), s.read_config(run_id), s.read_metrics(run_id)
-        except (RunNotFound, StoreError):
+        got = view_for(run_id).whole(run_id)
+        if got is None:
             continue
+        status, cfg, metrics = got
         acc = [m["test_accuracy"] for m in metrics if m.get("test_accuracy") is not None]
         ratios = [m["ratio"] for m in metrics if m.get("ratio") is not None]
         rows.append({"run": labels.get(run_id, run_id), "method": method_label(cfg.get("method", "?")),
@@ -238,15 +231,13 @@ def summary_table(run_ids, labels: dict[str, str]) -> pd.DataFrame:
 
 
 def read_status(run_id: str) -> dict:
-    return _safe_status(store_for(run_id), run_id)
+    """The run's status; {} for a vanished run, state "damaged" with its reason for a damaged one."""
+    return view_for(run_id).status(run_id)
 
 
 def read_config(run_id: str) -> dict:
     """The run's config; {} for a damaged or vanished run (its status says why)."""
-    try:
-        return store_for(run_id).read_config(run_id)
-    except (RunNotFound, StoreError):
-        return {}
+    return view_for(run_id).config(run_id)
 
 
 def run_path(run_id: str) -> Path:
@@ -255,10 +246,7 @@ def run_path(run_id: str) -> Path:
 
 def snapshot_rounds(run_id: str) -> list[int]:
     """The rounds whose snapshot file reads (a damaged one is left out: ``snapshot_notices``)."""
-    try:
-        return store_for(run_id).snapshot_rounds(run_id, readable=True)
-    except (RunNotFound, StoreError):
-        return []
+    return view_for(run_id).snapshot_rounds(run_id, readable=True)
 
 
 def snapshot_notice(run_ids, most: int = 2) -> str | None:
@@ -272,13 +260,7 @@ def snapshot_notice(run_ids, most: int = 2) -> str | None:
 
 def snapshot_notices(run_ids) -> list[str]:
     """One line per damaged snapshot or UMAP layout file of the runs, for the page's notice."""
-    out = []
-    for run_id in dict.fromkeys(run_ids):
-        try:
-            out += store_for(run_id).snapshot_damage(run_id)
-        except (RunNotFound, StoreError):
-            continue
-    return out
+    return [line for run_id in dict.fromkeys(run_ids) for line in view_for(run_id).snapshot_damage(run_id)]
 
 
 def read_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
@@ -288,10 +270,7 @@ def read_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
 def local_snapshot_rounds(run_id: str) -> list[int]:
     """Snapshot rounds at which the run measured its clients' local models (none for runs made
     before the engine measured them, or with ``--local-clients 0``)."""
-    try:
-        return store_for(run_id).local_snapshot_rounds(run_id)
-    except (RunNotFound, StoreError, ValueError):  # ValueError: a stray local_round_* name
-        return []
+    return view_for(run_id).local_snapshot_rounds(run_id)  # a stray local_round_* name: []
 
 
 def read_local_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
@@ -302,29 +281,23 @@ def read_local_snapshot(run_id: str, round_: int) -> dict[str, np.ndarray]:
 
 def read_metrics(run_id: str) -> list[dict]:
     """The run's metrics rows (with the per-client ``local`` lists); [] when unreadable."""
-    try:
-        return store_for(run_id).read_metrics(run_id)
-    except (RunNotFound, StoreError):
-        return []
+    return view_for(run_id).metrics(run_id)
 
 
 def read_partition(run_id: str) -> dict | None:
-    try:
-        return store_for(run_id).read_partition(run_id)
-    except (RunNotFound, StoreError):
-        return None
+    return view_for(run_id).partition(run_id)
 
 
 def cancel(run_id: str) -> None:
     require_presenter("cancel runs")
     _check_writable(run_id, "cancelled")
-    store().request_cancel(run_id)
+    api.cancel_run(runs_dir(), run_id)
 
 
 def delete(run_id: str) -> None:
     require_presenter("delete runs")
     _check_writable(run_id, "deleted")
-    store().delete(run_id)
+    api.delete_run(runs_dir(), run_id)
 
 
 def bundle(run_id: str) -> bytes:

@@ -8,7 +8,8 @@ import threading
 
 import streamlit as st
 
-from app.service.engine import DamagedFile, launcher
+from fedquad_core import api
+from fedquad_core.api import DamagedFile
 from app.projection import worker as projection_worker
 from app.roots import runs_dir
 
@@ -52,7 +53,7 @@ def keep_warm_server() -> None:
         return
     with _worker_start_lock():
         try:
-            launcher.ensure_warm_server(runs_dir(), parent=os.getpid())
+            api.keep_warm_server(runs_dir(), parent=os.getpid())
         except (OSError, DamagedFile) as e:  # runs then start as fresh processes
             _not_started("warm server", e)
 

@@ -1,10 +1,10 @@
 """The dashboard's door to studies (docs/studies.md): the studies of both run-store roots (the user's
 and the recorded, read-only one), their points as a table, the final snapshot of a run as the
-Explore page shows it, and starting a study's missing points as a detached background process.
+Explore page shows it.
 
-Nothing here trains or imports a model; the engine's ``fedquad_core.study`` reads the study files
-and the runs. Reading a recorded run never writes into its folder (no UMAP requests: the stored
-UMAP layout, else PCA)."""
+Nothing here trains or imports a model; the engine (``fedquad_core.api``) reads the study files
+and the runs; a study is started by ``service.launching`` (the app's one launcher). Reading a
+recorded run never writes into its folder (no UMAP requests: the stored UMAP layout, else PCA)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,14 +13,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fedquad_core import api
+from fedquad_core.api import DamagedStudy, alpha_text, singular_values, study_frame
 from app import service
-from app.service import engine  # its torch names (the grid and its checks) on first use
 from app.projection import cache as projection
-from app.service import roles
 from app.projection import maths
 from app.plain import md_text
-from app.service.engine import (DamagedStudy, RunNotFound, RunStore, StoreError, StudyStore, alpha_text, launcher,
-                                singular_values, study_frame)
 
 SERIES, REPLICATE = "method", "seed"
 LOCAL_METRICS = ("local_acc_all", "local_acc_own", "local_acc_own_any", "local_effective_rank", "local_ratio", "local_cka",
@@ -61,7 +59,7 @@ def _scan() -> tuple[list[StudyRef], list[str]]:
         root = service.source_root(source)
         if source == "recorded" and service.runs_dir().resolve() == root.resolve():
             continue
-        store = StudyStore(root)
+        store = api.studies_at(root)
         for name in store.names():
             try:
                 title = store.read(name).get("title") or name
@@ -97,7 +95,7 @@ def read_study(ref: StudyRef) -> dict:
     """The stored study, with the series (method) and replicate (seed) axes always present: a
     study run without them (``--grid alpha=0.1,iid``, or a seed-only grid) gets each as a
     one-value axis taken from its base settings, so every page can group by them."""
-    return with_series_and_replicate(StudyStore(service.source_root(ref.source)).read(ref.name))
+    return with_series_and_replicate(api.studies_at(service.source_root(ref.source)).read(ref.name))
 
 
 def with_series_and_replicate(study: dict) -> dict:
@@ -139,7 +137,7 @@ def points_frame(ref: StudyRef) -> pd.DataFrame:
     """One row per grid point (the engine's ``study_frame``): axis columns, run_id, state, the final
     metrics; ``source`` added. A point counts as done when its state is "finished"."""
     study = read_study(ref)
-    rows = study_frame(RunStore(service.source_root(ref.source)), study)
+    rows = study_frame(api.runs_at(service.source_root(ref.source)), study)
     df = pd.DataFrame(rows)
     for axis in study["axes"]:
         if axis in df:
@@ -157,13 +155,10 @@ def progress(points: pd.DataFrame) -> tuple[int, int]:
 def run_metrics(ref: StudyRef, at: pd.DataFrame) -> pd.DataFrame:
     """The per-round metrics of the finished runs of ``at`` (rows of ``points_frame``), with
     ``method`` and ``seed`` columns."""
-    store = RunStore(service.source_root(ref.source))
+    runs = api.run_view(service.source_root(ref.source))
     frames = []
     for row in at[at["state"] == "finished"].itertuples(index=False):
-        try:
-            rows = store.read_metrics(row.run_id)
-        except (RunNotFound, StoreError):
-            continue
+        rows = runs.metrics(row.run_id)  # [] for a damaged or vanished run
         if rows:
             df = pd.DataFrame(rows)
             df["run"], df["method"], df["seed"] = row.run_id, getattr(row, SERIES, "?"), getattr(row, REPLICATE, 0)
@@ -175,26 +170,18 @@ def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict 
     """The run's last snapshot: ``round``, ``labels``, ``singular_values`` (recomputed from the
     embeddings when not stored) and, with ``project``, ``xy`` (the stored UMAP layout, else PCA)
     and ``kind`` ("UMAP" | "PCA"). None when the run has no snapshot."""
-    store = RunStore(service.source_root(ref.source))
-    try:
-        rounds = store.snapshot_rounds(run_id)
-    except (RunNotFound, StoreError, OSError, ValueError):
+    runs = api.run_view(service.source_root(ref.source))
+    found = runs.last_snapshot(run_id)  # the last readable one; a damaged snapshot file is left out
+    if found is None:
         return None
-    for last in reversed(rounds):  # the last readable one: only the files read until then are opened
-        try:
-            snap = store.read_snapshot(run_id, last)
-            break
-        except (StoreError, OSError, ValueError):
-            continue  # a damaged snapshot file is left out
-    else:
-        return None
+    last, snap = found
     out = {"round": last, "labels": snap.get("labels")}
     s = snap.get("singular_values")
     if s is None and "embeddings" in snap:
         s = singular_values(snap["embeddings"])
     out["singular_values"] = None if s is None else np.asarray(s, dtype=float)
     if project and "embeddings" in snap:
-        xy = projection.umap_cached(store.path(run_id), last)
+        xy = projection.umap_cached(runs.path(run_id), last)
         if xy is not None and len(xy) == len(snap["embeddings"]):
             out["xy"], out["kind"] = xy, "UMAP"
         else:
@@ -214,26 +201,11 @@ def first_seed_runs(at: pd.DataFrame) -> dict[str, str]:
 
 
 def class_names(ref: StudyRef, run_id: str, n: int) -> list[str]:
-    try:
-        names = (RunStore(service.source_root(ref.source)).read_partition(run_id) or {}).get("class_names") or []
-    except (RunNotFound, StoreError):
-        names = []
+    names = (api.run_view(service.source_root(ref.source)).partition(run_id) or {}).get("class_names") or []
     return [str(c) for c in names] if len(names) >= n else [str(i) for i in range(n)]
 
 
-# ---- computing a study's points in the background (the engine's launcher: ``launch_study``) ----
-def running(ref: StudyRef) -> bool:
-    """True while the background process computing this (user) study is alive."""
-    return ref.source == "mine" and launcher.study_launched(service.runs_dir(), ref.name)
-
-
-def log_tail(ref: StudyRef, lines: int = 5) -> str:
-    try:
-        return "\n".join(launcher.study_files(service.runs_dir(), ref.name)[3].read_text().splitlines()[-lines:])
-    except OSError:
-        return ""
-
-
+# ---- a study's grid as the study CLI writes it (starting a study: ``service.launching``) ----
 def grid_args(axes: dict) -> list[str]:
     """``--grid axis=v1,v2`` arguments of the study CLI (alpha written by ``alpha_text``: IID as ``iid``)."""
     out = []
@@ -242,40 +214,3 @@ def grid_args(axes: dict) -> list[str]:
                         for v in values)
         out += ["--grid", f"{axis}={text}"]
     return out
-
-
-def launch(name: str, spec: dict | None = None, *, jobs: int | None = None, checked: list | None = None) -> int:
-    """Start the study's driver (``python -m fedquad_core study run NAME``) in the user's store,
-    detached; return its pid. ``spec`` ({"title", "base", "axes"}) starts a new study; without it
-    the stored study resumes: its missing points are trained, finished ones reused (the engine
-    never trains a run twice). ``checked`` (``preflight_study``'s) is handed to the driver, which
-    then trains on the partitions checked here instead of checking the grid again."""
-    roles.require_presenter("start a study")
-    return launcher.launch_study(service.runs_dir(), name, spec, checked=checked, jobs=jobs, cwd=service.REPO_ROOT)
-
-
-def compute_missing(ref: StudyRef) -> int:
-    """Start the background process that computes a user study's missing points; return its pid."""
-    if ref.source != "mine":
-        raise StoreError(f"study {ref.name} is recorded (read-only): compute it as a study of your own")
-    return launch(ref.name)
-
-
-def preflight_study(name: str, base: dict, axes: dict) -> tuple[list | None, str | None]:
-    """(the checked points, None), or (None, the first problem as a one-line message): the
-    engine's one up-front check of the whole study (``check_study``: its axes, size and method
-    parameters, then each point's config once and each distinct partition once, with this app's
-    cached labels and partitions)."""
-    try:
-        engine.check_name(name)
-        if service.runs_dir().joinpath("studies", f"{name}.json").exists():
-            return None, f"a study named {name!r} exists already: choose another name"
-        spec = engine.StudySpec(name, service.RunConfig.from_dict(base), engine.parse_axes(axes))
-        return engine.check_study(spec, labels=service.run_labels, draw=service.run_partition)[2], None
-    except (*engine.USER_ERRORS, ValueError, TypeError) as e:
-        return None, str(e)
-
-
-def check_study(name: str, base: dict, axes: dict) -> str | None:
-    """The first problem that would stop this study, as a one-line message, or None."""
-    return preflight_study(name, base, axes)[1]

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import service, state, switcher
-from app.service import engine
+from fedquad_core import api
 from app.export.widgets import render_downloads
 from app.figures import captions
 from app.figures import study as sf
@@ -76,10 +76,10 @@ def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
         return ""
     name = "α" if axis == "alpha" else axis
     verdicts = sf.band_verdicts(resp, axis, metric)
-    if verdicts and all(v.state == engine.ONE_SEED for _, v in verdicts):
+    if verdicts and all(v.state == api.ONE_SEED for _, v in verdicts):
         return "One seed per point: no seed band, so these lines say nothing about seed noise."
     label = lambda state: ", ".join(sf.value_label(axis, x) for x, v in verdicts if v.state == state)  # noqa: E731
-    noise, one = label(engine.NOISE), label(engine.ONE_SEED)
+    noise, one = label(api.NOISE), label(api.ONE_SEED)
     if not noise and not one:
         return (f"FedAvg and FedQuad differ beyond seed noise at every computed {name} (95 % CI of the "
                 "difference excludes 0, Welch's test).")
@@ -98,7 +98,7 @@ def diverged_points(rows: pd.DataFrame, axes: dict) -> str:
 
 def compute_controls(view: View, points: pd.DataFrame) -> None:
     done, total = studies.progress(points)
-    active = studies.running(view.ref) or points["state"].isin(service.ACTIVE).any()
+    active = service.study_running(view.ref) or points["state"].isin(service.ACTIVE).any()
     diverged = points[points["state"] == "diverged"]
     a, b = st.columns([3, 2])
     a.markdown(f"**{done} / {total}** grid points computed" + (f", {len(diverged)} diverged" if len(diverged) else "")
@@ -119,13 +119,13 @@ def compute_controls(view: View, points: pd.DataFrame) -> None:
     if b.button(f"Compute {missing} missing point{'s' * (missing != 1)}", key="x_compute", icon=":material/play_arrow:",
                 help="Runs them in the background; finished points are reused, never trained twice."):
         try:
-            studies.compute_missing(view.ref)
+            service.compute_missing(view.ref)
             st.toast("Started: the views fill in as points finish.")
             st.rerun()
         except (OSError, service.StoreError) as e:
             st.error(str(e))
-    elif studies.log_tail(view.ref) and not active:
-        b.caption(f"Last computation's log: {studies.log_tail(view.ref, 2)}")
+    elif service.study_log_tail(view.ref) and not active:
+        b.caption(f"Last computation's log: {service.study_log_tail(view.ref, 2)}")
 
 
 def grid_position(axes: list[switcher.Axis], values: dict[str, list], shown: dict[str, str]) -> dict:
@@ -317,7 +317,7 @@ def sections(view: View, points: pd.DataFrame) -> list[switcher.Section]:
 
 
 class _FrameRuns:
-    """A reader of metrics frames for ``engine.accuracy_profile``: ``points`` of a method, ``rows``
+    """A reader of metrics frames for ``api.accuracy_profile``: ``points`` of a method, ``rows``
     of a run."""
 
     def __init__(self, frame: pd.DataFrame):
@@ -348,7 +348,7 @@ def against_accuracy(view: View, points: pd.DataFrame, metrics: pd.DataFrame, ta
             frames.append(ref.assign(group="FedAvg, IID"))
     frame = pd.concat(frames, ignore_index=True)
     groups = {g: {"group": g} for g in dict.fromkeys(frame["group"])}
-    rows = engine.accuracy_profile(_FrameRuns(frame), groups, "effective_rank")
+    rows = api.accuracy_profile(_FrameRuns(frame), groups, "effective_rank")
     table = profile_frame(rows)
     if table.empty:
         return None

@@ -8,7 +8,7 @@ import time
 import streamlit as st
 
 from app import service, state
-from app.service.engine import parse_grid
+from fedquad_core.api import parse_grid
 from app.studies import catalog as studies
 
 SETTINGS = {"alpha": "Dirichlet α", "num_clients": "clients", "participation": "participation", "seed": "seed",
@@ -87,14 +87,14 @@ def start(methods: list[str], common: dict, params: dict[str, dict]) -> None:
     base = {**common, "method": methods[0], "method_params": merged}
     name = ss.l_study.strip()
     with st.spinner("Checking the whole grid…"):
-        checked, problem = studies.preflight_study(name, base, axes)
+        checked, problem = service.preflight_study(name, base, axes)
     if problem:
         st.error(f"Not started: {problem}")
         return
     n = 1
     for v in axes.values():
         n *= len(v)
-    studies.launch(name, {"title": name, "base": base, "axes": axes}, checked=checked)
+    service.launch_study(name, {"title": name, "base": base, "axes": axes}, checked=checked)
     ss.x_study = f"mine:{name}"
     st.success(f"Study {name} started in the background: {n} grid points.")
     st.page_link("views/explore.py", label="Watch it fill in on the Explore page", icon=":material/tune:")

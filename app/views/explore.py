@@ -78,7 +78,7 @@ def body() -> None:
     state.init("x_resp", axes[0] if axes else "", str, axes or [""])
     version = shared.version(ref, study)  # a recorded study's: its content (figures shared by all sessions)
     points = panels.points_of(ref.source, ref.name, version)
-    if active and not (studies.running(ref) or points["state"].isin(service.ACTIVE).any()):
+    if active and not (service.study_running(ref) or points["state"].isin(service.ACTIVE).any()):
         st.rerun()  # the study finished: redraw once without the refresh
     figures = st.container() if talk else None  # talk mode: the figures first, the pickers under them
     controls = st.container(horizontal=True, gap="large")
@@ -105,7 +105,7 @@ def body() -> None:
     follow.share()  # a slider move re-runs only this fragment: the students follow it from here
 
 
-active = studies.running(ref) or panels.points_of(ref.source, ref.name, shared.version(ref, study))["state"].isin(service.ACTIVE).any()
+active = service.study_running(ref) or panels.points_of(ref.source, ref.name, shared.version(ref, study))["state"].isin(service.ACTIVE).any()
 st.fragment(run_every=3.0 if active else None)(body)()
 if talk:
     study_picker()

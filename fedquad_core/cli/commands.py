@@ -12,13 +12,13 @@ import time
 from .. import safe_io
 from ..config import ConfigError, RunConfig
 from ..config.alpha import alpha_text
-from ..errors import RUN_INPUT_ERRORS, UserError
+from ..errors import UserError
 from ..runs.claims import claim, finished_run, release
 from ..runs.launcher import acquire_slot, held_slot
 from ..config.limits import check_bounds
 from ..config.preflight import check_config
 from ..study.store import StudyStore, valid_name
-from ..train.checked import prepare_checked
+from ..train.checked import checked_prep
 from ..train.runner import auto_workers, execute, prepare
 from ..runs.stop_signals import sigint_ignored
 from ..runs.store import DamagedRun, RunStore, process_identity
@@ -85,7 +85,7 @@ def _start_queued(args: argparse.Namespace, store: RunStore) -> _Started | int:
     if held is False:
         writer.set_status("cancelled", round=0)
         return 0
-    prep = _checked_prep(store, args.run_id, cfg, stored)  # the launcher's preflight, trusted when it matches
+    prep = checked_prep(cfg, folder=store.path(args.run_id), stored=stored)  # the launcher's preflight, trusted when it matches
     return _Started(cfg, prep, held, slot)
 
 
@@ -123,16 +123,6 @@ def _queued_config(store: RunStore, run_id: str) -> tuple[dict, RunConfig]:
         store.writer(run_id).set_status("failed", error=f"its stored config cannot be used: {reason}",
                                         ended=time.time())
         raise UserError(f"run {run_id} cannot start: {reason}") from None
-
-
-def _checked_prep(store: RunStore, run_id: str, cfg: RunConfig, stored: dict):
-    """The run's data and partition from the preflight the launcher ran (``train.checked``), or None:
-    no preflight file, a digest that does not match, or data that fails to load. With None,
-    ``execute`` prepares the run itself (the preflight, then the draw) and records any failure."""
-    try:
-        return prepare_checked(cfg, store.path(run_id), stored)
-    except RUN_INPUT_ERRORS:
-        return None
 
 
 def _claim(store: RunStore, cfg, *, should_stop=lambda: False):

@@ -146,14 +146,18 @@ def ensure_warm_server(root, parent: int | None = None, idle_s: float = IDLE_S) 
 
 
 def spawn_detached(cmd: list[str], log_path: str | os.PathLike, *, name: str,
-                   cwd: str | os.PathLike | None = None, within: str | os.PathLike | None = None) -> subprocess.Popen:
+                   cwd: str | os.PathLike | None = None, within: str | os.PathLike | None = None,
+                   env: dict[str, str] | None = None, fresh_log: bool = False) -> subprocess.Popen:
     """Start ``cmd`` in its own session (it outlives the caller, e.g. the dashboard) with its output
-    appended to ``log_path`` and one torch thread; a daemon thread waits on it, so no zombie is left.
+    appended to ``log_path`` (or written afresh with ``fresh_log``) and one torch thread (``env``
+    adds to ``child_env()``); a daemon thread waits on it, so no zombie is left. The engine's one
+    way to start a detached process: runs, studies, the warm server and the dashboard's UMAP
+    projection worker and jobs (``fedquad_core.api.start_detached``).
     The log is opened through ``safe_io`` (no link between ``within``, the store, and it; no pipe):
     ``safe_io.UnsafeFile`` names anything else there, before anything starts."""
-    with safe_io.open_file(log_path, "append", within=within, binary=True) as log:
+    with safe_io.open_file(log_path, "write" if fresh_log else "append", within=within, binary=True) as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=child_env(), start_new_session=True, cwd=cwd or os.getcwd())
+                                env={**child_env(), **(env or {})}, start_new_session=True, cwd=cwd or os.getcwd())
     threading.Thread(target=proc.wait, name=f"reap-{name}", daemon=True).start()
     return proc
 

@@ -26,12 +26,12 @@ from ..config.checked import Checked
 from ..config.devices import usable_cores
 from ..config.limits import check_grid_size, check_text
 from ..config.preflight import Draw, Labels, check_runs
-from ..errors import RUN_INPUT_ERRORS, UserError
+from ..errors import UserError
 from ..methods import METHODS
 from ..runs.claims import claim, finished_run, release
 from ..runs.preflight_file import Handed
 from ..runs.store import ACTIVE, RunStore, atomic_write_text, new_run_id
-from ..train.checked import prepare_from
+from ..train.checked import checked_prep
 from ..train.runner import execute
 from ..version import engine_fingerprint
 from .grid import Point, expand, keyed, parse_axes
@@ -341,24 +341,12 @@ def _run_one(payload: tuple) -> str | None:
             return reused
         cfg = RunConfig.from_dict(config)
         run_id = execute(cfg, RunStore(root), run_id=run_id, progress=False, threads=threads,
-                         prep=_checked_prep(cfg, parts, labels))
+                         prep=checked_prep(cfg, parts=parts, labels_digest=labels))
         if RunStore(root).read_status(run_id).get("stopped_by") in ("SIGINT", "SIGTERM"):
             safe_io.touch(stop)  # the signal reached the group: no next point, before the driver looks
         return run_id
     finally:
         release(held)
-
-
-def _checked_prep(cfg: RunConfig, parts, labels):
-    """The point's data and partition from the driver's preflight, or None (no partition handed, or
-    it does not fit the labels loaded here, or the data fails to load): ``execute`` then prepares
-    the run itself and records any failure."""
-    if parts is None or not labels:
-        return None
-    try:
-        return prepare_from(cfg, parts, labels)
-    except RUN_INPUT_ERRORS:
-        return None
 
 
 class StudyPool:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..config import RunConfig
 from ..data import data_source, load_dataset
+from ..errors import RUN_INPUT_ERRORS
 from ..numerics.partition import class_counts
 from ..runs import preflight_file
 from ..version import engine_fingerprint
@@ -42,6 +43,25 @@ def prepare_checked(cfg: RunConfig, folder: Path, stored: dict[str, Any]) -> Pre
     ``stored``, its config.json), or None when there is no file or a digest does not match."""
     found = preflight_file.read_run(folder, stored, engine_fingerprint())
     return prepare_from(cfg, *found) if found else None
+
+
+def checked_prep(cfg: RunConfig, *, folder: Path | None = None, stored: dict[str, Any] | None = None,
+                 parts: list[np.ndarray] | None = None, labels_digest: str | None = None) -> Prepared | None:
+    """The run's data and partition from the preflight, or None. Either a launched run's: the
+    preflight's file in its ``folder`` (``stored``: its config.json; ``prepare_checked``), or a study
+    point's: the driver's ``parts`` drawn on labels of digest ``labels_digest`` (``prepare_from``).
+    None when there is no preflight, a digest does not match, or the data fails to load
+    (``RUN_INPUT_ERRORS``): ``execute`` then prepares the run itself (the preflight, then the
+    draw) and records any failure. The one place both the CLI's ``run`` and a study's points take
+    the preflight's work."""
+    try:
+        if folder is not None:
+            return prepare_checked(cfg, folder, stored or {})
+        if parts is None or not labels_digest:
+            return None
+        return prepare_from(cfg, parts, labels_digest)
+    except RUN_INPUT_ERRORS:
+        return None
 
 
 def _covers(parts: list[np.ndarray], n: int) -> bool:

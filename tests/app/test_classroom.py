@@ -109,11 +109,10 @@ def test_a_student_follows_the_class_code_on_the_plain_address(classroom):
 def test_the_service_refuses_a_student_whatever_the_page_shows(classroom, action, tmp_path):
     from app import service
     from app.service import poll_store
-    from app.studies import catalog
 
     calls = {"delete": lambda: service.delete("any"), "cancel": lambda: service.cancel("any"),
              "launch_preset": lambda: service.launch_preset("Collapse in one minute"),
-             "launch_group": lambda: service.launch_group([]), "study": lambda: catalog.launch("s"),
+             "launch_group": lambda: service.launch_group([]), "study": lambda: service.launch_study("s"),
              "poll_ask": lambda: poll_store.ask(tmp_path, "roomcode", 4, "global_rank", {}),
              "poll_reveal": lambda: poll_store.reveal(tmp_path, "roomcode"),
              "poll_clear": lambda: poll_store.clear(tmp_path, "roomcode")}

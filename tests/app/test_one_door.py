@@ -1,7 +1,9 @@
-"""One door: the app reaches the engine through the package ``app.service`` only. Read from the
-source with ``ast`` (every import, also those inside functions; relative imports resolved): no
-module outside ``app/service`` imports ``fedquad_core`` or the old door ``app.engine``, and inside
-``app/service`` only its ``engine`` module imports ``fedquad_core``."""
+"""One door: the app reaches the engine through ``fedquad_core.api`` (the engine's public surface)
+and nothing else of ``fedquad_core``. Read from the source with ``ast`` (every import, also those
+inside functions; relative imports resolved): no app module imports an engine internal (a store, a
+lock, ``safe_io``, the launcher, a study module), the old doors (``app.engine``,
+``app.service.engine``) are gone, ``app.service`` binds its names with ordinary imports (no string
+table, no ``__getattr__``), and every name of the API is one the app uses."""
 from __future__ import annotations
 
 import ast
@@ -12,6 +14,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app"
 SERVICE = APP / "service"
+API = "fedquad_core.api"
+# Engine modules an app module may import besides the API: none. A pure-data module added here
+# needs its reason beside it (torch-free, no file or process of its own).
+ALSO_ALLOWED: dict[str, str] = {}
 
 
 def _name(path: Path) -> str:
@@ -38,33 +44,129 @@ def imported(path: Path) -> set[str]:
     return out
 
 
+def engine_imports(path: Path, name: str | None = None) -> set[str]:
+    """The engine modules ``path`` imports: ``import fedquad_core.x`` and ``from fedquad_core.x
+    import y`` as ``fedquad_core.x``; ``from fedquad_core import api`` as ``fedquad_core.api``; the
+    old doors (``app.engine``, ``app.service.engine``) as written. ``name``: the module's name when
+    ``path`` is not under the project's root."""
+    name = name or _name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if _engine(a.name)}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+            if base in ("fedquad_core", "app", "app.service"):
+                out |= {f"{base}.{a.name}" for a in node.names if _engine(f"{base}.{a.name}")}
+            elif _engine(base):
+                out.add(base)
+    return out
+
+
 def _engine(module: str) -> bool:
-    return module.split(".")[0] == "fedquad_core" or module == "app.engine" or module.startswith("app.engine.")
+    return (module.split(".")[0] == "fedquad_core" or module in ("app.engine", "app.service.engine")
+            or module.startswith(("app.engine.", "app.service.engine.")))
 
 
-def test_the_reader_sees_every_kind_of_import():
+def _allowed(module: str) -> bool:
+    return module == API or module.startswith(API + ".") or module in ALSO_ALLOWED
+
+
+def test_the_reader_sees_every_kind_of_import(tmp_path):
     assert "app.service" in imported(APP / "views" / "runs.py")
-    assert {"app.service.engine", "app.service.engine.RunStore"} <= imported(APP / "projection" / "worker.py")
+    assert engine_imports(APP / "projection" / "worker.py") == {API}
+    planted = tmp_path / "planted.py"  # read as the module app.planted
+    planted.write_text("from fedquad_core import api, safe_io\nimport fedquad_core.runs.store as s\n"
+                       "def f():\n    from fedquad_core.runs.locks import take\n    from .service import engine\n")
+    found = engine_imports(planted, "app.planted")
+    assert found == {API, "fedquad_core.safe_io", "fedquad_core.runs.store", "fedquad_core.runs.locks",
+                     "app.service.engine"}
+    assert [m for m in sorted(found) if not _allowed(m)] == ["app.service.engine", "fedquad_core.runs.locks",
+                                                             "fedquad_core.runs.store", "fedquad_core.safe_io"]
 
 
-def test_no_module_outside_app_service_imports_the_engine():
-    outside = [p for p in sorted(APP.rglob("*.py")) if SERVICE not in p.parents]
-    assert len(outside) > 30  # the whole app was read
-    bad = {_name(p): sorted(i for i in imported(p) if _engine(i)) for p in outside}
+def test_no_app_module_imports_an_engine_internal():
+    modules = sorted(APP.rglob("*.py"))
+    assert len(modules) > 30  # the whole app was read
+    bad = {_name(p): sorted(m for m in engine_imports(p) if not _allowed(m)) for p in modules}
     bad = {k: v for k, v in bad.items() if v}
-    assert not bad, f"app modules reaching the engine but through app.service: {bad}"
-    assert not (APP / "engine.py").exists()  # one door, not two layers
+    assert not bad, f"app modules reaching the engine but through {API}: {bad}"
+    assert not (APP / "engine.py").exists() and not (SERVICE / "engine.py").exists()  # one door, not layers
 
 
-def test_inside_app_service_only_its_engine_module_imports_fedquad_core():
-    doors = sorted(_name(p) for p in SERVICE.rglob("*.py") if any(_engine(i) for i in imported(p)))
-    assert doors == ["app.service.engine"]
+def test_no_app_module_builds_a_store_of_its_own():
+    """One run reader: the app reads runs through ``api.run_view`` (damage named and skipped in one
+    place) and reaches a store through ``api.runs_at`` / ``api.studies_at``; no module builds a
+    ``RunStore`` or ``StudyStore`` with its own ``except`` clauses around it."""
+    built = []
+    for path in sorted(APP.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if name in ("RunStore", "StudyStore", "RunView"):
+                    built.append(f"{_name(path)}:{node.lineno}")
+    assert built == []
 
 
-def test_the_service_package_binds_its_names_on_first_use():
-    """Importing ``app.service.engine`` (the projection worker, the figure modules) does not pull
-    in the pages' service layer (Streamlit, pandas), and a name asked of ``app.service`` is there."""
-    code = ("import sys; import app.service.engine, app.projection.worker; "
+def test_the_service_package_binds_its_names_with_ordinary_imports():
+    """No string table, no PEP 562 ``__getattr__``: a static tool follows ``service.X`` to its
+    definition, and every name of ``__all__`` is bound when the package is imported."""
+    tree = ast.parse((SERVICE / "__init__.py").read_text())
+    functions = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assert functions == [], functions
+    assert "importlib" not in imported(SERVICE / "__init__.py")
+
+
+def test_every_name_a_page_asks_of_service_is_bound():
+    """``service.X`` in an app module is a name of ``app.service.__all__`` or one of its submodules:
+    with ordinary imports a missing name is found here, not when a page first draws."""
+    from app import service
+    submodules = {p.stem for p in SERVICE.glob("*.py") if p.stem != "__init__"}
+    missing = []
+    for path in sorted(APP.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "app"
+                   for a in n.names if a.name == "service"}
+        missing += [f"{_name(path)}:{n.lineno}: service.{n.attr}" for n in ast.walk(tree)
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases
+                    and n.attr not in service.__all__ and n.attr not in submodules]
+    assert missing == []
+
+
+def _api_names_used_by_the_app() -> set[str]:
+    used: set[str] = set()
+    for path in APP.rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        aliases = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == API:
+                used |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module == "fedquad_core":
+                aliases |= {a.asname or a.name for a in node.names if a.name == "api"}
+        used |= {n.attr for n in ast.walk(tree)
+                 if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases}
+    return used
+
+
+def test_every_name_of_the_api_is_one_the_app_uses():
+    """The door holds what the app uses and no more: a name the app stops using leaves ``__all__``;
+    a name the app asks for is in it."""
+    import fedquad_core.api as api
+    used = _api_names_used_by_the_app()
+    assert sorted(set(api.__all__) - used) == []
+    assert sorted(n for n in used if n not in api.__all__) == []
+    assert len(api.__all__) == len(set(api.__all__))
+
+
+def test_the_api_and_the_projection_worker_import_light():
+    """Importing the engine's API and the projection worker pulls in neither torch nor the pages'
+    layer (Streamlit, pandas); ``from app import service`` binds every name of its ``__all__``."""
+    code = ("import sys; import fedquad_core.api, app.projection.worker; "
             "print(sorted(m for m in ('streamlit', 'pandas', 'torch') if m in sys.modules)); "
             "from app import service; print(service.runs_dir is __import__('app.roots').roots.runs_dir, "
             "[n for n in service.__all__ if not hasattr(service, n)])")
@@ -83,7 +185,7 @@ def test_sessions_asking_the_cold_package_at_once_all_get_their_names():
     code = """
 import threading
 from app import service
-names = ["keep_projection_worker", "runs_table", "ALPHAS", "is_presenter", "check_configs", "store", "cancel",
+names = ["keep_projection_worker", "runs_table", "dataset_labels", "is_presenter", "check_configs", "store_for", "cancel",
          "method_names"]
 gate, got = threading.Barrier(len(names)), {}
 def ask(name):

@@ -35,7 +35,7 @@ from app.lesson.strongest import strongest_effect
 from app.studies import catalog as studies
 from app.studies import explore_panels as panels
 from app.studies import shared
-from app.service.engine import claim_verdicts
+from fedquad_core.api import claim_verdicts
 
 
 

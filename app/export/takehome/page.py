@@ -23,7 +23,7 @@ from app import service
 from app.export.takehome.collect import Export
 from app.export.takehome.store import FigureStore
 from app.lesson.quadruplet import DEFAULT_M1, DEFAULT_M2
-from app.service.engine import engine_fingerprint
+from fedquad_core.api import engine_fingerprint
 from app.switcher import FRONTEND, PLOTLY_JS, pos_key
 
 HERE = Path(__file__).parent

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.export import files as export
-from app.service.engine import unsafe_program
+from fedquad_core.api import unsafe_program
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -56,7 +56,7 @@ def test_no_note_at_equal_samples_or_for_one_method():
 def test_the_recorded_demo_study_at_equal_samples():
     """digits-alpha (the demo's settings) at α 0.1: FedQuad ahead at equal rounds, having processed
     1.9-2.0x the samples; at FedAvg's samples it is 7.8 points lower, as the claims table's row 16 says."""
-    from app.service.engine import RunStore
+    from fedquad_core.api import RunStore
 
     study = json.loads((RECORDED / "studies" / "digits-alpha.json").read_text())
     store = RunStore(RECORDED)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.service.engine import RunStore, study_frame
+from fedquad_core.api import RunStore, study_frame
 from app.figures import study as sf
 
 RECORDED = Path(__file__).resolve().parents[3] / "assets" / "recorded"

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from app.service.engine import compare
+from fedquad_core.api import compare
 from app.lesson import steps as lesson
 from app.lesson import text
 

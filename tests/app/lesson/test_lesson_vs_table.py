@@ -11,7 +11,7 @@ import pytest
 
 from app.lesson import steps as lesson
 from app.lesson.data import claims_of, load, table_row
-from app.service.engine import p_text
+from fedquad_core.api import p_text
 from fedquad_core.study import paper_claims as cl
 from fedquad_core.study.store import StudyStore
 

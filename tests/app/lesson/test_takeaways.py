@@ -14,7 +14,7 @@ from app.export import slides
 from app.lesson import steps as lesson
 from app.lesson import text
 from app.lesson.data import claims_of, load, read_studies, LessonData
-from app.service.engine import MAX_WORDS, RESULT_PHRASES, row_takeaway, stray_phrases
+from fedquad_core.study.words import MAX_WORDS, RESULT_PHRASES, row_takeaway, stray_phrases
 from fedquad_core.study.words import OPENING
 from lesson_helpers import write_lesson_root
 

@@ -5,6 +5,7 @@ tests/engine/runs/test_planted_files.py, whose helpers this reuses."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,8 @@ import pytest
 
 from app.projection import cache as projection
 from app.projection import worker as projection_worker
-from app.service.engine import UnsafeFile, process_locks
+from fedquad_core.safe_io import UnsafeFile
+from fedquad_core.runs import locks as process_locks
 from bad_inputs import PLANTED
 from planted import SECRET, contents, no_hang, plant, refusal, victim_folder
 
@@ -29,8 +31,8 @@ def store(tmp_path_factory, monkeypatch):
     (run / "status.json").write_text('{"state": "finished"}')
     np.savez(run / "embeddings" / "round_0001.npz", embeddings=np.zeros((8, 2), np.float32), labels=np.arange(8))
     started = []
-    monkeypatch.setattr(projection.subprocess, "Popen", lambda *a, **k: started.append(a) or pytest.fail("a job started"))
-    monkeypatch.setattr(projection_worker.subprocess, "Popen", lambda *a, **k: started.append(a) or pytest.fail("started"))
+    # both start through the engine's one starter (launcher.spawn_detached): no Popen may run
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a) or pytest.fail("a job started"))
     return root, outside
 
 

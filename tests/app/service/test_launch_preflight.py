@@ -138,9 +138,9 @@ def test_a_study_from_the_dashboard_is_checked_once_and_its_driver_trusts_the_ch
     trained = {}
     monkeypatch.setattr(study_run, "run_in_pool", lambda todo, runs, **kw: trained.update(todo))
     base = {**COMMON, "method": "fedavg", "method_params": {}}
-    checked, problem = studies.preflight_study("pre", base, {"method": ["fedavg", "fedquad"]})
+    checked, problem = service.preflight_study("pre", base, {"method": ["fedavg", "fedquad"]})
     assert problem is None and len(checked) == 2
-    studies.launch("pre", {"title": "pre", "base": base, "axes": {"method": ["fedavg", "fedquad"]}}, checked=checked)
+    service.launch_study("pre", {"title": "pre", "base": base, "axes": {"method": ["fedavg", "fedquad"]}}, checked=checked)
     assert seen == Counter({"check_config": 2, "alpha rule": 2, "draw": 1})
     # the driver, in-process: `fedquad study run pre --file ... --preflight ...`; run_in_pool is replaced
     # and trains nothing, so no point finishes and the driver exits 1 (a study with no finished point)
@@ -150,7 +150,7 @@ def test_a_study_from_the_dashboard_is_checked_once_and_its_driver_trusts_the_ch
                                      for a, b in zip(c.parts, checked[0].parts))
     # without the dashboard's check (e.g. "Compute missing points"), the driver checks and draws itself
     trained.clear()
-    studies.launch("pre")
+    service.launch_study("pre")
     assert "--preflight" not in started[-1]
     assert main(started[-1][3:]) == 1
     assert seen == Counter({"check_config": 4, "alpha rule": 4, "draw": 2})

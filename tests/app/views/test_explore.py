@@ -135,14 +135,14 @@ def test_the_study_and_slider_positions_round_trip_through_the_link(recorded_roo
 
 def test_compute_missing_points_of_a_user_study(recorded_root, monkeypatch, tmp_path):
     """A user's study with a missing point offers one button, which starts the engine in the background."""
-    from app.studies import catalog as studies
+    from app.service import launching
 
     root, _ = recorded_root
     mine = tmp_path / "runs"
     shutil.copytree(root, mine)
     monkeypatch.setenv("FEDQUAD_RECORDED_DIR", str(tmp_path / "recorded-empty"))
     started = []
-    monkeypatch.setattr(studies, "launch", lambda name, spec=None, **kw: started.append((name, spec)) or 0)
+    monkeypatch.setattr(launching, "launch_study", lambda name, spec=None, **kw: started.append((name, spec)) or 0)
     at = open_explore({"x_alpha": "1"})
     assert at.selectbox(key="x_study").value == "mine:toy-alpha"
     button = at.button(key="x_compute")
@@ -198,6 +198,7 @@ def test_a_study_started_on_the_launch_page_runs_in_the_background(empty_store):
     then shown on Explore with every point computed."""
     import time
 
+    from app import service
     from app.studies import catalog as studies
 
     at = AppTest.from_file(MAIN, default_timeout=60)
@@ -215,11 +216,11 @@ def test_a_study_started_on_the_launch_page_runs_in_the_background(empty_store):
     assert any("Study tiny started" in s.value for s in at.success)
     ref = studies.StudyRef("mine", "tiny", "tiny")
     deadline = time.monotonic() + 150
-    while studies.running(ref) and time.monotonic() < deadline:
+    while service.study_running(ref) and time.monotonic() < deadline:
         time.sleep(1.0)
-    assert not studies.running(ref), studies.log_tail(ref, 20)
+    assert not service.study_running(ref), service.study_log_tail(ref, 20)
     points = studies.points_frame(ref)
-    assert studies.progress(points) == (2, 2), studies.log_tail(ref, 20)
+    assert studies.progress(points) == (2, 2), service.study_log_tail(ref, 20)
     assert points["alpha"].tolist() == [0.5, None]
     at.switch_page(EXPLORE).run()
     assert at.selectbox(key="x_study").value == "mine:tiny"

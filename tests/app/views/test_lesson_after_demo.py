@@ -26,10 +26,10 @@ def after_demo(monkeypatch, tmp_path):
 
 
 def test_use_my_runs_after_the_demo_offers_one_button(after_demo, monkeypatch):
-    from app.studies import catalog
+    from app import service
 
     started = []
-    monkeypatch.setattr(catalog, "launch", lambda name, spec=None, **kw: started.append((name, spec)) or 1)
+    monkeypatch.setattr(service, "launch_study", lambda name, spec=None, **kw: started.append((name, spec)) or 1)
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.run()
     at.switch_page("views/lesson.py")

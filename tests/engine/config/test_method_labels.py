@@ -18,7 +18,7 @@ def test_the_table_is_the_registrys_labels():
 
 
 def test_the_dashboards_first_modules_import_without_torch():
-    code = ("import sys; import fedquad_core.config.method_labels, app.service.engine, app.service, app.studies.catalog, "
+    code = ("import sys; import fedquad_core.config.method_labels, fedquad_core.api, app.service, app.studies.catalog, "
             "app.figures.study; print('torch' in sys.modules)")
     root = Path(__file__).resolve().parents[3]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,

@@ -1,0 +1,323 @@
+"""The engine's public surface: everything the dashboard (``app/``) asks of the engine, and the only
+module of ``fedquad_core`` an app module imports (``tests/app/test_one_door.py`` fails otherwise).
+Importing it is light: no torch, no pandas (the projection worker starts on it); the verbs that need
+torch (the method registry, the data loaders, the study grid) import it when called.
+
+What is here, by concept (docs/architecture.md, "The engine's public surface"):
+
+- **Configs and their one up-front check**: ``RunConfig``, ``check_runs`` (every user error of a
+  group before anything starts, as one line), ``method_names`` / ``method_label`` /
+  ``method_citation`` / ``method_params`` (the registry, its sliders' metadata),
+  ``data_problem`` / ``data_summary`` / ``dataset_labels`` (the data sets), ``draw_partition`` and
+  ``class_counts`` (the split a run gets), ``HARD_LIMITS`` and the α vocabulary.
+- **Runs**: ``launch_run``, ``cancel_run``, ``delete_run``, ``list_runs`` and one run's reader
+  ``run_view(root)`` (the one damage-tolerant reader: a missing run or a damaged file reads as
+  a default and is named once), ``runs_at(root)`` (the ``RunStore``, for reads that must raise),
+  ``keep_warm_server``.
+- **Studies**: ``studies_at(root)`` (a ``StudyStore``), ``study_frame`` (a study's table),
+  ``check_study`` and ``parse_grid`` (the one up-front check of a study), ``start_study``,
+  ``study_running``, ``study_log``; the claims (``check_claims``, ``claim_verdicts``).
+- **The study's arithmetic**, pure functions of a study's numbers that the Lesson and the figures
+  show (``compare``, ``smallest_effect``, ``matched_accuracy``, ``p_text``, ...): the app computes
+  no statistic of its own.
+- **The store's files and helper processes** for the app's own helpers (the UMAP projection
+  worker and its one-shot jobs, the classroom's follow and poll files): ``start_detached`` (the one
+  way to start a process that outlives the dashboard), ``hold_lock`` / ``lock_held`` /
+  ``check_lock`` (a helper's whole-life lock), ``file_lock`` (one block's), ``process_alive``, and the safe readers and atomic
+  writers (``read_json_file``, ``write_json_file``, ...). How they are done (``safe_io``,
+  ``runs.locks``, ``runs.launcher``) stays inside the engine.
+
+A newcomer adding a page reads this module's ``__all__``: each name is typed and documented at its
+definition (the re-exported ones at theirs). A name the app stops using leaves ``__all__``
+(``test_one_door`` fails on an unused one)."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+from pathlib import Path
+from typing import IO, Any, Callable
+
+import numpy as np
+
+from .config import DATASET_NAMES, DEVICES, RunConfig
+from .config import limits as _limits
+from .config.alpha import ALPHA_STEPS, alpha_text, parse_alpha
+from .config.holding import hold_share
+from .config.method_labels import CITATIONS as _CITATIONS, LABELS as _LABELS, method_label
+from .config.numbers import parse_float, parse_int
+from .errors import DataError
+from .numerics.geometry import effective_rank, singular_values
+from .numerics.partition import PartitionError, class_counts, partition as _partition
+from .runs import launcher as _launcher
+from .runs import locks as _locks
+from .runs.files import Damaged, layout_damage, read_layout
+from .runs.store import ACTIVE, FOLLOW_FOLDER, DamagedRun, RunNotFound, RunStore, StoreError
+from .runs.view import RunView
+from .runs.store import atomic_write as _atomic_write, atomic_write_json as _atomic_write_json
+from .runs.store import atomic_write_text as _atomic_write_text, pid_alive as _pid_alive
+from .safe_io import DamagedFile, unsafe_folder, unsafe_program
+from .safe_io import read_json as _read_json, read_text as _read_text, touch as _touch
+from .study.claim_runs import run_value
+from .study.claims_table import claim_verdicts, format_p
+from .study.confirm import at_samples, equal_samples_values, reference_totals
+from .study.effects import smallest_effect
+from .study.matched import accuracy_profile, matched_accuracy, matched_comparison, seed_of
+from .study.paper_claims import check_claims, pairable, row_key
+from .study.stats import holm as holm_adjust, p_text, paired as paired_test
+from .study.store import DamagedStudy, StudyStore, check_name as _check_study_name
+from .study.table import NEGLIGIBLE, NO_DATA, NOISE, ONE_SEED, Verdict, compare, compare_summary, study_frame
+from .study.verdicts import judge as claim_judge
+from .study.words import MAX_WORDS, claim_words, difference_words, row_takeaway, takeaway, word_count
+from .vocab.metrics import axis_titles as metric_axis_titles, chart_titles as metric_chart_titles
+from .vocab.metrics import is_accuracy as is_accuracy_metric, titles as metric_titles, words as metric_words
+from .vocab.words import alpha_words, delta_margins, delta_points
+from .user_errors import USER_ERRORS
+from .version import engine_fingerprint
+
+# The forms' hard limits (config.limits): a widget never offers more than a run accepts.
+HARD_LIMITS: dict[str, int] = {"num_clients": _limits.CLIENTS_MAX, "rounds": _limits.ROUNDS_MAX,
+                               "snapshot_every": _limits.SNAPSHOT_EVERY_MAX,
+                               "local_epochs": _limits.LOCAL_EPOCHS_MAX}
+
+Labels = Callable[[RunConfig], Any]  # a config -> the training labels its run sees (or None)
+Draw = Callable[[RunConfig], Any]    # a config -> the partition its run gets
+
+
+# ---- configs and their one up-front check ----
+def check_runs(configs: list[RunConfig], *, labels: Labels | None = None,
+               draw: Draw | None = None) -> tuple[list | None, str | None]:
+    """(one checked config per config, None), or (None, the first user error as one line): the
+    engine's one up-front check of a group (``config.preflight.check_runs``: settings, devices,
+    data, each distinct partition drawn once). ``labels``/``draw`` may supply cached labels and
+    partitions. Nothing is started."""
+    from .config.preflight import check_runs as _check_runs  # torch
+    try:
+        return _check_runs(configs, labels=labels, draw=draw), None
+    except (*USER_ERRORS, ValueError) as e:
+        return None, str(e)
+
+
+def method_names() -> list[str]:
+    """The registry's method names, torch-free (``config.method_labels``, tested to agree)."""
+    return list(_LABELS)
+
+
+def method_citation(name: str) -> str:
+    """The paper a method comes from, as the sidebar cites it."""
+    return _CITATIONS[name]
+
+
+def method_params(method: str) -> list[tuple[str, Any, dict]]:
+    """(name, default, slider metadata) of each hyperparameter of ``method``, from the registry."""
+    from .methods import METHODS  # torch
+    return [(f.name, f.default, dict(f.metadata)) for f in dataclasses.fields(METHODS[method].Params)]
+
+
+def data_problem(dataset: str) -> str | None:
+    """None when the data set can be loaded, else its one-line remedy (``DataError``)."""
+    from .data import check_data  # torch
+    try:
+        check_data(dataset)
+        return None
+    except DataError as e:
+        return str(e)
+
+
+def data_summary(dataset: str) -> dict:
+    """Sizes and classes of a data set (``data.data_summary``)."""
+    from .data import data_summary as _summary  # torch
+    return _summary(dataset)
+
+
+def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0) -> tuple[np.ndarray, tuple[str, ...]]:
+    """(training labels as int64 numpy, class names) of the data set as a run would see it."""
+    from .data import load_dataset  # torch
+    ds = load_dataset(dataset, train_subset=train_subset, seed=seed)
+    return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
+
+
+def draw_partition(labels: np.ndarray, num_clients: int, alpha: float | None, *, seed: int,
+                   min_size: int) -> list[np.ndarray]:
+    """The split of ``labels`` a run with these settings gets (``numerics.partition``)."""
+    return _partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+
+
+# ---- runs ----
+def runs_at(root: str | os.PathLike) -> RunStore:
+    """The run store at ``root`` for the reads that must fail loudly (one snapshot a figure
+    draws, a run's bundle): ``RunNotFound`` for a run that is not there, ``StoreError``
+    (``DamagedRun``) naming a damaged file. Everything else reads through ``run_view``."""
+    return RunStore(Path(root))
+
+
+def run_view(root: str | os.PathLike, *, cache_metrics: bool = False) -> RunView:
+    """The damage-tolerant view of the runs under ``root`` (``runs.view``): each read returns a
+    default for a missing run or a damaged file and names the damage once (``damaged``); every
+    reader of runs in the app reads through one."""
+    return RunView(root, cache_metrics=cache_metrics)
+
+
+def list_runs(root: str | os.PathLike) -> list:
+    """Every run under ``root`` (a damaged one with state "damaged" and its reason), unsorted."""
+    return runs_at(root).list_runs()
+
+
+def launch_run(config: RunConfig | Any, root: str | os.PathLike, *, extra: dict | None = None) -> str:
+    """Start one run (a ``RunConfig`` or a config ``check_runs`` returned) as a background
+    process in the store at ``root``; its id at once."""
+    return _launcher.launch(config, root, extra=extra)
+
+
+def cancel_run(root: str | os.PathLike, run_id: str) -> None:
+    """Ask a queued or running run to stop (it ends with state "cancelled")."""
+    runs_at(root).request_cancel(run_id)
+
+
+def delete_run(root: str | os.PathLike, run_id: str) -> None:
+    """Remove a run that is not active (``StoreError`` for a queued or running one)."""
+    runs_at(root).delete(run_id)
+
+
+def keep_warm_server(root: str | os.PathLike, parent: int | None = None) -> bool:
+    """Start the store's warm server (runs are forked from it) unless one is alive; True if now."""
+    return _launcher.ensure_warm_server(root, parent=parent)
+
+
+# ---- studies ----
+def studies_at(root: str | os.PathLike) -> StudyStore:
+    """The reader of the studies under ``root``; ``DamagedStudy`` names a damaged study file."""
+    return StudyStore(Path(root))
+
+
+def check_study_name(name: str) -> str:
+    """``name`` when it can name a study (letters, digits, '.', '_', '-'), else ``UserError``."""
+    return _check_study_name(name)
+
+
+def parse_grid(items: list[str]) -> dict[str, list]:
+    """``["alpha=0.1,1", ...]`` as axes (``study.grid``); ``UserError`` names a bad item."""
+    from .study.grid import parse_grid as _parse_grid  # torch
+    return _parse_grid(items)
+
+
+def check_study(name: str, base: dict, axes: dict, *, labels: Labels | None = None,
+                draw: Draw | None = None) -> tuple[list | None, str | None]:
+    """(the checked points, None), or (None, the first user error as one line): every check of a
+    new study before any work (its name, axes, size and method parameters, then each point's
+    config once and each distinct partition once), as ``check_runs`` for a group."""
+    from .study import StudySpec, check_study as _check_study, parse_axes  # torch
+    try:
+        _check_study_name(name)
+        spec = StudySpec(name, RunConfig.from_dict(base), parse_axes(axes))
+        return _check_study(spec, labels=labels, draw=draw)[2], None
+    except (*USER_ERRORS, ValueError, TypeError) as e:
+        return None, str(e)
+
+
+def start_study(root: str | os.PathLike, name: str, spec: dict | None = None, *, checked: list | None = None,
+                jobs: int | None = None, cwd: str | os.PathLike | None = None) -> int:
+    """Start the study's driver (``python -m fedquad_core study run NAME``) detached; its pid."""
+    return _launcher.launch_study(root, name, spec, checked=checked, jobs=jobs, cwd=cwd)
+
+
+def study_running(root: str | os.PathLike, name: str) -> bool:
+    """True while the driver computing the study ``name`` under ``root`` is alive."""
+    return _launcher.study_launched(root, name)
+
+
+def study_log(root: str | os.PathLike, name: str) -> Path:
+    """Where the driver of the study ``name`` writes its output."""
+    return _launcher.study_files(root, name)[3]
+
+
+# ---- the store's files and helper processes ----
+def start_detached(cmd: list[str], log: str | os.PathLike, *, name: str, cwd: str | os.PathLike | None = None,
+                   within: str | os.PathLike | None = None, env: dict[str, str] | None = None,
+                   fresh_log: bool = False) -> subprocess.Popen:
+    """The one way to start a process that outlives the dashboard (``runs.launcher.spawn_detached``:
+    its own session, its output in ``log`` opened safely, one torch thread, reaped)."""
+    return _launcher.spawn_detached(cmd, log, name=name, cwd=cwd, within=within, env=env, fresh_log=fresh_log)
+
+
+def process_alive(pid: int | None) -> bool:
+    """True while a process with this pid runs (None: False)."""
+    return _pid_alive(pid)
+
+
+def hold_lock(path: str | os.PathLike) -> int | None:
+    """Take a helper's whole-life lock (its pid written in it); None when another holds it."""
+    return _locks.take(Path(path))
+
+
+def lock_held(path: str | os.PathLike) -> bool:
+    """True while some process holds the helper lock at ``path``."""
+    return _locks.held(Path(path))
+
+
+def check_lock(path: str | os.PathLike) -> None:
+    """``UnsafeFile`` when a link or a pipe sits where a helper's lock would be."""
+    _locks.check(Path(path))
+
+
+def file_lock(path: str | os.PathLike, *, within=None, wait_s: float = 3.0):
+    """A context manager holding an exclusive lock on ``path`` for its block (a read-and-rewrite
+    of a shared file); ``TimeoutError`` when another process holds it past ``wait_s`` seconds."""
+    return _locks.exclusive(Path(path), within=within, wait_s=wait_s)
+
+
+def write_file(path: str | os.PathLike, write: Callable[[IO[bytes]], Any], *, within=None) -> None:
+    """Write ``path`` atomically (a temporary file renamed), never through a planted link."""
+    _atomic_write(Path(path), write, within=within)
+
+
+def write_text_file(path: str | os.PathLike, text: str, *, within=None) -> None:
+    """``write_file`` of a text."""
+    _atomic_write_text(Path(path), text, within=within)
+
+
+def write_json_file(path: str | os.PathLike, data: Any, *, within=None) -> None:
+    """``write_file`` of a JSON value."""
+    _atomic_write_json(Path(path), data, within=within)
+
+
+def read_text_file(path: str | os.PathLike, limit: int) -> str:
+    """At most ``limit`` bytes of a regular file; ``DamagedFile`` names anything else there."""
+    return _read_text(path, limit)
+
+
+def read_json_file(path: str | os.PathLike, limit: int) -> Any:
+    """A JSON file of at most ``limit`` bytes, duplicate keys and deep nesting refused (``DamagedFile``)."""
+    return _read_json(path, limit)
+
+
+def touch_file(path: str | os.PathLike) -> None:
+    """Create an empty file if missing, never through a planted link or into a pipe."""
+    _touch(path)
+
+
+__all__ = [
+    # configs and their check
+    "RunConfig", "DataError", "PartitionError", "USER_ERRORS", "DATASET_NAMES", "DEVICES",
+    "HARD_LIMITS", "ALPHA_STEPS", "alpha_text", "parse_alpha", "parse_float", "parse_int", "check_runs",
+    "method_names", "method_label", "method_citation", "method_params", "data_problem", "data_summary",
+    "dataset_labels", "draw_partition", "class_counts", "engine_fingerprint",
+    # runs
+    "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "runs_at", "list_runs", "launch_run",
+    "cancel_run", "delete_run", "keep_warm_server", "hold_share", "effective_rank", "singular_values",
+    # studies and claims
+    "DamagedStudy", "studies_at", "study_frame", "check_study_name", "parse_grid", "check_study", "start_study",
+    "study_running", "study_log", "check_claims", "claim_verdicts", "row_key", "pairable",
+    # the study's arithmetic and words
+    "Verdict", "NEGLIGIBLE", "NO_DATA", "NOISE", "ONE_SEED", "compare", "compare_summary", "smallest_effect",
+    "matched_accuracy", "matched_comparison", "accuracy_profile", "seed_of", "run_value", "at_samples",
+    "equal_samples_values", "reference_totals", "p_text", "format_p", "paired_test", "holm_adjust", "claim_judge",
+    "MAX_WORDS", "claim_words", "difference_words", "row_takeaway", "takeaway", "word_count",
+    # the one vocabulary: the measures' names, α and δ in words
+    "metric_axis_titles", "metric_chart_titles", "is_accuracy_metric", "metric_titles", "metric_words",
+    "alpha_words", "delta_margins", "delta_points",
+    # the store's files and helper processes
+    "FOLLOW_FOLDER", "DamagedFile", "Damaged", "read_layout", "layout_damage", "start_detached",
+    "process_alive", "hold_lock", "lock_held", "check_lock", "file_lock", "write_file", "write_text_file", "write_json_file",
+    "read_text_file", "read_json_file", "touch_file", "unsafe_folder", "unsafe_program",
+]
