@@ -85,7 +85,7 @@ def confirmatory_lines() -> list[str]:
                          f"{reg.studies[x.row['study']]['seeds']} seeds registered, its power calculation asks "
                          f"{x.row['seeds_needed']}).")
         else:
-            lines.append(f"- {x.row['id']}: {takeaway(x.judged or x.verdict, x.row['claim'])} ({x.verdict})")
+            lines.append(f"- {x.row['id']}: {confirm.row_sentence(x)} ({x.verdict})")
     return lines
 
 

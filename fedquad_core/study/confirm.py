@@ -39,6 +39,7 @@ from .matched import accuracy_levels, curve, seed_of
 from .stats import LEVEL, Difference, first_crossing, holm, mean_interval, paired, slope, tost, welch_values
 from .store import StudyStore
 from .verdicts import INCONCLUSIVE, NEGLIGIBLE, NOT_SUPPORTED, SUPPORTED
+from .words import qualifiers, takeaway
 from ..vocab.words import p_value
 
 ALPHA = 1 - LEVEL
@@ -310,6 +311,18 @@ def recording_progress(studies: StudyStore, record: dict) -> tuple[int, int]:
         seed = seed_of(p)
         ended[seed] = ended.get(seed, True) and state in TERMINAL
     return sum(ended.values()), len(ended)
+
+
+def row_sentence(x: ConfirmRow) -> str:
+    """The row's takeaway (``words.takeaway``): the rules' verdict on its primary comparison, its
+    claim, and what weakens it: a registered comparison whose estimate goes the other way, an arm
+    still changing, a verdict that changes at δ/2 or 2δ."""
+    want = 1 if x.row["expect"] == "above" else -1
+    against = tuple(f"the comparison at {c.name}" for c in x.others if c.test is not None and c.test.diff * want < 0)
+    quals = qualifiers(changing=x.still_changing, depends_on_delta=x.depends_on_delta, against=against)
+    if x.primary is not None and x.primary.test is not None and x.primary.test.diff * want < 0:
+        quals.insert(0, "the estimate goes the other way")
+    return takeaway(x.judged or x.verdict, x.row["claim"], quals)
 
 
 # ---- the table -----------------------------------------------------------------------------------

@@ -49,3 +49,20 @@ def test_the_worked_row_in_the_verdicts_page_is_the_tables_own():
     for number in ("92.3 ± 0.5", "87.9 ± 1.2", "+4.4 %, 95 % CI 1.5 to 7.3", "Holm 0.23", "80.1 ± 1.7",
                    "-7.8 %, 95 % CI -10.1 to -5.4", "p 0.005"):
         assert number in row and number in page, number
+
+
+def test_the_confirmatory_worked_row_is_its_rows_own():
+    """docs/verdicts.md's confirmatory worked row (C1) quotes the sentence and numbers that
+    ``fedquad study confirm`` computes on assets/confirmed."""
+    from fedquad_core.study import confirm
+
+    page = " ".join((REPO / "docs" / "verdicts.md").read_text().split())
+    part = page.split("**A confirmatory row, from runs to sentence**")[1].split("Every \"supported\"")[0]
+    row = {x.row["id"]: x for x in confirm.check_confirmatory(REPO / "assets" / "confirmed")}["C1"]
+    t = row.primary.test
+    assert row.verdict == "negligible" and row.at_half == "not supported" and row.depends_on_delta
+    for text in (row.primary.note.replace("at ", "here "), f"{t.diff:+.3f}, 95 % CI {t.low:.3f} to {t.high:.3f}",
+                 f"{row.primary.n_a} vs {row.primary.n_b} seeds, p {t.p:.3f}", f"Holm {row.p_holm:.3f}",
+                 f"Holm {row.p_eq_holm:.3f}): **{row.verdict}**"):
+        assert text in part, text
+    assert part.split('Its sentence, from `confirm.row_sentence`: "')[1].split('"')[0] == confirm.row_sentence(row)
