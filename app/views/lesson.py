@@ -17,6 +17,7 @@ from app.lesson import data as lesson_data
 from app.lesson import demo_study
 from app.lesson import steps as lesson
 from app.lesson.quadruplet_panel import quad_settings, quadruplet_step
+from app.presenter import fit as projector
 
 N = len(lesson.STEPS)
 talk, presenter = state.talk(), state.presenter()
@@ -149,88 +150,39 @@ def draw_figures(content: Slide, prefix: str) -> None:
                 with col:
                     show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
         return
+    long_tables = [f for f in shown if talk and is_long_table(f.fig)]
+    shown = [f for f in shown if f not in long_tables]
+    n = len(shown)
     cols = st.columns(n) if n else []
     for j, (col, item) in enumerate(zip(cols, shown)):
-        fig = theme.refit(item.fig, ROW_OF_THREE, False) if len(cols) >= 3 and not talk else item.fig
+        if talk:
+            fig = projector.fit(item.fig, n)
+        else:
+            fig = theme.refit(item.fig, ROW_OF_THREE, False) if len(cols) >= 3 else item.fig
         with col:
             show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
+    for j, item in enumerate(long_tables):  # on the projector: one click away, paging in its own box
+        with st.expander(f"Every row ({item.name.replace('_', ' ')})", expanded=False):
+            show_figure(go_height(item.fig, TABLE_BOX), f"{prefix}_t{j}", item.data, item.name,
+                        note=item.caption or None)
 
 
-if not talk:
-    st.header(content.title)
-if content.problem:
-    st.warning(content.problem)
-for notice in content.notices if not talk else ():
-    st.warning(notice)
-if not content.problem:
-    # on top, one sentence a student can repeat (from the verdict the step rests on); the figure;
-    # the numbers and p-values under it, in "The numbers"
-    if content.takeaway:
-        st.markdown(f"<div class='fq-takeaway'><b>{html.escape(content.takeaway)}</b></div>", unsafe_allow_html=True)
-    if step == 5:
-        quadruplet_step(talk)
-    else:
-        draw_figures(content, f"l{step}")
-    with st.expander("The numbers", expanded=False):
-        if content.lead:
-            st.caption(content.lead)
-        for sentence in content.sentences:
-            st.markdown(sentence)
-for notice in content.notices if talk else ():  # on a projector: under the figure
-    st.warning(notice)
-if content.footer:
-    st.caption(content.footer)
-if talk:
-    source_controls()
-
-if presenter:
-    st.stop()
-
-# ---- export the talk -----------------------------------------------------------------------------
-with st.expander("Export the talk as slides", icon=":material/download:"):
-    names = [f"{i} · {t}" for i, (t, _) in enumerate(lesson.STEPS, start=1)]
-    chosen = st.multiselect("Steps", names, default=names, key="l_export_steps")
-    st.caption("Each step's takeaway as the slide's title, one figure large a slide (step 5's two panels side by "
-               "side), the numbers and p-values in the PowerPoint file's speaker notes, and a footer citing the "
-               "data's settings. "
-               "Talk mode on = talk-styled figures.")
-    widgets.slides_block("l_export", lambda: [slides.from_step(content_of(names.index(n) + 1)) for n in chosen],
-                         "fedquad-lesson")
-
-# ---- take it home: the Lesson and Explore as one offline HTML file ------------------------------------
-def takehome_block() -> None:
-    """Build the take-home file (``app.export.takehome``: Explore's first study and the Lesson's,
-    every slider position, from the recorded studies) and offer it for download."""
-    if service.is_student():  # it builds every position's figures: the lecturer's CPU is the class's
-        st.caption("In a class the presenter builds this file and shares it (e-mail, a USB stick, the course page).")
-        return
-    st.caption("One .html file that opens offline from a USB stick, an e-mail or a course page: the eight steps "
-               "and Explore's sliders over the recorded studies, every position, no server, no install. It cannot "
-               "train new settings. (`fedquad export html` writes the same from the command line.)")
-    if st.button("Build the take-home file", key="l_takehome_build", icon=":material/home:"):
-        # the positions of every study (plotly, pandas, Explore's panels): only when asked
-        from app.export.takehome.make import make
-
-        saved = {k: st.session_state.pop(k) for k in ("x_local", "x_hm") if k in st.session_state}
-        try:  # Explore's defaults (as on the command line), not this session's choices there
-            with st.spinner("Building every slider position's figures…"):
-                built = make()
-        except (ValueError, OSError, service.StoreError) as e:
-            st.error(str(e))
-            return
-        finally:
-            st.session_state.update(saved)
-        st.session_state["l_takehome_file"] = built.text.encode()
-        st.session_state["l_takehome_note"] = (f"{len(st.session_state['l_takehome_file']) / 1e6:.1f} MB: "
-                                               f"{built.positions} Explore positions, {built.figures} figures.")
-    if st.session_state.get("l_takehome_file"):
-        st.caption(st.session_state["l_takehome_note"])
-        st.download_button("Download fedquad-takehome.html", st.session_state["l_takehome_file"],
-                           file_name="fedquad-takehome.html", mime="text/html", key="l_takehome_dl", on_click="ignore",
-                           icon=":material/download:")
+# On the projector (1280x720): a step's figures start under its title row and takeaway, about 160 px
+# down in presenter mode and 172 in talk mode, so a figure of the step keeps to ``ROOM`` px to be
+# whole on the first screen (tests/e2e/test_talk_layout.py measures it); each is laid out for its
+# column (``app.presenter.fit``)
+ROOM = 540
+TABLE_BOX = 620  # a long table's box: it pages inside it (plotly's table scrolls its rows)
 
 
-with st.expander("Take it home: one offline HTML file", icon=":material/home:"):
-    takehome_block()
+def is_long_table(fig) -> bool:
+    """A table figure (every trace a table) taller than a step's room: the full claims table."""
+    return bool(fig.data) and all(t.type == "table" for t in fig.data) and (fig.layout.height or 0) > ROOM
 
-widgets.deck_block()
+
+def go_height(fig, height: int):
+    if (fig.layout.height or 0) <= height:
+        return fig
+    out = type(fig)(fig)
+    out.layout.height = height
+    return out
