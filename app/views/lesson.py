@@ -186,3 +186,83 @@ def go_height(fig, height: int):
     out = type(fig)(fig)
     out.layout.height = height
     return out
+
+
+if not talk:
+    st.header(content.title)
+if content.problem:
+    st.warning(content.problem)
+for notice in content.notices if not talk else ():
+    st.warning(notice)
+if not content.problem:
+    # on top, one sentence a student can repeat (from the verdict the step rests on); the figure;
+    # the numbers and p-values under it, in "The numbers"
+    if content.takeaway:
+        st.markdown(f"<div class='fq-takeaway'><b>{html.escape(content.takeaway)}</b></div>", unsafe_allow_html=True)
+    if step == 5:
+        quadruplet_step(talk)
+    else:
+        draw_figures(content, f"l{step}")
+    with st.expander("The numbers", expanded=False):
+        if content.lead:
+            st.caption(content.lead)
+        for sentence in content.sentences:
+            st.markdown(sentence)
+for notice in content.notices if talk else ():  # on a projector: under the figure
+    st.warning(notice)
+if content.footer:
+    st.caption(content.footer)
+if talk:
+    source_controls()
+
+if presenter:
+    st.stop()
+
+# ---- export the talk -----------------------------------------------------------------------------
+with st.expander("Export the talk as slides", icon=":material/download:"):
+    names = [f"{i} · {t}" for i, (t, _) in enumerate(lesson.STEPS, start=1)]
+    chosen = st.multiselect("Steps", names, default=names, key="l_export_steps")
+    st.caption("Each step's takeaway as the slide's title, one figure large a slide (step 5's two panels side by "
+               "side), the numbers and p-values in the PowerPoint file's speaker notes, and a footer citing the "
+               "data's settings. "
+               "Talk mode on = talk-styled figures.")
+    widgets.slides_block("l_export", lambda: [slides.from_step(content_of(names.index(n) + 1)) for n in chosen],
+                         "fedquad-lesson")
+
+# ---- take it home: the Lesson and Explore as one offline HTML file ------------------------------------
+def takehome_block() -> None:
+    """Build the take-home file (``app.export.takehome``: Explore's first study and the Lesson's,
+    every slider position, from the recorded studies) and offer it for download."""
+    if service.is_student():  # it builds every position's figures: the lecturer's CPU is the class's
+        st.caption("In a class the presenter builds this file and shares it (e-mail, a USB stick, the course page).")
+        return
+    st.caption("One .html file that opens offline from a USB stick, an e-mail or a course page: the eight steps "
+               "and Explore's sliders over the recorded studies, every position, no server, no install. It cannot "
+               "train new settings. (`fedquad export html` writes the same from the command line.)")
+    if st.button("Build the take-home file", key="l_takehome_build", icon=":material/home:"):
+        # the positions of every study (plotly, pandas, Explore's panels): only when asked
+        from app.export.takehome.make import make
+
+        saved = {k: st.session_state.pop(k) for k in ("x_local", "x_hm") if k in st.session_state}
+        try:  # Explore's defaults (as on the command line), not this session's choices there
+            with st.spinner("Building every slider position's figures…"):
+                built = make()
+        except (ValueError, OSError, service.StoreError) as e:
+            st.error(str(e))
+            return
+        finally:
+            st.session_state.update(saved)
+        st.session_state["l_takehome_file"] = built.text.encode()
+        st.session_state["l_takehome_note"] = (f"{len(st.session_state['l_takehome_file']) / 1e6:.1f} MB: "
+                                               f"{built.positions} Explore positions, {built.figures} figures.")
+    if st.session_state.get("l_takehome_file"):
+        st.caption(st.session_state["l_takehome_note"])
+        st.download_button("Download fedquad-takehome.html", st.session_state["l_takehome_file"],
+                           file_name="fedquad-takehome.html", mime="text/html", key="l_takehome_dl", on_click="ignore",
+                           icon=":material/download:")
+
+
+with st.expander("Take it home: one offline HTML file", icon=":material/home:"):
+    takehome_block()
+
+widgets.deck_block()
