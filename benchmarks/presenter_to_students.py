@@ -15,7 +15,9 @@ request to another host aborted), then presses the clicker's key (PageDown) on t
   indicator) and every figure of the step drawn (each ``.js-plotly-plot`` has its ``svg.main-svg``),
   for 300 ms without a change in the figures (that quiet time is not counted).
 
-Each condition is watched in its page on every animation frame. Between presses both pages are left
+Each condition is watched in its page on every animation frame (the student's from the moment the
+presenter's page shows the step: a student faster than that would be counted at that moment, an
+upper bound; none was). Between presses both pages are left
 to settle, plus ``--pause`` s. Prints each press, then the median, min and max of each time, and the
 machine's load average before and after (the time moves with the load: report it with the numbers).
 It asserts nothing.
@@ -114,9 +116,21 @@ def main(argv: list[str] | None = None) -> int:
                     wait_idle(page, 120_000)
                     return page
 
-                presenter = page_at(f"{app.url}/lesson?token={secret}&talk=1&presenter=1&step=1")
+                # the presenter's link as printed (the start page), then the Lesson from the presenter
+                # bar's page menu: one session throughout (a second address would be a new session,
+                # no longer the presenter's)
+                presenter = new_context(browser, viewport={"width": 1280, "height": 720}).new_page()
+                presenter.set_default_timeout(120_000)
+                presenter.goto(f"{app.url}/?token={secret}&talk=1&presenter=1")
                 presenter.locator(".st-key-fq_presenter").wait_for()
-                student = page_at(f"{app.url}/lesson?follow={code}&talk=1")
+                wait_idle(presenter, 120_000)
+                presenter.get_by_role("button", name="Pages").click()
+                presenter.get_by_role("link", name="Lesson").click()
+                presenter.locator(".fq-step-title").first.wait_for()
+                wait_idle(presenter, 120_000)
+                if (presenter.evaluate(STEP_OF) or 1) != 1:
+                    raise SystemExit("presenter_to_students: the presenter's Lesson did not open at step 1")
+                student = page_at(f"{app.url}/?follow={code}&talk=1")
                 redrawn(student, 1)
                 presenter.mouse.click(640, 700)  # the page has the focus, as after the lecturer's last click
                 for n in range(2, args.presses + 2):

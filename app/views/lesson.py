@@ -8,7 +8,7 @@ import html
 import streamlit as st
 
 from app.lesson import poll as class_poll
-from app import service, state
+from app import follow, service, state
 from app.export import slides, widgets
 from app.export.slides import Slide
 from app.export.widgets import show_figure
@@ -216,6 +216,9 @@ if talk:
     source_controls()
 
 if presenter:
+    # the students follow this step: shared here, before st.stop() ends the run (measured: the
+    # shared position otherwise stayed at the page before the Lesson in presenter mode)
+    follow.share()
     st.stop()
 
 # ---- export the talk -----------------------------------------------------------------------------
