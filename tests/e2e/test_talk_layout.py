@@ -12,9 +12,16 @@ Presenter mode also: no page navigation, no Download or deck buttons, no widget 
 Lesson's Back / Next buttons and Explore's study picker and sliders (α, m1, m2 are moved during a
 talk) in the page.
 
-The projector (1280x720, talk and presenter mode): every Lesson step's main figure (its first) and
-Explore's first figure lie whole inside the first screen, and a Lesson step's one line saying what
-the figure shows stands above it (its sentences and p-values go under it).
+The projector (1280x720, talk and presenter mode; issue 45), on every teaching page (each Lesson
+step, Explore on every recorded study, Partitions, Live, Embeddings, Geometry, Clients):
+``layout_checks.projector_problems`` measures every figure's whole box (its plotly div, drawing
+layers and every text in them: titles, ticks, legends, colour bars; in the figure switcher's frame
+too, which must not cut it) and every table's: each inside the screen's width, none taller than one
+screen (a long table pages in its own box), the page's first figure whole on the first screen, and
+on a Lesson step every figure of the step; a Lesson step's takeaway stands above its figures. The
+first screen of each of these looks is saved as a PNG for a person to look at: under
+``$FEDQUAD_LAYOUT_SHOTS``/<mode> when set, else in pytest's temporary directory (the folder is
+printed, ``-s`` shows it, and a failure's message names it).
 
 One server serves the three sweeps, one a mode (``recorded_server``, module-wide: the figures are the
 recorded studies', and every sweep opens its own pages). A sweep opens each target at 1600x1000,
