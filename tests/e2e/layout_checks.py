@@ -256,8 +256,14 @@ BOXES = """() => {
     return b; };
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0
     && !el.closest('details:not([open])') && getComputedStyle(el).visibility !== 'hidden'; };
+  // an x axis title's room under it: the figure's bottom edge less the title's bottom
+  const under = (g) => { const svg = g.querySelector('svg.main-svg'); if (!svg) return null;
+    const bottom = svg.getBoundingClientRect().bottom;
+    const titles = [...g.querySelectorAll('.infolayer text')].filter(t => /^x[0-9]*title$/.test(t.getAttribute('class') || '')
+      && t.textContent.trim());
+    return titles.length ? Math.min(...titles.map(t => bottom - t.getBoundingClientRect().bottom)) : null; };
   const figures = [...document.querySelectorAll('.js-plotly-plot')].filter(visible).map(g => ({
-    name: ((g.querySelector('.gtitle') || {}).textContent || '').slice(0, 60),
+    name: ((g.querySelector('.gtitle') || {}).textContent || '').slice(0, 60), under: under(g),
     box: union([g, ...g.querySelectorAll('svg.main-svg, .infolayer text, .legend, .xtick text, .ytick text, .colorbar')])}));
   const tables = [...document.querySelectorAll('[data-testid="stDataFrame"], [data-testid="stTable"], '
       + '[data-testid="stMarkdownContainer"] table')].filter(visible).map(t => {
@@ -304,9 +310,13 @@ def projector_boxes(page) -> tuple[list[dict], list[dict]]:
     return sorted(figures, key=key), sorted(tables, key=key)
 
 
+EDGE = 4  # px: an x axis title keeps at least this under it, off the figure's bottom edge (issue 45: step 4's)
+
+
 def projector_problems(page, where: str, width: int, height: int, every_on_first: bool) -> list[str]:
     """At a projector's ``width`` x ``height`` (issue 45): every figure and table inside the viewport's
-    width (a static table's columns inside its box); no figure or table taller than one screen (a
+    width (a static table's columns inside its box); an x axis title off the figure's bottom edge
+    (``EDGE``); no figure or table taller than one screen (a
     long table pages inside its own box); a
     figure inside its frame; the page's first figure whole on the first screen, and with
     ``every_on_first`` (a Lesson step: the lecturer does not scroll mid-step) every figure."""
@@ -322,6 +332,8 @@ def projector_problems(page, where: str, width: int, height: int, every_on_first
             out.append(f"{name} leaves the screen's width ({span(b)} of {width} x {height})")
         if b[3] - b[1] > height + SLACK:
             out.append(f"{name} is taller than one screen ({b[3] - b[1]:.0f} px of {height})")
+        if f.get("under") is not None and f["under"] < EDGE:
+            out.append(f"{name}: its x axis title sits {f['under']:.0f} px from the figure's bottom edge (under {EDGE})")
         fr = f["frame"]
         if fr and (b[1] < fr[1] - SLACK or b[3] > fr[3] + SLACK or b[0] < fr[0] - SLACK or b[2] > fr[2] + SLACK):
             out.append(f"{name} is cut by its frame (figure {span(b)}, frame {span(fr)})")
