@@ -20,14 +20,17 @@ def column_width(n: int) -> int:
     return min(WIDEST, (CONTENT_1280 - COLUMN_GAP * (max(n, 1) - 1)) // max(n, 1))
 
 
-def fit(fig: go.Figure, n: int) -> go.Figure:
-    """``fig`` (a talk figure) laid out again for its column in a row of ``n`` on the projector;
-    kept as built when that would not make it shorter (a table; a figure its builder laid out for
-    its legend's real width, ``app.lesson.figures.CLASS_LEGEND_WIDTH``)."""
+def fit(fig: go.Figure, n: int, room: int | None = None) -> go.Figure:
+    """``fig`` (a talk figure) laid out again for its column in a row of ``n`` on the projector,
+    when it is taller than ``room`` (default: a talk figure's height) and that makes it shorter;
+    else kept as built (a figure that fits keeps its builder's height: a heatmap sized by its rows
+    would be squashed; a table; a figure its builder laid out for its legend's real width,
+    ``app.lesson.figures.CLASS_LEGEND_WIDTH``)."""
     width = column_width(n)
-    if width <= theme.TALK_WIDTH or not fig.data or all(t.type == "table" for t in fig.data):
-        return fig
     built = fig.layout.height or theme.DEFAULT_HEIGHT[True]
+    if (built <= (room or theme.DEFAULT_HEIGHT[True]) or width <= theme.TALK_WIDTH or not fig.data
+            or all(t.type == "table" for t in fig.data)):
+        return fig
     out = theme.refit(fig, width, True, height=min(built, theme.DEFAULT_HEIGHT[True]))
     return out if (out.layout.height or 0) <= built else fig
 

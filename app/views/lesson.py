@@ -156,7 +156,7 @@ def draw_figures(content: Slide, prefix: str) -> None:
     cols = st.columns(n) if n else []
     for j, (col, item) in enumerate(zip(cols, shown)):
         if talk:
-            fig = projector.fit(item.fig, n)
+            fig = projector.fit(item.fig, n, ROOM)
         else:
             fig = theme.refit(item.fig, ROW_OF_THREE, False) if len(cols) >= 3 else item.fig
         with col:
