@@ -467,7 +467,7 @@ def spectra_across_figure(spectra: dict[str, dict], *, axis: str = "alpha", titl
         # whole decades only (plotly's minor log labels are small), at most about 4 of them
         layout[key].update(type="log", exponentformat="power", dtick=max(1, int(np.ceil(decades / 4))))
     for r in range(rows):  # the y title at each row's start, the x title under the first panel of the last row
-        layout[f"yaxis{r * cols + 1 if r else ''}"]["title"] = dict(text="σ_k / σ_1 (log)")
+        layout[f"yaxis{r * cols + 1 if r else ''}"]["title"] = dict(text="σₖ / σ₁ (log)")  # (subscripts, not a raw "σ_k")
     last = (rows - 1) * cols + 1
     layout[f"xaxis{last if last > 1 else ''}"]["title"] = dict(text="component (sorted)")
     for i in range(len(methods) + 1, rows * cols + 1):  # the empty cells of the last row

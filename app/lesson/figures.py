@@ -8,6 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from app.figures import study as sf
+from app.figures import palette as theme
+from app.figures.fit import fit as fit_figure
 from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
 from app.lesson.data import LessonData, Missing, alpha_words
@@ -257,6 +259,15 @@ def claims_summary_figure(claims: list[dict], talk: bool = False) -> go.Figure:
     return fig
 
 
+# The local model's picture sits in a third of a 1280 px projector (about 395 px), where plotly lays
+# its ten class names out two a row (measured in Chromium: 270 of the 285 px the plot leaves it);
+# the theme's generous estimate of a name's width would reserve ten rows and make the figure 630 px
+# tall, off the first screen. Its title is short and its axes untitled, so it is laid out for the
+# width at which the theme's estimate gives the two a row plotly draws (tests/e2e/test_talk_layout.py
+# checks the legend neither scrolls, nor cuts, nor overlaps, and that the figure is whole on the screen).
+CLASS_LEGEND_WIDTH = 470
+
+
 def local_client_item(data: LessonData, run_id: str, talk: bool) -> SlideFigure | None:
     """One measured client's local model at the run's last local snapshot: its test embeddings
     (PCA, aligned to the round's starting global model's), the classes it holds drawn solid and
@@ -281,6 +292,8 @@ def local_client_item(data: LessonData, run_id: str, talk: bool) -> SlideFigure 
     label = lambda c: names[c] if names is not None and c < len(names) else str(c)  # noqa: E731
     fig = embedding_scatter(xy, labels, names, title=f"Client {int(local['clients'][k])}, local model",
                             talk=talk)
+    if talk:
+        fig = fit_figure(go.Figure(fig), True, width=CLASS_LEGEND_WIDTH, height=theme.DEFAULT_HEIGHT[True])
     classes = np.unique(labels)
     for trace, c in zip(fig.data, classes):
         trace.marker.opacity = 0.85 if c in held else 0.15

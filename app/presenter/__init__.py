@@ -28,7 +28,8 @@ BAR_CSS = """<style>
 .st-key-fq_presenter p {font-size: 0.95rem !important; margin: 0; white-space: nowrap;}
 .st-key-fq_presenter button {min-height: 2rem; padding: 0 0.6rem;}
 .st-key-fq_presenter .st-key-fq_presenter_keys {display: none;}
-</style>"""
+.stApp [data-testid="stMainBlockContainer"] {padding-top: 0.5rem !important;}
+</style>"""  # (the bar floats at the top right, over no content: the page starts at the top, its figures higher)
 
 
 def _exit() -> None:

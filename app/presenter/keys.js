@@ -6,7 +6,7 @@
  *   PageUp, ArrowLeft, ArrowUp               the Lesson's Back
  * A step key on a page without Back / Next (not the Lesson) scrolls as usual. Keys typed into a text
  * field are left alone, and a focused slider keeps its arrow keys (a clicker's PageDown / PageUp still
- * step). Each handled key's default (scrolling the page) is prevented. ``window.fqPresenterKeys``
+ * step, also from plotly's axis-range box that a click at an axis end opens). Each handled key's default (scrolling the page) is prevented. ``window.fqPresenterKeys``
  * counts the steps taken (read by tests).
  */
 const NEXT = new Set(["PageDown", "ArrowRight", "ArrowDown", " ", "Spacebar"]);
@@ -37,7 +37,10 @@ function onKey(e) {
   if (!document.querySelector(".st-key-fq_presenter")) return;  // presenter mode is off
   if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.isComposing) return;
   const t = e.target;
-  if (typing(t)) return;
+  // plotly's box for typing an axis range opens on a click at an axis end (a lecturer's stray click
+  // on a figure): a clicker's PageDown / PageUp still step (they type nothing there; the box is left)
+  const rangeBox = t && t.classList && t.classList.contains("plugin-editable");
+  if (typing(t) && !(rangeBox && (e.key === "PageDown" || e.key === "PageUp"))) return;
   if (e.key === "Escape" || e.key === "p" || e.key === "P") {
     // Escape first closes an open menu (the page menu, a select): only a second one leaves
     if (e.key === "Escape" && document.querySelector('[data-testid="stPopoverBody"], [role="listbox"]')) return;

@@ -9,12 +9,23 @@ from app import state
 from app.clients import data
 from app.studies import catalog
 from app.export.widgets import show_figure
+from app.presenter import fit as projector
 from app.figures import clients as cf
 
 talk = state.talk()
 st.title("Clients")
-st.caption("Each client's model after its local training, before the server averages it: measured at snapshot "
+CAPTION = ("Each client's model after its local training, before the server averages it: measured at snapshot "
            "rounds on the global snapshot's test points, for up to 10 of the round's clients.")
+if not talk:
+    st.caption(CAPTION)
+# on a projector (talk mode) the population's row comes first, whole on the first screen; the
+# controls under it; every figure laid out for its column (``app.presenter.fit``)
+figure_area = st.container() if talk else None
+
+
+def fitted(fig, n: int):
+    return projector.fit(fig, n) if talk else fig
+
 found, skipped = data.comparisons()
 if skipped:
     st.caption(skipped)
@@ -50,13 +61,18 @@ rnd, view = int(st.session_state.c_round), st.session_state.c_view or "accuracy"
 pop = data.population(runs, rnd)
 counts, names = data.class_counts(next(iter(runs.values())))
 
-st.header("The population")
+if not talk:
+    st.header("The population")
 yr = cf.value_range(pd.concat([pop[m] for m in cf.VIEWS[view]]), top=1.0 if view == "accuracy" else None)
-cols = st.columns(min(len(runs), 3))
-for i, method in enumerate(runs):
-    with cols[i % len(cols)]:
-        fig = cf.population_figure(pop, method, view, yrange=yr, n_classes=len(names) or 10, round_=rnd, talk=talk)
-        show_figure(fig, f"c_pop_{method}", pop[pop["method"] == method], f"clients_{method}_{view}_r{rnd}")
+with figure_area or st.container():
+    cols = st.columns(min(len(runs), 3))
+    for i, method in enumerate(runs):
+        with cols[i % len(cols)]:
+            fig = cf.population_figure(pop, method, view, yrange=yr, n_classes=len(names) or 10, round_=rnd, talk=talk)
+            show_figure(fitted(fig, len(cols)), f"c_pop_{method}", pop[pop["method"] == method],
+                        f"clients_{method}_{view}_r{rnd}")
+if talk:
+    st.caption(CAPTION)
 st.caption("Each point is one client's own model after its local training; with accuracy, the gap between its open "
            "marker (the classes it holds) and its filled one (all classes) is what it lost of the classes it lacks.")
 
@@ -75,12 +91,12 @@ metric = cf.VIEWS[view][0]
 left, right = st.columns(2)
 with left:
     if counts is not None and client < len(counts):
-        fig = cf.class_histogram(counts[client], names, client, talk=talk)
+        fig = fitted(cf.class_histogram(counts[client], names, client, talk=talk), 2)
         show_figure(fig, "c_hist", pd.DataFrame({"class": names, "samples": counts[client]}), f"client_{client}_classes",
                     note="The classes this client trains on: the partition gives it these and no others.")
 with right:
     hist = data.history(runs, client)
-    fig = cf.client_history_figure(hist, metric, client, talk=talk)
+    fig = fitted(cf.client_history_figure(hist, metric, client, talk=talk), 2)
     show_figure(fig, "c_hist_rounds", hist, f"client_{client}_{metric}_over_rounds",
                 note="Solid: this client at the rounds it was measured (clients are drawn anew each snapshot round); "
                      "dotted: the mean over that round's measured clients.")
@@ -98,8 +114,10 @@ for method, f in shown.items():
     for col, kind, xy in ((a, "global", f["global_xy"]), (b, "local", f["local_xy"])):
         with col:
             who = "the global model it started from" if kind == "global" else f"client {client}'s local model"
-            fig = cf.embedding_panel(xy, f["labels"], names, ranges=ranges, talk=talk,
-                                     title=f"{cf._label(method)}, round {rnd}: {who}")
+            fig = fitted(cf.embedding_panel(xy, f["labels"], names, ranges=ranges, talk=talk,
+                                            title=f"{cf._label(method)}, round {rnd}: {who}"), 2)
+            if talk:  # its class legend beside it: no taller than the projector's screen
+                fig = projector.side_legend(fig)
             show_figure(fig, f"c_emb_{method}_{kind}", pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": f["labels"]}),
                         f"client_{client}_{method}_{kind}_r{rnd}")
 if shown:
@@ -116,7 +134,7 @@ for i, (method, run_id) in enumerate(pics.items()):
             st.caption(got)
             continue
         matrix, ids = got
-        fig = cf.cosine_heatmap(matrix, ids, method, rnd, talk=talk)
+        fig = fitted(cf.cosine_heatmap(matrix, ids, method, rnd, talk=talk), len(cols))
         show_figure(fig, f"c_cos_{method}", pd.DataFrame(matrix, index=ids, columns=ids).rename_axis("client")
                     .reset_index(), f"update_cosines_{method}_r{rnd}")
 st.caption(data.mean_cosines(runs, rnd) + "How alike two clients' weight updates of this round are: near 1 they push the model the same way, "

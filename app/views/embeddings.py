@@ -7,14 +7,20 @@ import streamlit as st
 from app import service, state
 from app.export.widgets import show_figure
 from app.figures import charts as figures
+from app.presenter import fit as projector
 from app.projection import cache as projection
 from app.projection.frames import class_names, frames, pca_frames, projected_before, shown_round, umap_state
 
 talk = state.talk()
 st.title("Embeddings")
-st.caption("Each point is a test image, placed by the global model's embedding and coloured by its class. "
+CAPTION = ("Each point is a test image, placed by the global model's embedding and coloured by its class. "
            "Collapse shows as classes smearing into each other. Note: distances in a UMAP picture are not "
            "meaningful; the intra/inter ratios are computed in the original embedding space.")
+# on a projector (talk mode) the two pictures come first, whole on the first screen; the controls
+# and the notes under them
+figure_area = st.container() if talk else None
+if not talk:
+    st.caption(CAPTION)
 
 table, skipped = service.without_damaged(service.runs_table())
 if skipped:
@@ -84,6 +90,8 @@ def panel(side: int, run_id: str, chosen: int) -> None:
     y = snap["labels"]
     names = class_names(run_id, int(y.max()) + 1 if y.size else 0)
     fig = figures.embedding_scatter(xy, y, names, title=f"{labels[run_id]}, round {shown} ({kind})", talk=talk)
+    if talk:  # its class legend beside it: whole on the projector's first screen
+        fig = projector.side_legend(projector.fit(fig, 2))
     df = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": y, "index": snap["indices"]})
     show_figure(fig, f"emb_{side}", df, f"embedding_{run_id}_r{shown}_{kind}")
     meanwhile = f"round {shown}'s UMAP" if kind == "UMAP" else "PCA"
@@ -127,9 +135,12 @@ else:
     if len(rounds) > 1 and not state.presenter():
         st.select_slider("Snapshot round", rounds, key="e_round")
     chosen = st.session_state.e_round
-    for side, (col, run_id) in enumerate(zip(st.columns(2), runs)):
-        with col:
-            panel(side, run_id, chosen)
+    with figure_area or st.container():
+        for side, (col, run_id) in enumerate(zip(st.columns(2), runs)):
+            with col:
+                panel(side, run_id, chosen)
+    if talk:
+        st.caption(CAPTION)
     pending = use_umap and any(projection.umap_pending(service.run_path(r), shown_round(r, chosen)) for r in runs)
     if pending or service.any_active(runs):
         seen = signature()

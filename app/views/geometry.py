@@ -8,10 +8,14 @@ import streamlit as st
 from app import service, state
 from app.figures import charts as figures
 from app.export.widgets import show_figure
+from app.presenter import fit as projector
 
 talk = state.talk()
 st.title("Geometry")
 st.caption("All measures use the global model's embeddings of a fixed test subset, on snapshot rounds.")
+# on a projector (talk mode) the first row of charts comes first, whole on the first screen; the
+# controls and the texts under it
+figure_area = st.container() if talk else None
 
 table, skipped = service.without_damaged(service.runs_table())
 if skipped:
@@ -31,7 +35,14 @@ if service.showing_pair(selected):
 if not selected:
     st.info("Select one or more runs.")
     st.stop()
-df = service.metrics_frame(selected, labels)
+# on a projector the legends name the method where each selected run has its own ("FedAvg",
+# "FedQuad", as on Live), else the run's label
+legend = labels
+if talk:
+    run_methods = {r: service.read_config(r).get("method") for r in selected}
+    if None not in run_methods.values() and len(set(run_methods.values())) == len(run_methods):
+        legend = {**labels, **{r: service.method_label(m) for r, m in run_methods.items()}}
+df = service.metrics_frame(selected, legend)
 
 
 def curve(y: str, title: str, key: str) -> None:
@@ -40,10 +51,13 @@ def curve(y: str, title: str, key: str) -> None:
         st.caption("No snapshot data yet.")
         return
     fig = figures.curves_figure(rows, y, "round", title=title, talk=talk)
+    if talk:
+        fig = projector.fit(fig, 2)
     show_figure(fig, key, rows[["run", "label", "method", "round", y]], f"{y}_vs_round")
 
 
-st.header("Compactness vs separation")
+if not talk:
+    st.header("Compactness vs separation")
 TEXTS = {
     "ratio": "**Intra / inter ratio.** Average distance of a point to its class centre, divided by the average "
              "distance between class centres. Lower means tight, well-separated classes; collapse pushes it up.",
@@ -61,11 +75,19 @@ for pair in ((("ratio", "Intra / inter ratio (raw)", "g_ratio"),
               ("ratio_l2", "Intra / inter ratio (L2-normalised)", "g_ratio_l2")),
              (("nc1", "NC1 (within / between class covariance)", "g_nc1"),
               ("effective_rank", "Effective rank of the embeddings", "g_erank"))):
-    for col, (y, _, _) in zip(st.columns(2), pair):  # texts in one row, charts in the next: they line up
-        col.markdown(TEXTS[y])
-    for col, args in zip(st.columns(2), pair):
-        with col:
-            curve(*args)
+    if not talk:
+        for col, (y, _, _) in zip(st.columns(2), pair):  # texts in one row, charts in the next: they line up
+            col.markdown(TEXTS[y])
+    with (figure_area if talk and figure_area is not None else st.container()):
+        for col, args in zip(st.columns(2), pair):
+            with col:
+                curve(*args)
+    if talk:  # under the charts (the first row in the page's first place)
+        if figure_area is not None:
+            st.header("Compactness vs separation")
+        for col, (y, _, _) in zip(st.columns(2), pair):
+            col.markdown(TEXTS[y])
+        figure_area = None
 
 st.header("One snapshot in detail")
 common = sorted(set.intersection(*(set(service.snapshot_rounds(r)) for r in selected)))

@@ -9,7 +9,7 @@ from plotly.graph_objects import Figure
 import streamlit as st
 
 from app.lesson import poll as class_poll
-from app import service, state
+from app import follow, service, state
 from app.export import slides, widgets
 from app.export.slides import Slide
 from app.export.widgets import show_figure
@@ -19,6 +19,7 @@ from app.lesson import data as lesson_data
 from app.lesson import demo_study
 from app.lesson import steps as lesson
 from app.lesson.quadruplet_panel import quad_settings, quadruplet_step
+from app.presenter import fit as projector
 
 N = len(lesson.STEPS)
 talk, presenter = state.talk(), state.presenter()
@@ -151,11 +152,42 @@ def draw_figures(content: Slide, prefix: str) -> None:
                 with col:
                     show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
         return
+    long_tables = [f for f in shown if talk and is_long_table(f.fig)]
+    shown = [f for f in shown if f not in long_tables]
+    n = len(shown)
     cols = st.columns(n) if n else []
     for j, (col, item) in enumerate(zip(cols, shown)):
-        fig = fit(Figure(item.fig), False, width=ROW_OF_THREE) if len(cols) >= 3 and not talk else item.fig
+        if talk:
+            fig = projector.fit(item.fig, n, ROOM)
+        else:
+            fig = fit(Figure(item.fig), False, width=ROW_OF_THREE) if len(cols) >= 3 else item.fig
         with col:
             show_figure(fig, f"{prefix}_{j}", item.data, item.name, note=item.caption or None)
+    for j, item in enumerate(long_tables):  # on the projector: one click away, paging in its own box
+        with st.expander(f"Every row ({item.name.replace('_', ' ')})", expanded=False):
+            show_figure(go_height(item.fig, TABLE_BOX), f"{prefix}_t{j}", item.data, item.name,
+                        note=item.caption or None)
+
+
+# On the projector (1280x720): a step's figures start under its title row and takeaway, about 160 px
+# down in presenter mode and 172 in talk mode, so a figure of the step keeps to ``ROOM`` px to be
+# whole on the first screen (tests/e2e/test_talk_layout.py measures it); each is laid out for its
+# column (``app.presenter.fit``)
+ROOM = 540
+TABLE_BOX = 620  # a long table's box: it pages inside it (plotly's table scrolls its rows)
+
+
+def is_long_table(fig) -> bool:
+    """A table figure (every trace a table) taller than a step's room: the full claims table."""
+    return bool(fig.data) and all(t.type == "table" for t in fig.data) and (fig.layout.height or 0) > ROOM
+
+
+def go_height(fig, height: int):
+    if (fig.layout.height or 0) <= height:
+        return fig
+    out = type(fig)(fig)
+    out.layout.height = height
+    return out
 
 
 if not talk:
@@ -186,6 +218,9 @@ if talk:
     source_controls()
 
 if presenter:
+    # the students follow this step: shared here, before st.stop() ends the run (measured: the
+    # shared position otherwise stayed at the page before the Lesson in presenter mode)
+    follow.share()
     st.stop()
 
 # ---- export the talk -----------------------------------------------------------------------------

@@ -13,9 +13,14 @@ from app.service.catalog import ALPHAS, BOUNDS, SKEW_ALPHA
 talk = state.talk()
 
 st.title("Partitions")
-st.caption("Small α: each client sees few classes (strong skew). Large α: close to IID. Clients with fewer "
+CAPTION = ("Small α: each client sees few classes (strong skew). Large α: close to IID. Clients with fewer "
            "than 3 classes are marked — FedQuad cannot form a quadruplet (anchor, positive, two negatives "
            "of two other classes) there and falls back to a triplet term (2 classes) or plain CE (1 class).")
+# on a projector (talk mode) the figure comes first, whole on the first screen, the controls under it
+figure_area = st.container() if talk else None
+if not talk:
+    st.caption(CAPTION)
+TALK_HEIGHT = 430  # px: the heatmap under the page's title, its tabs and its one line, inside 720 px
 
 state.init("p_ds", "digits", str, list(service.DATASET_NAMES))
 state.init("p_clients", 50, int, lo=BOUNDS["num_clients"][0], hi=BOUNDS["num_clients"][1])
@@ -65,6 +70,8 @@ def draw(a, counts, key):
     st.markdown(f"**{name}** — {int(mask.sum())} of {clients} clients have < 3 classes ({n_one} with a single class)")
     fig = figures.partition_heatmap(counts, class_names=list(names), lt3_mask=mask,
                                     title=f"{dataset}, {clients} clients, {name}", talk=talk)
+    if talk and (fig.layout.height or 0) > TALK_HEIGHT:
+        fig.update_layout(height=TALK_HEIGHT)
     df = pd.DataFrame(counts, columns=list(names)).rename_axis("client").reset_index()
     df["fewer_than_3_classes"] = mask
     show_figure(fig, f"heat_{key}", df, f"partition_{dataset}_{clients}c_{name.replace(' ', '').replace('α=', 'alpha')}")
@@ -74,13 +81,18 @@ def draw(a, counts, key):
 counts = split(alpha)
 if counts is None:
     st.stop()
-tab_main, tab_sizes = st.tabs(["Classes per client", "Client sizes"])
-with tab_main:
-    mask = draw(alpha, counts, "main")
-with tab_sizes:
-    fig = figures.client_sizes_figure(counts, mask, talk=talk)
-    sizes = pd.DataFrame({"client": np.arange(clients), "samples": counts.sum(axis=1), "fewer_than_3_classes": mask})
-    show_figure(fig, "sizes", sizes, f"client_sizes_{dataset}_{clients}c")
+with figure_area or st.container():
+    tab_main, tab_sizes = st.tabs(["Classes per client", "Client sizes"])
+    with tab_main:
+        mask = draw(alpha, counts, "main")
+    with tab_sizes:
+        fig = figures.client_sizes_figure(counts, mask, talk=talk)
+        if talk and (fig.layout.height or 0) > TALK_HEIGHT:
+            fig.update_layout(height=TALK_HEIGHT)
+        sizes = pd.DataFrame({"client": np.arange(clients), "samples": counts.sum(axis=1), "fewer_than_3_classes": mask})
+        show_figure(fig, "sizes", sizes, f"client_sizes_{dataset}_{clients}c")
+if talk:
+    st.caption(CAPTION)
 
 others = [a for a in st.session_state.p_cmp if a != alpha]
 if others:

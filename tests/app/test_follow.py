@@ -197,3 +197,17 @@ def test_a_talk_mode_link_keeps_talk_mode_across_the_page_switch(lesson_env):
     assert step_of(student) == 2
     assert student.session_state["talk"] is True
     assert student.query_params["talk"] in ("1", ["1"])
+
+
+def test_the_presenter_in_presenter_mode_writes_the_lesson_step(lesson_env):
+    """Presenter mode ends the Lesson's run early (``st.stop()``: no export block): the step the
+    presenter moves to is written all the same (it was not: students stayed on the page before the
+    Lesson while the presenter stepped through it; benchmarks/presenter_to_students.py found it)."""
+    at = app(LESSON, talk="1")
+    code = share(at)
+    at.toggle(key="presenter").set_value(True).run()
+    assert not at.exception, at.exception
+    assert at.session_state["presenter"]
+    at.button(key="l_next").click().run()
+    assert step_of(at) == 2
+    assert follow_store.read_position(lesson_env, code)["position"] == {"page": LESSON, "state": {"step": 2}}

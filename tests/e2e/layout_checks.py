@@ -241,3 +241,112 @@ def page_problems(page, where: str) -> list[str]:
         for fig in figs:
             out += figure_problems(fig.evaluate(MEASURE), where)
     return out
+
+
+# The projector (issue 45): every figure and table of a teaching page whole at 1280x720. A figure's
+# box is the union of its plotly div, its drawing layers (``svg.main-svg``) and every text in them
+# (axis titles, tick labels, legend entries, colour bars), in the viewport's coordinates; in the
+# figure switcher's frame it is offset by where the frame sits, and must also lie inside the frame
+# (a frame shorter than its figure cuts it).
+BOXES = """() => {
+  const union = (els) => { let b = null;
+    for (const el of els) { const r = el.getBoundingClientRect(); if (!r.width && !r.height) continue;
+      b = b ? [Math.min(b[0], r.left), Math.min(b[1], r.top), Math.max(b[2], r.right), Math.max(b[3], r.bottom)]
+            : [r.left, r.top, r.right, r.bottom]; }
+    return b; };
+  const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0
+    && !el.closest('details:not([open])') && getComputedStyle(el).visibility !== 'hidden'; };
+  // an x axis title's room under it: the figure's bottom edge less the title's bottom
+  const under = (g) => { const svg = g.querySelector('svg.main-svg'); if (!svg) return null;
+    const bottom = svg.getBoundingClientRect().bottom;
+    const titles = [...g.querySelectorAll('.infolayer text')].filter(t => /^x[0-9]*title$/.test(t.getAttribute('class') || '')
+      && t.textContent.trim());
+    return titles.length ? Math.min(...titles.map(t => bottom - t.getBoundingClientRect().bottom)) : null; };
+  const figures = [...document.querySelectorAll('.js-plotly-plot')].filter(visible).map(g => ({
+    name: ((g.querySelector('.gtitle') || {}).textContent || '').slice(0, 60), under: under(g),
+    box: union([g, ...g.querySelectorAll('svg.main-svg, .infolayer text, .legend, .xtick text, .ytick text, .colorbar')])}));
+  const tables = [...document.querySelectorAll('[data-testid="stDataFrame"], [data-testid="stTable"], '
+      + '[data-testid="stMarkdownContainer"] table')].filter(visible).map(t => {
+    // (a data frame scrolls inside its own grid; a static table's columns must fit its box)
+    const grid = t.getAttribute('data-testid') === 'stDataFrame';
+    const inner = grid ? null : (t.closest('[data-testid="stMarkdownContainer"]') || t);
+    const r = t.getBoundingClientRect();
+    return {name: ((t.querySelector('th') || {}).textContent || 'a table').slice(0, 40),
+            box: [r.left, r.top, r.right, r.bottom],
+            cut: inner ? Math.max(inner.scrollWidth - inner.clientWidth, 0) : 0};
+  });
+  return {figures, tables};
+}"""
+
+
+def projector_boxes(page) -> tuple[list[dict], list[dict]]:
+    """Every shown figure and table of the page, in reading order (top, then left), each
+    {name, box: [left, top, right, bottom] in the viewport, frame: the frame's box or None}."""
+    figures, tables = [], []
+    for i, frame in enumerate(page.frames):
+        try:
+            got = frame.evaluate(BOXES)
+        except Exception:  # noqa: BLE001 - a frame that went away meanwhile
+            continue
+        offset = None
+        if i:
+            try:
+                offset = frame.frame_element().bounding_box()
+            except Exception:  # noqa: BLE001 - a detached frame
+                continue
+            if not offset or offset["width"] < 2 or offset["height"] < 2:
+                continue  # (a hidden frame)
+        dx, dy = (offset["x"], offset["y"]) if offset else (0.0, 0.0)
+        fbox = [dx, dy, dx + offset["width"], dy + offset["height"]] if offset else None
+        for kind, out in (("figures", figures), ("tables", tables)):
+            for item in got[kind]:
+                b = item["box"]
+                if b is None:
+                    continue
+                item["box"] = [b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy]
+                item["frame"] = fbox
+                out.append(item)
+    key = lambda it: (round(it["box"][1]), round(it["box"][0]))  # noqa: E731
+    return sorted(figures, key=key), sorted(tables, key=key)
+
+
+EDGE = 4  # px: an x axis title keeps at least this under it, off the figure's bottom edge (issue 45: step 4's)
+
+
+def projector_problems(page, where: str, width: int, height: int, every_on_first: bool) -> list[str]:
+    """At a projector's ``width`` x ``height`` (issue 45): every figure and table inside the viewport's
+    width (a static table's columns inside its box); an x axis title off the figure's bottom edge
+    (``EDGE``); no figure or table taller than one screen (a
+    long table pages inside its own box); a
+    figure inside its frame; the page's first figure whole on the first screen, and with
+    ``every_on_first`` (a Lesson step: the lecturer does not scroll mid-step) every figure."""
+    figures, tables = projector_boxes(page)
+    out = []
+
+    def span(b):
+        return f"x {b[0]:.0f}-{b[2]:.0f}, y {b[1]:.0f}-{b[3]:.0f}"
+
+    for n, f in enumerate(figures):
+        b, name = f["box"], f"{where}: figure {f['name']!r}"
+        if b[0] < -SLACK or b[2] > width + SLACK:
+            out.append(f"{name} leaves the screen's width ({span(b)} of {width} x {height})")
+        if b[3] - b[1] > height + SLACK:
+            out.append(f"{name} is taller than one screen ({b[3] - b[1]:.0f} px of {height})")
+        if f.get("under") is not None and f["under"] < EDGE:
+            out.append(f"{name}: its x axis title sits {f['under']:.0f} px from the figure's bottom edge (under {EDGE})")
+        fr = f["frame"]
+        if fr and (b[1] < fr[1] - SLACK or b[3] > fr[3] + SLACK or b[0] < fr[0] - SLACK or b[2] > fr[2] + SLACK):
+            out.append(f"{name} is cut by its frame (figure {span(b)}, frame {span(fr)})")
+        if (n == 0 or every_on_first) and (b[1] < -SLACK or b[3] > height + SLACK):
+            which = "the page's first figure" if n == 0 else "a figure of the step"
+            out.append(f"{name}: {which} is not whole on the first screen ({span(b)} of {width} x {height})")
+    for t in tables:
+        b, name = t["box"], f"{where}: table {t['name']!r}"
+        if b[0] < -SLACK or b[2] > width + SLACK:
+            out.append(f"{name} leaves the screen's width ({span(b)} of {width})")
+        if t["cut"] > SLACK:
+            out.append(f"{name} has {t['cut']:.0f} px of columns cut by its box")
+        if b[3] - b[1] > height + SLACK:
+            out.append(f"{name} is taller than one screen ({b[3] - b[1]:.0f} px of {height}): "
+                       "a long table pages inside its own box")
+    return out

@@ -12,9 +12,16 @@ Presenter mode also: no page navigation, no Download or deck buttons, no widget 
 Lesson's Back / Next buttons and Explore's study picker and sliders (α, m1, m2 are moved during a
 talk) in the page.
 
-The projector (1280x720, talk and presenter mode): every Lesson step's main figure (its first) and
-Explore's first figure lie whole inside the first screen, and a Lesson step's one line saying what
-the figure shows stands above it (its sentences and p-values go under it).
+The projector (1280x720, talk and presenter mode; issue 45), on every teaching page (each Lesson
+step, Explore on every recorded study, Partitions, Live, Embeddings, Geometry, Clients):
+``layout_checks.projector_problems`` measures every figure's whole box (its plotly div, drawing
+layers and every text in them: titles, ticks, legends, colour bars; in the figure switcher's frame
+too, which must not cut it) and every table's: each inside the screen's width, none taller than one
+screen (a long table pages in its own box), the page's first figure whole on the first screen, and
+on a Lesson step every figure of the step; a Lesson step's takeaway stands above its figures. The
+first screen of each of these looks is saved as a PNG for a person to look at: under
+``$FEDQUAD_LAYOUT_SHOTS``/<mode> when set, else in pytest's temporary directory (the folder is
+printed, ``-s`` shows it, and a failure's message names it).
 
 One server serves the three sweeps, one a mode (``recorded_server``, module-wide: the figures are the
 recorded studies', and every sweep opens its own pages). A sweep opens each target at 1600x1000,
@@ -39,7 +46,7 @@ from pathlib import Path
 import pytest
 
 from browser_helpers import CHROMIUM_ARGS, INSTALL_HINT, ROOT, chromium_path, dump_pages, new_context, serve
-from layout_checks import QUIET, Still, page_problems, settled
+from layout_checks import QUIET, Still, page_problems, projector_problems, settled
 
 PAGES = ["", "partitions", "launch", "live", "embeddings", "geometry", "clients", "runs"]
 RECORDED = ROOT / "assets" / "recorded"
@@ -164,23 +171,30 @@ def first_figure(page):
     return None
 
 
+TEACHING = ("explore", "partitions", "live", "embeddings", "geometry", "clients", "lesson step ")  # not Launch, Runs
+
+
+def teaching(where: str) -> bool:
+    return where.startswith(TEACHING)
+
+
 def first_screen_problems(page, where: str, viewport: dict, lead_text: str | None) -> list[str]:
-    """The main figure whole inside the first screen (no scrolling), the step's takeaway above it."""
+    """On the projector (``layout_checks.projector_problems``): every figure and table of the page
+    inside the screen's width and no taller than one screen, the first figure whole on the first
+    screen, on a Lesson step every figure of the step; and a step's takeaway above its figure.
+    The Lesson and Explore must show a figure; the other pages may have nothing to show yet (an
+    empty run store)."""
+    out = projector_problems(page, where, viewport["width"], viewport["height"], where.startswith("lesson step "))
     box = first_figure(page)
     if box is None:
-        return [f"{where}: no figure on the page"]
-    x, y, w, h = box
-    out = []
-    if y < 0 or y + h > viewport["height"] + 1 or x < 0 or x + w > viewport["width"] + 1:
-        out.append(f"{where}: the main figure is not whole on the first screen: top {y:.0f}, bottom {y + h:.0f} px "
-                   f"of {viewport['height']} (left {x:.0f}, right {x + w:.0f} of {viewport['width']})")
+        return out + ([f"{where}: no figure on the page"] if where.startswith(("lesson", "explore")) else [])
     if lead_text:
         line = page.locator(lead_text)
         if not line.count():
             out.append(f"{where}: the step's takeaway is missing ({lead_text})")
         else:
             b = line.first.bounding_box()
-            if b is None or b["y"] + b["height"] > y + 1:
+            if b is None or b["y"] + b["height"] > box[1] + 1:
                 out.append(f"{where}: the step's takeaway is not above its figure")
     return out
 
@@ -245,20 +259,24 @@ class Visit:
         return True
 
 
-def _look(page, where: str, mode: str, viewport: str, shots: Path | None) -> list[str]:
+def _look(page, where: str, mode: str, viewport: str, shots: Path | None, screens: Path | None) -> list[str]:
     """The checks on one settled page."""
     label = f"{where} ({mode}, {viewport})"
     problems = page_problems(page, label)
     if mode == "presenter":
         problems += presenter_problems(page, label, where.startswith("lesson"), where.startswith("explore"))
-    if viewport == "1280x720" and mode in PROJECTOR and (where.startswith("lesson") or where.startswith("explore")):
+    projector = viewport == "1280x720" and mode in PROJECTOR and teaching(where)
+    if projector:
         problems += first_screen_problems(page, label, VIEWPORTS[viewport], lead(where))
+    name = f"{where.replace(' ', '_')}-{mode}-{viewport}.png"
+    if projector and screens is not None:  # what the room sees: the first screen, as projected
+        page.screenshot(path=str(screens / name))
     if shots is not None:
-        screenshot(page, shots / f"{where.replace(' ', '_')}-{mode}-{viewport}.png", VIEWPORTS[viewport])
+        screenshot(page, shots / name, VIEWPORTS[viewport])
     return problems
 
 
-def _walk(url: str, mode: str, shots: Path | None, pages: list) -> list[str]:
+def _walk(url: str, mode: str, shots: Path | None, pages: list, screens: Path | None = None) -> list[str]:
     """Every target, ``AT_ONCE`` pages at a time, each given the mode's looks: each page opens the
     next target as soon as it has taken its last look at the one before."""
     problems, todo, watching = [], list(_targets()), {}
@@ -271,15 +289,28 @@ def _walk(url: str, mode: str, shots: Path | None, pages: list) -> list[str]:
                 watching[page] = Visit(page, where, address, LOOKS[mode])
         for page, visit in list(watching.items()):
             if visit.done():
-                problems += _look(page, visit.where, visit.mode, visit.viewport, shots)
+                problems += _look(page, visit.where, visit.mode, visit.viewport, shots, screens)
                 if not visit.next():
                     del watching[page]
         time.sleep(POLL)
     return problems
 
 
+def projector_screens(tmp_path_factory, mode: str) -> Path | None:
+    """Where the first screens a projector shows (1280x720, talk and presenter mode) are kept for a
+    person to look at: ``$FEDQUAD_LAYOUT_SHOTS``/<mode> when set, else a folder of pytest's temporary
+    directory; printed either way (``pytest -s`` shows it; a failure's report shows it too)."""
+    if mode not in PROJECTOR:
+        return None
+    root = os.environ.get("FEDQUAD_LAYOUT_SHOTS")
+    folder = Path(root) / mode if root else tmp_path_factory.mktemp(f"projector-{mode}")
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"projector screenshots ({mode} mode, 1280x720, first screen): {folder}")
+    return folder
+
+
 @pytest.mark.parametrize("mode", list(MODES))
-def test_every_figure_fits(recorded_server, mode):
+def test_every_figure_fits(recorded_server, mode, tmp_path_factory):
     exe = chromium_path()
     if exe is None:
         pytest.fail(INSTALL_HINT)
@@ -287,6 +318,7 @@ def test_every_figure_fits(recorded_server, mode):
 
     url, _ = recorded_server
     shots = Path(os.environ["TALK_SHOTS"]) if os.environ.get("TALK_SHOTS") else None
+    screens = projector_screens(tmp_path_factory, mode)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
         try:
@@ -297,10 +329,11 @@ def test_every_figure_fits(recorded_server, mode):
                 context.add_init_script(FORGET_SIDEBAR)
                 pages.append(context.new_page())
             try:
-                problems = _walk(url, mode, shots, pages)
+                problems = _walk(url, mode, shots, pages, screens)
             except BaseException:  # (a page that did not settle): what each page showed
                 dump_pages(browser)
                 raise
         finally:
             browser.close()
-    assert not problems, f"{len(problems)} layout problem(s), {mode} mode:\n" + "\n".join(problems)
+    where = f" (the projector's first screens: {screens})" if screens else ""
+    assert not problems, f"{len(problems)} layout problem(s), {mode} mode{where}:\n" + "\n".join(problems)
