@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.figures import theme
+from app.figures import palette as theme
+from app.figures.fit import fit
 from app.figures.geometry import embedding_scatter
 from app.presenter import fit as projector
 
@@ -23,15 +24,15 @@ def test_column_widths_at_1280_with_the_sidebar_open():
 
 
 def test_a_figure_that_fits_its_room_keeps_its_height():
-    fig = theme.themed_figure([{"type": "scatter", "x": [0, 1], "y": [0, 1], "name": "FedAvg"}],
-                              {"title": {"text": "Accuracy"}, "height": 420}, True)
+    fig = fit(([{"type": "scatter", "x": [0, 1], "y": [0, 1], "name": "FedAvg"}],
+                   {"title": {"text": "Accuracy"}, "height": 420}), True)
     assert projector.fit(fig, 2) is fig
 
 
 def test_a_tall_figure_is_laid_out_for_its_wider_column_and_gets_shorter():
     names = [f"a rather long legend entry number {i}" for i in range(4)]
-    fig = theme.themed_figure([{"type": "scatter", "x": [0, 1], "y": [i, i + 1], "name": n} for i, n in enumerate(names)],
-                              {"title": {"text": "Final accuracy vs α (last 10 rounds), mean ± std over seeds"}}, True)
+    fig = fit(([{"type": "scatter", "x": [0, 1], "y": [i, i + 1], "name": n} for i, n in enumerate(names)],
+                   {"title": {"text": "Final accuracy vs α (last 10 rounds), mean ± std over seeds"}}), True)
     assert fig.layout.height > theme.DEFAULT_HEIGHT[True]  # the theme grew it for its legend at a third of the page
     out = projector.fit(fig, 2)
     assert out.layout.height < fig.layout.height
