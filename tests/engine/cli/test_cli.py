@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -106,7 +107,18 @@ def test_ctrl_c_while_the_command_line_starts_is_one_line(tmp_path):
 
     proc = subprocess.Popen([sys.executable, "-m", "fedquad_core", "list", "--runs-dir", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.4)  # past the interpreter's own start, inside the commands' imports
+    # Inside the commands' imports: once numpy's or torch's library is mapped. A fixed sleep was not
+    # enough on a loaded machine: a signal that lands between fork and exec is lost with the parent's
+    # copy, and the command then runs to its end (exit 0).
+    maps, deadline = Path(f"/proc/{proc.pid}/maps"), time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if any(lib in maps.read_text() for lib in ("_multiarray_umath", "libtorch", "libc10")):
+                break
+        except OSError:
+            pass
+        time.sleep(0.01)
+    assert proc.poll() is None, "the command ended before its imports could be interrupted"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
