@@ -9,9 +9,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.figures.fit import fit
+from app.figures.palette import DEFAULT_HEIGHT
 
 LT3_COLOR = "#D62728"
 LT3_COLUMN = "< 3 classes"
+LT3_TICK = "<3"  # the flag column's tick label (the legend entry says what it flags)
 # White for an absent class only, so "how many classes does a client hold" reads at a glance; the
 # fewest samples a client has of a class it holds start at a blue a projector still shows (the
 # scale's range is 0 to the largest count, both set: plotly ignores a zmin set alone and started the
@@ -42,7 +44,7 @@ def partition_heatmap(counts, *, class_names=None, lt3_mask=None, title: str = "
     fig = go.Figure(go.Heatmap(
         z=counts, x=names, y=np.arange(n_clients), colorscale=COUNT_SCALE, zmin=0,
         zmax=max(float(counts.max()) if counts.size else 1.0, 1.0),
-        colorbar=dict(title=dict(text="samples"), thickness=14), xgap=0, ygap=0,
+        colorbar=dict(title=dict(text="samples", side="right"), thickness=14, nticks=4), xgap=0, ygap=0,
         hovertemplate="client %{y}<br>class %{x}<br>%{z} samples<extra></extra>", name="counts",
     ))
     flagged = np.flatnonzero(mask)
@@ -53,9 +55,18 @@ def partition_heatmap(counts, *, class_names=None, lt3_mask=None, title: str = "
         hovertemplate="client %{y}: only %{customdata} class(es)<extra></extra>",
     ))
     fig.update_xaxes(title_text="class", type="category", categoryorder="array",
-                     categoryarray=names + [LT3_COLUMN], showgrid=False)
+                     categoryarray=names + [LT3_COLUMN], showgrid=False,  # the flag column's tick short: "<3"
+                     tickmode="array", tickvals=names + [LT3_COLUMN], ticktext=names + [LT3_TICK],
+                     # on the projector a column of two figures with the sidebar open gives ten classes
+                     # about 20 px each: talk's 20 px ticks would touch, 15 px ones keep apart upright
+                     tickfont=dict(size=15) if talk and n_classes >= 8 else None)
     fig.update_yaxes(title_text="client", autorange="reversed", showgrid=False, zeroline=False)
-    fig.update_layout(title=title or None, height=int(np.clip(8 * n_clients + 160, 320, 900)))
+    # on the projector at least a talk figure's height: the title, ticks and axis titles take their
+    # room first, and 10 clients' rows would get under 100 px of the 320
+    # no legend: plotly shows none for one legend trace beside a heatmap, and the fitting would keep
+    # its room above the plot (the "<3" column and the hover say what the red squares flag)
+    fig.update_layout(title=title or None, showlegend=False,
+                      height=int(np.clip(8 * n_clients + 160, DEFAULT_HEIGHT[True] if talk else 320, 900)))
     return fit(fig, talk)
 
 

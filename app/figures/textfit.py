@@ -72,8 +72,17 @@ def _names(fig: go.Figure) -> list[dict]:
 
 
 
+# traces plotly leaves out of the legend unless told (``showlegend`` defaults to false for them)
+NOT_IN_LEGEND = {"heatmap", "table", "contour", "surface", "histogram2d", "histogram2dcontour"}
+
+
 def _legend_shown(data: list[dict], layout: dict) -> list[dict]:
-    shown = [t for t in data if t.get("name") and t.get("showlegend") is not False]
+    """The traces plotly puts in the legend: named, not hidden, not a heatmap or table (unless
+    asked), and none when the layout hides the legend or a single entry would stand alone."""
+    if layout.get("showlegend") is False:
+        return []
+    shown = [t for t in data if t.get("name") and (t.get("showlegend") is True or (
+        t.get("showlegend") is not False and t.get("type", "scatter") not in NOT_IN_LEGEND))]
     return [] if not shown or (len(shown) == 1 and layout.get("showlegend") is not True) else shown
 
 

@@ -283,3 +283,20 @@ def test_effective_rank_note_gives_both_definitions_by_hand():
     note = charts.effective_rank_note({"FedAvg": np.array([4.0, 4.0, 0.0]), "FedQuad": np.array([9.0, 1.0])})
     assert "FedAvg 2.00 (entropy of σ²" in note and "and 2.00 (entropy of σ, Roy & Vetterli 2007)" in note
     assert "FedQuad 1.38 (entropy of σ²" in note and "and 1.75 (entropy of σ" in note
+
+
+def test_partition_heatmap_on_the_projector_keeps_its_rows_and_reserves_no_legend():
+    """Step 1 at 1280x720: ten clients' rows got under 100 px of a 320 px figure, under a band kept
+    for a legend plotly never draws (a heatmap is no legend entry) and a vertical "< 3 classes" tick."""
+    from app.figures.palette import DEFAULT_HEIGHT
+    from app.figures.textfit import _legend_shown
+
+    counts = np.random.default_rng(0).integers(0, 80, size=(10, 10))
+    fig = figures.partition_heatmap(counts, title="IID: clients × classes", talk=True)
+    assert fig.layout.height >= DEFAULT_HEIGHT[True] and fig.layout.margin.t < 80
+    assert list(fig.layout.xaxis.ticktext)[-1] == "<3" and list(fig.layout.xaxis.categoryarray)[-1] == "< 3 classes"
+    assert figures.partition_heatmap(counts).layout.height == 320  # the page's own size off the projector
+    heat = {"type": "heatmap", "name": "counts"}
+    line = {"type": "scatter", "name": "FedAvg"}
+    assert _legend_shown([heat, line], {}) == [] and _legend_shown([heat, line, dict(line, name="FedQuad")], {}) != []
+    assert _legend_shown([line, dict(line, name="FedQuad")], {"showlegend": False}) == []
