@@ -105,8 +105,11 @@ def test_ctrl_c_while_the_command_line_starts_is_one_line(tmp_path):
     import signal
     import time
 
+    # Ctrl-C as a terminal delivers it: the test run itself may have been started in the background,
+    # where the shell leaves SIGINT ignored, and a child inherits that (the command keeps it so)
     proc = subprocess.Popen([sys.executable, "-m", "fedquad_core", "list", "--runs-dir", str(tmp_path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # Inside the commands' imports: once numpy's or torch's library is mapped. A fixed sleep was not
     # enough on a loaded machine: a signal that lands between fork and exec is lost with the parent's
     # copy, and the command then runs to its end (exit 0).
