@@ -62,11 +62,9 @@ def partition_heatmap(counts, *, class_names=None, lt3_mask=None, title: str = "
                      tickfont=dict(size=15) if talk and n_classes >= 8 else None)
     fig.update_yaxes(title_text="client", autorange="reversed", showgrid=False, zeroline=False)
     # on the projector at least a talk figure's height: the title, ticks and axis titles take their
-    # room first, and 10 clients' rows would get under 100 px of the 320
-    # no legend: plotly shows none for one legend trace beside a heatmap, and the fitting would keep
-    # its room above the plot (the "<3" column and the hover say what the red squares flag)
-    fig.update_layout(title=title or None, showlegend=False,
-                      height=int(np.clip(8 * n_clients + 160, DEFAULT_HEIGHT[True] if talk else 320, 900)))
+    # room first, and 10 clients' rows would get under 100 px of the 320 (no legend is drawn or kept
+    # room for: a heatmap is no legend entry, and the flag trace alone gets none)
+    fig.update_layout(title=title or None, height=int(np.clip(8 * n_clients + 160, DEFAULT_HEIGHT[True] if talk else 320, 900)))
     return fit(fig, talk)
 
 

@@ -70,8 +70,6 @@ def _names(fig: go.Figure) -> list[dict]:
     return out
 
 
-
-
 # traces plotly leaves out of the legend unless told (``showlegend`` defaults to false for them)
 NOT_IN_LEGEND = {"heatmap", "table", "contour", "surface", "histogram2d", "histogram2dcontour"}
 
