@@ -16,3 +16,9 @@ def runs_dir() -> Path:
 def recorded_dir() -> Path:
     """The recorded, read-only run store shipped with the project (studies recorded offline)."""
     return Path(os.environ.get("FEDQUAD_RECORDED_DIR", REPO_ROOT / "assets" / "recorded"))
+
+
+def confirmed_dir() -> Path:
+    """The confirmation studies shipped with the project (``$FEDQUAD_CONFIRMED_DIR``, default
+    ``<repo>/assets/confirmed``): the registration's rows, run on fresh seeds (docs/verdicts.md)."""
+    return Path(os.environ.get("FEDQUAD_CONFIRMED_DIR", REPO_ROOT / "assets" / "confirmed"))

@@ -231,6 +231,44 @@ def study_log(root: str | os.PathLike, name: str) -> Path:
     return _launcher.study_files(root, name)[3]
 
 
+@dataclasses.dataclass(frozen=True)
+class ConfirmedRow:
+    """One registered confirmatory row as the Lesson, Explore and the deck show it: its verdict by
+    the rules fixed before its runs (``study.confirm``), its takeaway (``sentence``, at most 25
+    words) and its primary comparison's numbers in one line (``numbers``, "" without a test)."""
+    id: str
+    claim: str
+    study: str
+    dataset: str
+    verdict: str
+    sentence: str
+    numbers: str
+
+    @property
+    def short(self) -> str:
+        """``C1 (10 local epochs): no difference that matters``: the row and its verdict, for a
+        projector's one line (the numbers: ``numbers``)."""
+        from .study.confirm import row_tag, verdict_words
+        return f"{self.id} ({row_tag(self.claim)}): {verdict_words(self.verdict)}"
+
+
+def confirmation(root: str | os.PathLike) -> list[ConfirmedRow]:
+    """The registration's confirmatory rows judged on the confirmation studies under ``root``
+    (``fedquad study confirm``): every row, also those still recording or not recorded (their
+    verdict says so, with no number); an empty list when ``root`` holds no confirmation study.
+    Reads every row's runs: seconds, so callers keep the answer while the studies are unchanged."""
+    from .study import registration as _registration
+    from .study.confirm import NOT_RECORDED, RECORDING, check_confirmatory, row_numbers, row_sentence
+    rows = check_confirmatory(root)
+    if all(x.status == NOT_RECORDED for x in rows):
+        return []
+    studies = _registration.load().studies
+    return [ConfirmedRow(x.row["id"], x.row["claim"], x.row["study"],
+                         str(studies.get(x.row["study"], {}).get("base", {}).get("dataset", "")), x.verdict,
+                         row_sentence(x) if x.status not in (NOT_RECORDED, RECORDING) else x.verdict,
+                         row_numbers(x)) for x in rows]
+
+
 # ---- the store's files and helper processes ----
 def start_detached(cmd: list[str], log: str | os.PathLike, *, name: str, cwd: str | os.PathLike | None = None,
                    within: str | os.PathLike | None = None, env: dict[str, str] | None = None,
@@ -307,7 +345,7 @@ __all__ = [
     "cancel_run", "delete_run", "keep_warm_server", "hold_share", "effective_rank", "singular_values",
     # studies and claims
     "DamagedStudy", "studies_at", "study_frame", "check_study_name", "parse_grid", "check_study", "start_study",
-    "study_running", "study_log", "check_claims", "claim_verdicts", "row_key", "pairable",
+    "study_running", "study_log", "ConfirmedRow", "confirmation", "check_claims", "claim_verdicts", "row_key", "pairable",
     # the study's arithmetic and words
     "Verdict", "NEGLIGIBLE", "NO_DATA", "NOISE", "ONE_SEED", "compare", "compare_summary", "smallest_effect",
     "matched_accuracy", "matched_comparison", "accuracy_profile", "seed_of", "run_value", "at_samples",

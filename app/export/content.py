@@ -34,6 +34,8 @@ class Slide:
     takeaway: str = ""                 # the one sentence a student can repeat, on top (and the deck page's title)
     verdict_words: list[str] = field(default_factory=list)  # what verdicts wrote (the phrase test strips these)
     per_page: int = 1                  # figures on one deck page (2: compared panels side by side)
+    confirmed: list[str] = field(default_factory=list)  # the registered rows on fresh seeds, each "C1 (...): verdict"
+    confirmed_numbers: list[str] = field(default_factory=list)  # each row's takeaway and numbers ("The numbers", notes)
     rests_on: str = ""                 # the figure (name) showing the comparison the takeaway states: the deck's first
 
 

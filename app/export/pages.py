@@ -346,8 +346,10 @@ def _slide_pages(m: _Metrics, i: int, s: Slide) -> list[dict]:
 
 
 def _footer_text(s: Slide) -> str:
-    """The footer: the step's name under a takeaway title, then the data's settings."""
-    return " · ".join(x for x in ((s.title if s.takeaway else ""), s.footer) if x)
+    """The footer: the step's name under a takeaway title, the data's settings, then what the
+    registered confirmation on fresh seeds says of the step's claims (its numbers: the notes)."""
+    confirmed = ("Confirmed on fresh seeds? " + "; ".join(s.confirmed)) if s.confirmed else ""
+    return " · ".join(x for x in ((s.title if s.takeaway else ""), s.footer, confirmed) if x)
 
 
 def paginate(slides: list[Slide]) -> list[Page]:
@@ -367,7 +369,7 @@ def paginate(slides: list[Slide]) -> list[Page]:
         footer_h = p.pop("footer_h")
         box = Box(MARGIN, SLIDE_PT[1] - BOTTOM - footer_h, CONTENT_W, footer_h)
         captions = [f.caption for f in s.figures if f.caption]
-        notes = "\n".join([*([s.title] if s.takeaway else []), *([s.lead] if s.lead else []), *s.sentences, *captions,
+        notes = "\n".join([*([s.title] if s.takeaway else []), *([s.lead] if s.lead else []), *s.sentences, *s.confirmed_numbers, *captions,
                             s.footer]).strip()
         out.append(Page(title=title, footer=footer, footer_box=box, notes=notes, **p))
     return out

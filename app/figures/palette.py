@@ -148,6 +148,7 @@ TALK_CSS = """<style>
 [data-testid="stHeader"] {background: transparent !important;}
 .fq-step-title {font-size: 1.9rem; font-weight: 700; line-height: 1.2;} .fq-step-of {font-size: 1.1rem; font-weight: 400; color: #555;}
 .fq-takeaway {font-size: 1.25rem; line-height: 1.25; margin: 0.1rem 0 0.3rem 0;}
+.fq-confirmed {font-size: 0.95rem; line-height: 1.2; color: #333; margin: 0 0 0.3rem 0;}
 [data-testid="stColumn"]:has([data-testid="stPlotlyChart"], .js-plotly-plot) {min-width: min(100%, TALK_WIDTHpx) !important;}
 .modebar-container {display: none !important;}
 </style>""".replace("TALK_WIDTH", str(TALK_WIDTH))  # a column holding a figure: never under the width it is laid out for

@@ -1,10 +1,11 @@
-"""The lesson as data: eight steps, each a title and a builder that turns the recorded studies
+"""The lesson as data: nine steps, each a title and a builder that turns the recorded studies
 (``LessonData``: ``digits-local`` for the local models, ``fmnist-skew`` for the global one, or the
 user's own study) into sentences (``app.lesson.text``, computed from the numbers shown, every
 difference checked against the seed bands) and one to three figures. The story: label skew ->
 each client's model after local training -> do the clients agree -> the averaged model across
 alpha (at the final round and at matched accuracy) -> FedQuad's idea -> what it changes, locally
-and globally -> the price -> the paper's claims, checked.
+and globally -> the price -> the paper's claims, checked -> what the registered claims make of fresh seeds
+(``app.lesson.confirmation``).
 Pure: no streamlit; the Lesson page draws a ``Slide`` and ``app.export.slides`` exports it.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from app.lesson.data import (ROLES, LessonData, Missing, StoreError, alpha_words
 from app.lesson.figures import (LABELS, PAIR, claims_figure, claims_summary_figure, first_seed, local_client_item, most_local_epochs,
                                 require_run, response, response_item, spectra, spectra_table, values, versus)
 from app.lesson import price as price_data
+from app.lesson.confirmation import add_confirmation, step_confirmed
 from app.lesson.strongest import strongest_effect
 
 NOT_RUN = "not run here"  # the claims table's verdict for a paper result no study here repeats
@@ -393,7 +395,7 @@ STEPS: list[tuple[str, Callable[[LessonData, bool], Slide]]] = [
     ("Label skew", step_skew), ("Each client's model after local training", step_forget),
     ("Do the clients agree?", step_drift), ("The averaged model across α", step_global), ("FedQuad's idea", step_idea),
     ("What FedQuad changes", step_fedquad), ("The price and the limits", step_price),
-    ("The paper's claims, checked", step_claims),
+    ("The paper's claims, checked", step_claims), ("Confirmed on fresh seeds?", step_confirmed),
 ]
 
 
@@ -409,6 +411,7 @@ LEADS = {
     6: "FedQuad against FedAvg: its largest measured effect first, then the local and global rank.",
     7: "What FedQuad costs: accuracy against the samples processed, and final accuracy across α.",
     8: "The paper's claims as the recorded runs judge them: one line per claim, the full table below.",
+    9: "The registered claims, run again on fresh seeds and judged by rules fixed before their runs.",
 }
 
 
@@ -416,11 +419,12 @@ def build_step(i: int, data: LessonData | None, talk: bool = False, problem: str
     """Step ``i`` (1-based) from ``data``; when data or a run is missing, a Slide that says
     what to run instead (never an exception)."""
     title, builder = STEPS[i - 1]
-    if builder is not step_idea and data is None:
+    if builder not in (step_idea, step_confirmed) and data is None:
         return Slide(f"{i} · {title}", problem=problem or "no study loaded")
     try:
         with text.collecting() as said:
             content = builder(data, talk)
+            add_confirmation(content, i)
         content.verdict_words = list(dict.fromkeys(said))
     except Missing as e:
         return Slide(f"{i} · {title}", problem=str(e), notices=sorted(getattr(data, "notices", ())))

@@ -9,6 +9,7 @@ import streamlit as st
 from app import follow, service, sidebar, state, switcher
 from app.figures import study as sf
 from app.studies import catalog as studies
+from app.studies import confirmed
 from app.studies import explore_local
 from app.studies import explore_panels as panels
 from app.studies import shared
@@ -109,3 +110,20 @@ active = service.study_running(ref) or panels.points_of(ref.source, ref.name, sh
 st.fragment(run_every=3.0 if active else None)(body)()
 if talk:
     study_picker()
+
+
+def confirmation() -> None:
+    """What the registered rows on the study's data set make of its claims on fresh seeds (each
+    row's verdict and numbers, from ``api.confirmation``): the study above is exploratory."""
+    rows = confirmed.for_dataset(study.get("base", {}).get("dataset") or "digits")
+    if not rows:
+        return
+    with st.expander(f"Confirmed on fresh seeds? {len(rows)} registered claims on this data set",
+                     icon=":material/verified:"):
+        st.caption("Registered before their runs, run on seeds no recorded study used, judged by rules fixed in "
+                   "advance (docs/verdicts.md). This study's own verdicts are exploratory.")
+        for r in rows:
+            st.markdown(f"- **{r.short}**. {r.claim}." + (f" {r.numbers}." if r.numbers else ""))
+
+
+confirmation()

@@ -1,4 +1,4 @@
-"""Lesson: collapse vs FedQuad as a story in eight steps (``app.lesson.steps``), one step per screen,
+"""Lesson: collapse vs FedQuad as a story in nine steps (``app.lesson.steps``), one step per screen,
 the step number in the URL (``?step=3``), the interactive quadruplet picture on step 5, the
 talk exported as slides, and "My deck" (figures collected from the other pages)."""
 from __future__ import annotations
@@ -17,6 +17,7 @@ from app.figures import palette
 from app.figures.fit import fit
 from app.lesson import data as lesson_data
 from app.lesson import demo_study
+from app.lesson.confirmation import HEAD
 from app.lesson import steps as lesson
 from app.lesson.quadruplet_panel import quad_settings, quadruplet_step
 from app.presenter import fit as projector
@@ -201,6 +202,9 @@ if not content.problem:
     # the numbers and p-values under it, in "The numbers"
     if content.takeaway:
         st.markdown(f"<div class='fq-takeaway'><b>{html.escape(content.takeaway)}</b></div>", unsafe_allow_html=True)
+    if content.confirmed:  # what fresh seeds, judged by rules fixed before their runs, make of the claim
+        st.markdown("<div class='fq-confirmed'>Confirmed on fresh seeds? " + " · ".join(map(html.escape, content.confirmed))
+                    + "</div>", unsafe_allow_html=True)
     if step == 5:
         quadruplet_step(talk)
     else:
@@ -210,6 +214,8 @@ if not content.problem:
             st.caption(content.lead)
         for sentence in content.sentences:
             st.markdown(sentence)
+        if content.confirmed_numbers:
+            st.markdown(HEAD + "\n" + "".join(f"\n- {line}" for line in content.confirmed_numbers))
 for notice in content.notices if talk else ():  # on a projector: under the figure
     st.warning(notice)
 if content.footer:
@@ -241,7 +247,7 @@ def takehome_block() -> None:
     if service.is_student():  # it builds every position's figures: the lecturer's CPU is the class's
         st.caption("In a class the presenter builds this file and shares it (e-mail, a USB stick, the course page).")
         return
-    st.caption("One .html file that opens offline from a USB stick, an e-mail or a course page: the eight steps "
+    st.caption("One .html file that opens offline from a USB stick, an e-mail or a course page: the nine steps "
                "and Explore's sliders over the recorded studies, every position, no server, no install. It cannot "
                "train new settings. (`fedquad export html` writes the same from the command line.)")
     if st.button("Build the take-home file", key="l_takehome_build", icon=":material/home:"):

@@ -19,7 +19,7 @@ class ExportCommand:
         sub = parser.add_subparsers(dest="export_format", required=True, metavar="FORMAT")
         p = sub.add_parser("html", help="one self-contained .html file: the Lesson's steps and Explore over recorded "
                                         "studies, every slider position, no server and no network",
-                           description="Write one self-contained .html file: the Lesson's eight steps and Explore "
+                           description="Write one self-contained .html file: the Lesson's nine steps and Explore "
                                        "over recorded studies (every slider position), drawn in the browser from "
                                        "the recorded runs; it opens from a USB stick or an e-mail, offline.")
         p.add_argument("--study", action="append", metavar="NAME",

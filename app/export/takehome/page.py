@@ -22,6 +22,7 @@ import pandas as pd
 from app import service
 from app.export.takehome.collect import Export
 from app.export.takehome.store import FigureStore
+from app.lesson.confirmation import HEAD as CONFIRMED_HEAD
 from app.lesson.quadruplet import DEFAULT_M1, DEFAULT_M2
 from fedquad_core.api import engine_fingerprint
 from app.switcher import FRONTEND, PLOTLY_JS, pos_key
@@ -80,7 +81,8 @@ def _lesson(export: Export, store: FigureStore) -> list[dict]:
             numbers, rows, shown = numbers_html(f.data)
             figures.append({"fid": store.add(f.fig), "name": f.name, "caption": f.caption or "", "numbers": numbers,
                             "rows": rows, "shown": shown})
-        out.append({"title": slide.title, "takeaway": slide.takeaway, "lead": slide.lead, "sentences": list(slide.sentences), "figures": figures,
+        out.append({"title": slide.title, "takeaway": slide.takeaway, "lead": slide.lead, "sentences": list(slide.sentences),
+                    "confirmed": list(slide.confirmed), "confirmed_numbers": list(slide.confirmed_numbers), "figures": figures,
                     "footer": slide.footer, "problem": slide.problem, "notices": list(slide.notices)})
     if export.margins:
         out[IDEA - 1]["margins"] = _margins(export, store)
@@ -152,7 +154,7 @@ def about(export: Export, studies: list[dict], exported: str, ver: str) -> str:
     items = "".join(f"<li><b>{h.escape(s['id'])}</b>: {h.escape(s['title'])}, data set {h.escape(s['dataset'])}, "
                     f"{count[s['id']]} slider position{'s' * (count[s['id']] != 1)}</li>" for s in studies)
     return (f"<h1>{PROJECT}: the Lesson and Explore, to take home</h1>"
-            f"<p>Representational collapse in federated learning, and what FedQuad does about it: the eight-step "
+            f"<p>Representational collapse in federated learning, and what FedQuad does about it: the nine-step "
             f"Lesson and Explore's sliders over the recorded studies {names}, in one file that needs no server, no "
             f"install and no network.</p>"
             f"<p><b>Every number is from recorded runs</b> (the study files in "
@@ -183,7 +185,7 @@ def build(export: Export, now: dt.datetime | None = None) -> Built:
     exported = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     ver = version()
     data = {"meta": {"project": PROJECT, "version": ver, "exported": exported}, "lesson": lesson, "studies": studies,
-            "figures": store.entries}
+            "figures": store.entries, "confirmed_head": CONFIRMED_HEAD}
     data_text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
     parts = {"TITLE": h.escape(f"{PROJECT}: the Lesson and Explore (recorded runs, exported {exported})"),
              "CSS": (HERE / "takehome.css").read_text(),

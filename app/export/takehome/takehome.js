@@ -131,6 +131,8 @@
     node.dataset.step = String(i);
     node.appendChild(el("h2", "", s.title));
     if (s.takeaway && !s.problem) node.appendChild(el("p", "takeaway", s.takeaway));  // the step's one sentence, on top
+    if ((s.confirmed || []).length && !s.problem)  // what the registered rows make of it on fresh seeds
+      node.appendChild(el("p", "confirmed", "Confirmed on fresh seeds? " + s.confirmed.join(" · ")));
     if (s.lead && !s.problem) node.appendChild(el("p", "lead", s.lead));
     if (s.problem) node.appendChild(el("div", "problem", s.problem));
     for (const n of s.notices || []) node.appendChild(el("div", "problem", n));
@@ -141,6 +143,12 @@
       for (const sentence of sentences) text.appendChild(el("p")).innerHTML = md(sentence);
     };
     say(s.sentences);
+    if ((s.confirmed_numbers || []).length) {  // each registered row's takeaway and numbers
+      const list = node.appendChild(el("div", "sentences"));
+      list.appendChild(el("p", "", D.confirmed_head));
+      const ul = list.appendChild(el("ul"));
+      for (const line of s.confirmed_numbers) ul.appendChild(el("li")).innerHTML = md(line);
+    }
     const figs = node.appendChild(el("div", "figs"));
     const numbered = (f, det) => {
       det.hidden = !f.numbers;

@@ -82,7 +82,7 @@ def test_one_file_with_every_position_and_step(exported):
     slots = {s for p in local["positions"].values() for s, v in p["panels"].items() if v["fid"]}
     assert {"acc", "acc_resp", "ratio", "local", "heat", "part", "spectra"} <= slots
     assert any(s.startswith("emb_") for s in slots)
-    assert len(data["lesson"]) == 8 and all(not s["problem"] for s in data["lesson"])
+    assert len(data["lesson"]) == 9 and all(not s["problem"] for s in data["lesson"])
     assert all(f["numbers"] and "<table" in f["numbers"] for s in data["lesson"] for f in s["figures"])
     idea = data["lesson"][4]  # step 5 at every margin pair of the page's sliders, every 0.5
     assert idea["margins"]["values"] == ["0", "0.5", "1", "1.5", "2", "2.5", "3", "3.5", "4"]

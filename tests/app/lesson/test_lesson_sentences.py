@@ -145,7 +145,7 @@ def test_claims_sentences_count_claims_not_rows():
 
 def test_step_titles_claim_nothing():
     titles = [t for t, _ in lesson.STEPS]
-    assert len(titles) == 8 and not [t for t in titles if EFFECT.search(t)]
+    assert len(titles) == 9 and not [t for t in titles if EFFECT.search(t)]
 
 
 def test_a_difference_under_the_smallest_effect_gets_no_direction_word():

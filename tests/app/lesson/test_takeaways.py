@@ -18,7 +18,7 @@ from fedquad_core.study.words import MAX_WORDS, RESULT_PHRASES, row_takeaway, st
 from fedquad_core.study.words import OPENING
 from lesson_helpers import write_lesson_root
 
-FACT_STEPS = {1, 5, 8}  # facts of the data or the method, not a comparison's verdict
+FACT_STEPS = {1, 5, 8, 9}  # facts of the data or the method, not a comparison's verdict
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,21 @@ def test_explore_opens_first_on_a_fresh_clone_with_recorded_studies(recorded_roo
     assert switcher_options(at, "alpha") == ["0.1", "1", "IID"]  # grid order, IID last
 
 
+def test_the_registered_confirmation_on_the_studys_data_set_is_one_click_away(recorded_root):
+    """Explore's studies are exploratory: under the figures, what the registered rows on the same
+    data set found on fresh seeds (each row's verdict and numbers)."""
+    from app.studies import confirmed
+
+    rows = confirmed.for_dataset("digits")
+    assert rows and all(r.dataset == "digits" for r in rows)
+    at = open_explore()
+    assert not at.exception, at.exception
+    box = next(e for e in at.expander if e.label.startswith("Confirmed on fresh seeds?"))
+    assert box.label == f"Confirmed on fresh seeds? {len(rows)} registered claims on this data set"
+    text = " ".join(m.value for m in box.markdown)
+    assert all(r.short in text and r.numbers in text for r in rows)
+
+
 def test_moving_the_slider_swaps_in_the_matching_runs(recorded_root):
     root, _ = recorded_root
     at = open_explore()

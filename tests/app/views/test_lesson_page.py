@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import MAIN, trace_values
 from lesson_helpers import write_lesson_root, write_root
 
-N_STEPS = 8
+N_STEPS = 9
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +52,23 @@ def test_every_step_renders_from_the_recorded_root(env, step):
     assert not at.warning, [w.value for w in at.warning]
     assert len(charts(at)) >= 1
     assert at.query_params["step"] == [str(step)] or at.query_params["step"] == str(step)
+
+
+def test_a_step_says_what_the_registered_confirmation_found(env):
+    """Step 4 teaches global collapse: under its takeaway, what the registered rows C1, C2 and C9
+    found on fresh seeds (each row and its verdict); their numbers in "The numbers"."""
+    from app.studies import confirmed
+
+    rows = confirmed.for_step(4)
+    assert [r.id for r in rows] == ["C1", "C2", "C9"]
+    at = lesson_app(4)
+    assert not at.exception, at.exception
+    line = next(m.value for m in at.markdown if "Confirmed on fresh seeds?" in m.value)
+    assert all(r.short in line for r in rows), line
+    numbers = " ".join(m.value for m in next(e for e in at.expander if e.label == "The numbers").markdown)
+    assert all(r.numbers in numbers for r in rows if r.numbers)
+    at9 = lesson_app(9)
+    assert not at9.exception and at9.header[0].value == "9 · Confirmed on fresh seeds?"
 
 
 @pytest.mark.parametrize("step", [1, 4, 7])

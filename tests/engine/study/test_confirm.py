@@ -62,7 +62,7 @@ def test_holm_counts_rows_not_yet_in_as_p_one(monkeypatch):
     adjusted as the first of nine (p x 9), never as a family of one."""
     test = paired([1.0, 1.2, 1.1, 1.3, 1.25], [0.0, 0.1, 0.05, 0.2, 0.1])
 
-    def fake(row, reg, studies):
+    def fake(row, reg, studies, shared=None):
         if row["id"] == "C4":
             return cf.ConfirmRow(row, "confirmatory", 0.01, cf.Comparison("equal samples", test, 5, 5), seeds=56)
         status = cf.RECORDING if row["study"] == "confirm-digits-collapse" else cf.NOT_RECORDED
@@ -118,3 +118,30 @@ def test_the_table_on_a_tiny_confirmation_recording(tmp_path):
                            timeout=300, cwd=REPO, env=_env(tmp_path))
     assert again.returncode == 2 and "another registration" in again.stderr
     assert {x.row["id"]: x for x in cf.check_confirmatory(scratch)}["C4"].status == "exploratory"
+
+
+def test_each_rows_line_is_its_verdict_and_its_primary_comparisons_numbers():
+    """``api.confirmation`` on the shipped confirmation studies: every registered row, its verdict
+    the table's, its numbers the table's primary comparison (the same difference and interval),
+    and "inside ±δ" only on a negligible row; a root holding no confirmation study gives none."""
+    from fedquad_core import api
+    root = REPO / "assets" / "confirmed"
+    table = {x.row["id"]: x for x in cf.check_confirmatory(root)}
+    rows = api.confirmation(root)
+    assert [r.id for r in rows] == list(table)
+    for r in rows:
+        x = table[r.id]
+        assert r.verdict == x.verdict and r.claim == x.row["claim"]
+        assert r.short == f"{r.id} ({cf.row_tag(r.claim)}): {cf.verdict_words(r.verdict)}"
+        if x.primary is None or x.primary.test is None:
+            assert r.numbers == "" and r.sentence == x.verdict  # no number before every seed is in
+            continue
+        scale, unit, spec = cf._scaled(x.row["measure"])
+        assert x.primary.test.text(spec, scale, unit) in r.numbers and f"at {x.primary.name}" in r.numbers
+        assert ("inside ±" in r.numbers) == (x.judged == cf.NEGLIGIBLE)
+        assert all(q in r.numbers for q in cf.row_qualifiers(x))
+    assert api.confirmation(REPO / "assets" / "recorded") == []
+    assert cf.row_tag("FedQuad separates the classes more (inter-class distance, digits)") == "inter-class distance, digits"
+    assert cf.row_tag("no parenthesis") == "no parenthesis"
+    assert cf.verdict_words("negligible") == "no difference that matters"
+    assert cf.verdict_words("not confirmed: needs 401 seeds") == "not confirmed: needs 401 seeds"
