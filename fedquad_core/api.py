@@ -245,11 +245,17 @@ class ConfirmedRow:
     numbers: str
 
     @property
+    def words(self) -> str:
+        """The verdict in plain words ("no difference that matters", "recording: 3 of 10 seeds in; ...")."""
+        from .study.confirm import verdict_words
+        return verdict_words(self.verdict)
+
+    @property
     def short(self) -> str:
         """``C1 (10 local epochs): no difference that matters``: the row and its verdict, for a
         projector's one line (the numbers: ``numbers``)."""
-        from .study.confirm import row_tag, verdict_words
-        return f"{self.id} ({row_tag(self.claim)}): {verdict_words(self.verdict)}"
+        from .study.confirm import row_tag
+        return f"{self.id} ({row_tag(self.claim)}): {self.words}"
 
 
 def confirmation(root: str | os.PathLike) -> list[ConfirmedRow]:

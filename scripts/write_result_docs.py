@@ -1,8 +1,8 @@
 """Write the pages whose prose states results, from the verdicts alone (issue 43: words from
-verdicts only): docs/claims.md whole, and docs/studies.md's section between its
+verdicts only): docs/claims.md whole, and docs/studies.md's and the README's sections between their
 ``<!-- results: generated -->`` markers.
 
-    .venv/bin/python scripts/write_result_docs.py           # write both pages
+    .venv/bin/python scripts/write_result_docs.py           # write the three pages
     .venv/bin/python scripts/write_result_docs.py --check   # exit 1, naming the page, when a page differs
 
 Every sentence below a table comes from ``fedquad_core.study.words`` (a template keyed by the
@@ -122,7 +122,25 @@ def studies_page() -> str:
     return page[:start] + studies_section() + page[end:]
 
 
-PAGES = {"docs/claims.md": claims_page, "docs/studies.md": studies_page}
+def readme_section() -> str:
+    """The README's results: each registered row's verdict on fresh seeds and its numbers (the
+    confirmatory table's own words, ``api.confirmation``)."""
+    from fedquad_core import api
+    lines = [BEGIN, "", "What the registered rows found on fresh seeds (`fedquad study confirm --runs-dir "
+             "assets/confirmed`; the Lesson's step 9):", ""]
+    for r in api.confirmation(CONFIRMED):
+        lines.append(f"- **{r.id}** {r.claim}: **{r.words}**." + (f" {r.numbers[0].upper()}{r.numbers[1:]}." if r.numbers else ""))
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def readme_page() -> str:
+    page = (REPO / "README.md").read_text()
+    start, end = page.index(BEGIN), page.index(END) + len(END)
+    return page[:start] + readme_section() + page[end:]
+
+
+PAGES = {"docs/claims.md": claims_page, "docs/studies.md": studies_page, "README.md": readme_page}
 
 
 def main(argv: list[str] | None = None) -> int:

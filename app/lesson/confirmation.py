@@ -54,7 +54,7 @@ ORDER = ("shown beyond seed noise", "not shown: the data go the other way", "no 
 def takeaway(rows) -> str:
     """How many registered claims got each verdict on fresh seeds, in the verdicts' plain words,
     the strongest first (at most ``api.MAX_WORDS`` words)."""
-    words = [r.short.split("): ", 1)[1] for r in rows]
+    words = [r.words for r in rows]
     words = ["still to record" if w.startswith(("recording", "not yet recorded")) else
              "needs more seeds" if w.startswith("not confirmed") else w for w in words]
     ranked = sorted(dict.fromkeys(words), key=lambda w: ORDER.index(w) if w in ORDER else len(ORDER))
@@ -73,15 +73,16 @@ def step_confirmed(data, talk: bool) -> Slide:
     if not rows:
         return Slide(title, problem="No confirmation study in assets/confirmed (scripts/confirm_studies.py records "
                                     "them; docs/verdicts.md).")
-    summary = [{"rows": [r.id], "text": r.claim, "verdict": text.said(r.short.split("): ", 1)[1])} for r in rows]
+    summary = [{"rows": [r.id], "text": r.claim, "verdict": text.said(r.words)} for r in rows]
     for r in rows:
         text.said(r.claim), text.said(r.short)
     full = pd.DataFrame([{"#": r.id, "claim": r.claim, "verdict": text.said(r.verdict),
                           "difference (95 % CI)": r.numbers or "-"} for r in rows])
-    figures = [SlideFigure("confirmed_summary", claims_summary_figure(summary, talk, header="registered claim"),
+    figures = [SlideFigure("registered_summary", claims_summary_figure(summary, talk, header="registered claim",
+                                                                 widths=(0.35, 4.2, 1.9)),
                            pd.DataFrame([{"rows": r.id, "claim": r.claim, "verdict": s["verdict"]}
                                          for r, s in zip(rows, summary)])),
-               SlideFigure("confirmed_claims", claims_figure(full, talk), full, screen_only=True)]
+               SlideFigure("registered_rows", claims_figure(full, talk), full, screen_only=True)]
     where = "; ".join(f"{', '.join(r.id for r in rows if r.study == study)} on {study}"
                       for study in dict.fromkeys(r.study for r in rows))
     return Slide(title, [RULES, f"The rows and their studies: {where} (each row's numbers below)."], figures, FOOTER,

@@ -241,7 +241,8 @@ def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
     return fig
 
 
-def claims_summary_figure(claims: list[dict], talk: bool = False, header: str = "claim (paper)") -> go.Figure:
+def claims_summary_figure(claims: list[dict], talk: bool = False, header: str = "claim (paper)",
+                          widths: tuple[float, float, float] = (0.7, 5.0, 1.4)) -> go.Figure:
     """One line per paper claim (``claim_verdicts``: a claim checked in several rows counts once,
     "mixed" when its rows disagree) with its rows and verdict: the claims table as a projector
     shows it on one screen (the full table follows it on the page)."""
@@ -249,7 +250,7 @@ def claims_summary_figure(claims: list[dict], talk: bool = False, header: str = 
     verdicts = [c["verdict"] for c in claims]
     size = 15 if talk else 11
     fig = go.Figure(go.Table(
-        columnwidth=[0.7, 5.0, 1.4],
+        columnwidth=list(widths),
         header=dict(values=["<b>rows</b>", f"<b>{header}</b>", "<b>verdict</b>"], align="left",
                     font=dict(size=size + 1), height=28),
         cells=dict(values=[rows, [c["text"] for c in claims], verdicts], align="left", font=dict(size=size), height=27,

@@ -27,10 +27,10 @@ def test_step_nine_lists_every_registered_row_with_its_verdict(data):
     assert len(rows) == 9
     s = lesson.build_step(9, data, talk=True)
     assert s.problem is None and s.title == "9 · Confirmed on fresh seeds?"
-    summary = next(f for f in s.figures if f.name == "confirmed_summary")
+    summary = next(f for f in s.figures if f.name == "registered_summary")
     assert list(summary.data["rows"]) == [r.id for r in rows]
-    assert list(summary.data["verdict"]) == [r.short.split("): ", 1)[1] for r in rows]
-    full = next(f for f in s.figures if f.name == "confirmed_claims")
+    assert list(summary.data["verdict"]) == [r.words for r in rows]
+    full = next(f for f in s.figures if f.name == "registered_rows")
     assert full.screen_only and list(full.data["verdict"]) == [r.verdict for r in rows]
     assert [line.split(":")[0] for line in s.confirmed_numbers] == [r.id for r in rows]
     # the takeaway counts every row once, in the verdicts' own words
