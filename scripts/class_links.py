@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import secrets
 import shlex
 import subprocess
@@ -36,6 +37,24 @@ def lan_address() -> str | None:
     return next((a for a in out if "." in a and not a.startswith("127.")), None)
 
 
+LINK_HOST = "FEDQUAD_LINK_HOST"  # the address (or name) the links give, where hostname -I's first is not the room's
+_HOST_CHARS = re.compile(r"[A-Za-z0-9.:\-\[\]]{1,253}")
+
+
+def link_host(serve_host: str) -> str:
+    """The address the links name: ``$FEDQUAD_LINK_HOST`` when set, else the one address served
+    on (``--host``), else this machine's first network address (``hostname -I``), else 127.0.0.1.
+    ``SystemExit`` with one line on a value that cannot be a host."""
+    given = os.environ.get(LINK_HOST, "").strip()
+    if given:
+        if not _HOST_CHARS.fullmatch(given):
+            raise SystemExit(f"class_links: {LINK_HOST}={given!r} is not an address or host name")
+        return given
+    if serve_host not in ("", "0.0.0.0", "::"):
+        return serve_host
+    return lan_address() or "127.0.0.1"
+
+
 def write_secret(folder: Path) -> tuple[Path, str]:
     """A new secret in ``folder/presenter.secret`` (the folder 0700; the file written atomically by
     the run store's writer, whose temp files are 0600), and the secret."""
@@ -52,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--defer", action="store_true", help="write the links and QR code to a file, not on stderr")
     args = p.parse_args(argv)
-    shown = args.host if args.host not in ("", "0.0.0.0", "::") else (lan_address() or "127.0.0.1")
+    shown = link_host(args.host)
     secret_file, secret = write_secret(runs_dir() / ".class")
     code = new_code()
     base = f"http://{shown}:{args.port}/"

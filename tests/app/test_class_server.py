@@ -22,17 +22,20 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from class_links import lan_address
+from class_links import link_host
 from serving import Dashboard, DashboardError, health
 
 ROOT = Path(__file__).resolve().parents[2]
 netguard = sys.modules["fedquad_netguard"]  # tests/conftest.py
+LINK_ADDRESS = "127.0.0.2"
 
 
 def _start(tmp_path, *args: str, warm: bool = True):
     """``start.sh`` as a lecturer runs it, its network guard recording into tmp_path/netguard
     (``warm=False``: without the warm-up visits, for a start whose only use is its secret)."""
-    env = {"FEDQUAD_NETGUARD_DIR": str(tmp_path / "netguard"), **({} if warm else {"FEDQUAD_WARMUP": "0"})}
+    # the links name 127.0.0.2 (``FEDQUAD_LINK_HOST``): this machine's own address is never read
+    env = {"FEDQUAD_NETGUARD_DIR": str(tmp_path / "netguard"), "FEDQUAD_LINK_HOST": LINK_ADDRESS,
+           **({} if warm else {"FEDQUAD_WARMUP": "0"})}
     app = Dashboard(tmp_path / "runs", warm=False, command=["bash", "scripts/start.sh", *args], env=env,
                     log=tmp_path / f"server-{time.monotonic_ns()}.log")
     try:
@@ -71,8 +74,7 @@ def test_class_mode_serves_the_room_with_two_links_and_a_fresh_secret(tmp_path):
         assert text.index("Presenter") < text.index("Students")  # printed before the server's own lines
         assert "You can now view" not in text or text.index("Students") < text.index("You can now view")
         secret = re.search(r"token=([A-Za-z0-9_-]+)", presenter).group(1)
-        shown = lan_address() or "127.0.0.1"  # (`hostname -I`: read, never connected to)
-        assert len(secret) >= 22 and students.startswith(f"http://{shown}:{port}/?follow=")
+        assert len(secret) >= 22 and students.startswith(f"http://{LINK_ADDRESS}:{port}/?follow=")
         # Streamlit's own banner is off (our links come once the port answers); it looked up no
         # "External URL" (the guard below records any look-up)
         assert "External URL" not in text and "You can now view" not in text, text[-2000:]
@@ -142,3 +144,25 @@ def test_start_refuses_unknown_options_and_host_without_class():
         proc = subprocess.run(["bash", "scripts/start.sh"], cwd=ROOT, capture_output=True, text=True, timeout=30,
                               env={**os.environ, "FEDQUAD_RUNS_DIR": runs})
         assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, runs
+
+
+def test_the_links_address_an_override_the_served_host_then_hostname(monkeypatch, tmp_path):
+    """``FEDQUAD_LINK_HOST`` first (checked: one line on a value that is no host), then the one
+    address served on, then ``hostname -I``'s first non-loopback address (a stand-in ``hostname``
+    here: the machine's own is not read), then 127.0.0.1."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "hostname").write_text("#!/bin/sh\necho 127.0.1.1 10.1.2.3 fe80::1\n")
+    (fake / "hostname").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    monkeypatch.delenv("FEDQUAD_LINK_HOST", raising=False)
+    assert link_host("") == link_host("0.0.0.0") == "10.1.2.3"
+    assert link_host("192.0.2.7") == "192.0.2.7"
+    monkeypatch.setenv("FEDQUAD_LINK_HOST", "lab-pc.local")
+    assert link_host("") == link_host("192.0.2.7") == "lab-pc.local"
+    monkeypatch.setenv("FEDQUAD_LINK_HOST", "x/../y z")
+    with pytest.raises(SystemExit, match="FEDQUAD_LINK_HOST='x/../y z' is not an address or host name"):
+        link_host("")
+    monkeypatch.delenv("FEDQUAD_LINK_HOST")
+    (fake / "hostname").write_text("#!/bin/sh\necho 127.0.1.1\n")
+    assert link_host("") == "127.0.0.1"
