@@ -6,6 +6,7 @@
 #                                          the server answers with its first page warm
 #   bash scripts/start.sh --class --host ADDR   serve on ADDR only (the links name it)
 #   bash scripts/start.sh --class --max-sessions N   at most N browsers at once (default 60)
+#   FEDQUAD_LINK_HOST=ADDR bash scripts/start.sh --class   the links name ADDR (default: hostname -I's first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLASS=0
