@@ -18,7 +18,6 @@ exits 1."""
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -27,6 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from fedquad_core.errors import UserError  # noqa: E402
+from fedquad_core.runs.files import drop_client_lists  # noqa: E402
 from fedquad_core.study import confirm  # noqa: E402
 from fedquad_core.study import registration as registry  # noqa: E402
 from fedquad_core.study.store import StudyStore  # noqa: E402
@@ -57,10 +57,8 @@ def compact_run(src: Path, dst: Path) -> None:
     for name in RUN_FILES:
         if (src / name).is_file():
             shutil.copyfile(src / name, dst / name)
-    rows = [json.loads(line) for line in (src / "metrics.jsonl").read_text().splitlines() if line.strip()]
-    for row in rows:
-        row.pop("local", None)
-    (dst / "metrics.jsonl").write_text("".join(json.dumps(row, sort_keys=True, allow_nan=True) + "\n" for row in rows))
+    shutil.copyfile(src / "metrics.jsonl", dst / "metrics.jsonl")
+    drop_client_lists(dst / "metrics.jsonl")
 
 
 def compact(scratch_root: Path, out: Path) -> tuple[list[str], list[str]]:

@@ -47,6 +47,7 @@ import numpy as np  # noqa: E402
 
 from app.presets import PRESETS  # noqa: E402  (plain data, no streamlit)
 from fedquad_core.config import RunConfig  # noqa: E402
+from fedquad_core.runs.files import drop_client_lists  # noqa: E402
 from fedquad_core.config.devices import usable_cores  # noqa: E402
 from fedquad_core.user_errors import USER_ERRORS  # noqa: E402
 from fedquad_core.numerics.geometry import stratified_subset  # noqa: E402
@@ -211,17 +212,6 @@ def compact_local(src: Path, dst: Path, keep: np.ndarray) -> None:
     _save_compact(dst, arrays)
 
 
-def drop_client_rows(run_dir: Path) -> None:
-    """Drop the per-client ``local`` lists from a run's metrics.jsonl, keeping the means over the
-    measured clients (``local_acc_all``, ...): the studies without a Clients-page role keep their
-    local metrics as numbers Explore can plot, at a fraction of the size."""
-    path = run_dir / "metrics.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    for row in rows:
-        row.pop("local", None)
-    path.write_text("".join(json.dumps(row, sort_keys=True, allow_nan=True) + "\n" for row in rows))
-
-
 def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int,
                 local: bool = False, client_rows: bool = True) -> dict[int, np.ndarray]:
     """Copy one run folder compacted; return the stored embeddings per kept round. Rounds an
@@ -241,7 +231,7 @@ def compact_run(src: Path, dst: Path, *, all_rounds: bool, max_points: int,
     out = {r: compact_snapshot(src / "embeddings" / f"round_{r:04d}.npz", dst / "embeddings" / f"round_{r:04d}.npz",
                                max_points) for r in sorted(kept)}
     if not client_rows:
-        drop_client_rows(dst)
+        drop_client_lists(dst / "metrics.jsonl")
     local_src = src / "embeddings" / f"local_round_{rounds[-1]:04d}.npz" if rounds else None
     if local and local_src is not None and local_src.exists():
         with np.load(src / "embeddings" / f"round_{rounds[-1]:04d}.npz", allow_pickle=False) as data:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -227,6 +228,16 @@ def read_local_snapshot(folder: Path, round_: int) -> dict[str, Any]:
 
 
 _checked_metrics: dict[Path, tuple[tuple[int, int], str | None]] = {}
+
+
+def drop_client_lists(path: Path) -> None:
+    """Rewrite the metrics file ``path`` without its per-client ``local`` lists, every top-level
+    number kept (the means over the measured clients: ``local_acc_all``, ...): how the recorded
+    and the confirmation studies ship compact (scripts/record_studies.py, compact_confirmation.py)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row in rows:
+        row.pop("local", None)
+    path.write_text("".join(json.dumps(row, sort_keys=True, allow_nan=True) + "\n" for row in rows))
 
 
 def metrics_damage(folder: Path) -> str | None:
