@@ -20,12 +20,14 @@ What is here, by concept (docs/architecture.md, "The engine's public surface"):
 - **The study's arithmetic**, pure functions of a study's numbers that the Lesson and the figures
   show (``compare``, ``smallest_effect``, ``matched_accuracy``, ``p_text``, ...): the app computes
   no statistic of its own.
-- **The store's files and helper processes** for the app's own helpers (the UMAP projection
-  worker and its one-shot jobs, the classroom's follow and poll files): ``start_detached`` (the one
-  way to start a process that outlives the dashboard), ``hold_lock`` / ``lock_held`` /
-  ``check_lock`` (a helper's whole-life lock), ``file_lock`` (one block's), ``process_alive``, and the safe readers and atomic
-  writers (``read_json_file``, ``write_json_file``, ...). How they are done (``safe_io``,
-  ``runs.locks``, ``runs.launcher``) stays inside the engine.
+- **The store's shared files and the app's helper processes**, as what the app wants of them:
+  ``SharedFolder(root)`` (the classroom's follow and poll files: read, write, a locked
+  ``update``), ``Helper(root, name)`` (a long-lived helper, one per store: the UMAP projection
+  worker; ``start``, ``alive``, ``stop``, and ``serve`` for the helper itself), ``Job(marker, log,
+  request)`` (a one-shot background job computing one file), ``read_small_text``, and the trust
+  rules for a folder or program the app executes from (``unsafe_folder``, ``unsafe_program``);
+  ``DamagedFile`` names a damaged or planted file. Locks, pid files, atomic writers and process
+  starting (``safe_io``, ``runs.locks``, ``runs.launcher``) stay inside the engine.
 
 A newcomer adding a page reads this module's ``__all__``: each name is typed and documented at its
 definition (the re-exported ones at theirs). A name the app stops using leaves ``__all__``
@@ -34,9 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -50,14 +51,12 @@ from .errors import DataError
 from .numerics.geometry import effective_rank, singular_values
 from .numerics.partition import PartitionError, class_counts, partition as _partition
 from .runs import launcher as _launcher
-from .runs import locks as _locks
-from .runs.files import Damaged, layout_damage, read_layout
-from .runs.store import ACTIVE, FOLLOW_FOLDER, DamagedRun, RunNotFound, RunStore, StoreError
+from .runs.helpers import Helper, Job
+from .runs.shared import SharedFolder
+from .runs.store import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
 from .runs.view import RunView
-from .runs.store import atomic_write as _atomic_write, atomic_write_json as _atomic_write_json
-from .runs.store import atomic_write_text as _atomic_write_text, pid_alive as _pid_alive
 from .safe_io import DamagedFile, unsafe_folder, unsafe_program
-from .safe_io import read_json as _read_json, read_text as _read_text, touch as _touch
+from .safe_io import read_text as _read_text
 from .study.claim_runs import run_value
 from .study.claims_table import claim_verdicts, format_p
 from .study.confirm import at_samples, equal_samples_values, reference_totals
@@ -231,69 +230,14 @@ def study_log(root: str | os.PathLike, name: str) -> Path:
     return _launcher.study_files(root, name)[3]
 
 
-# ---- the store's files and helper processes ----
-def start_detached(cmd: list[str], log: str | os.PathLike, *, name: str, cwd: str | os.PathLike | None = None,
-                   within: str | os.PathLike | None = None, env: dict[str, str] | None = None,
-                   fresh_log: bool = False) -> subprocess.Popen:
-    """The one way to start a process that outlives the dashboard (``runs.launcher.spawn_detached``:
-    its own session, its output in ``log`` opened safely, one torch thread, reaped)."""
-    return _launcher.spawn_detached(cmd, log, name=name, cwd=cwd, within=within, env=env, fresh_log=fresh_log)
-
-
-def process_alive(pid: int | None) -> bool:
-    """True while a process with this pid runs (None: False)."""
-    return _pid_alive(pid)
-
-
-def hold_lock(path: str | os.PathLike) -> int | None:
-    """Take a helper's whole-life lock (its pid written in it); None when another holds it."""
-    return _locks.take(Path(path))
-
-
-def lock_held(path: str | os.PathLike) -> bool:
-    """True while some process holds the helper lock at ``path``."""
-    return _locks.held(Path(path))
-
-
-def check_lock(path: str | os.PathLike) -> None:
-    """``UnsafeFile`` when a link or a pipe sits where a helper's lock would be."""
-    _locks.check(Path(path))
-
-
-def file_lock(path: str | os.PathLike, *, within=None, wait_s: float = 3.0):
-    """A context manager holding an exclusive lock on ``path`` for its block (a read-and-rewrite
-    of a shared file); ``TimeoutError`` when another process holds it past ``wait_s`` seconds."""
-    return _locks.exclusive(Path(path), within=within, wait_s=wait_s)
-
-
-def write_file(path: str | os.PathLike, write: Callable[[IO[bytes]], Any], *, within=None) -> None:
-    """Write ``path`` atomically (a temporary file renamed), never through a planted link."""
-    _atomic_write(Path(path), write, within=within)
-
-
-def write_text_file(path: str | os.PathLike, text: str, *, within=None) -> None:
-    """``write_file`` of a text."""
-    _atomic_write_text(Path(path), text, within=within)
-
-
-def write_json_file(path: str | os.PathLike, data: Any, *, within=None) -> None:
-    """``write_file`` of a JSON value."""
-    _atomic_write_json(Path(path), data, within=within)
-
-
-def read_text_file(path: str | os.PathLike, limit: int) -> str:
-    """At most ``limit`` bytes of a regular file; ``DamagedFile`` names anything else there."""
-    return _read_text(path, limit)
-
-
-def read_json_file(path: str | os.PathLike, limit: int) -> Any:
-    """A JSON file of at most ``limit`` bytes, duplicate keys and deep nesting refused (``DamagedFile``)."""
-    return _read_json(path, limit)
-
-
-def touch_file(path: str | os.PathLike) -> None:
-    """Create an empty file if missing, never through a planted link or into a pipe."""
-    _touch(path)
+# ---- the store's shared files and the app's helper processes ----
+def read_small_text(path: str | os.PathLike, limit: int) -> str | None:
+    """The text of a regular file of at most ``limit`` bytes, or None: missing, unreadable, too
+    large, or not a regular file (a pipe there never hangs the caller, a link is not followed)."""
+    try:
+        return _read_text(path, limit)
+    except (OSError, DamagedFile):
+        return None
 
 
 __all__ = [
@@ -316,8 +260,6 @@ __all__ = [
     # the one vocabulary: the measures' names, α and δ in words
     "metric_axis_titles", "metric_chart_titles", "is_accuracy_metric", "metric_titles", "metric_words",
     "alpha_words", "delta_margins", "delta_points",
-    # the store's files and helper processes
-    "FOLLOW_FOLDER", "DamagedFile", "Damaged", "read_layout", "layout_damage", "start_detached",
-    "process_alive", "hold_lock", "lock_held", "check_lock", "file_lock", "write_file", "write_text_file", "write_json_file",
-    "read_text_file", "read_json_file", "touch_file", "unsafe_folder", "unsafe_program",
+    # the store's shared files, the app's helper processes and its trust rules
+    "SharedFolder", "Helper", "Job", "DamagedFile", "read_small_text", "unsafe_folder", "unsafe_program",
 ]
