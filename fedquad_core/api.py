@@ -17,9 +17,13 @@ What is here, by concept (docs/architecture.md, "The engine's public surface"):
 - **Studies**: ``studies_at(root)`` (a ``StudyStore``), ``study_frame`` (a study's table),
   ``check_study`` and ``parse_grid`` (the one up-front check of a study), ``start_study``,
   ``study_running``, ``study_log``; the claims (``check_claims``, ``claim_verdicts``).
-- **The study's arithmetic**, pure functions of a study's numbers that the Lesson and the figures
-  show (``compare``, ``smallest_effect``, ``matched_accuracy``, ``p_text``, ...): the app computes
-  no statistic of its own.
+- **The study's arithmetic and its words**: ``Verdict`` (what a comparison decides; its states
+  ``Verdict.NOISE``, ``Verdict.ONE_SEED``, ...) and two namespaces with their own documented
+  ``__all__``: ``stats`` (``study/arithmetic.py``: pure functions of a study's numbers the Lesson
+  and the figures show, ``stats.compare`` -> a ``Verdict``, ``stats.holm``,
+  ``stats.matched_accuracy``, ...: the app computes no statistic of its own) and ``words``
+  (``vocab/wording.py``: p values, δ, α, the measures' names and the verdicts in words, each
+  written one way).
 - **The store's shared files and the app's helper processes**, as what the app wants of them:
   ``SharedFolder(root)`` (the classroom's follow and poll files: read, write, a locked
   ``update``), ``Helper(root, name)`` (a long-lived helper, one per store: the UMAP projection
@@ -29,9 +33,9 @@ What is here, by concept (docs/architecture.md, "The engine's public surface"):
   ``DamagedFile`` names a damaged or planted file. Locks, pid files, atomic writers and process
   starting (``safe_io``, ``runs.locks``, ``runs.launcher``) stay inside the engine.
 
-A newcomer adding a page reads this module's ``__all__``: each name is typed and documented at its
-definition (the re-exported ones at theirs). A name the app stops using leaves ``__all__``
-(``test_one_door`` fails on an unused one)."""
+A newcomer adding a page reads this module's ``__all__`` and the two namespaces': each function is
+typed and documented at its definition (the re-exported ones at theirs; ``test_one_door`` checks
+it). A name the app stops using leaves its ``__all__`` (``test_one_door`` fails on an unused one)."""
 from __future__ import annotations
 
 import dataclasses
@@ -44,12 +48,10 @@ import numpy as np
 from .config import DATASET_NAMES, DEVICES, RunConfig
 from .config import limits as _limits
 from .config.alpha import ALPHA_STEPS, alpha_text, parse_alpha
-from .config.holding import hold_share
 from .config.method_labels import CITATIONS as _CITATIONS, LABELS as _LABELS, method_label
 from .config.numbers import parse_float, parse_int
 from .errors import DataError
-from .numerics.geometry import effective_rank, singular_values
-from .numerics.partition import PartitionError, class_counts, partition as _partition
+from .numerics.partition import PartitionError, class_counts as _class_counts, partition as _partition
 from .runs import launcher as _launcher
 from .runs.helpers import Helper, Job
 from .runs.shared import SharedFolder
@@ -57,20 +59,12 @@ from .runs.store import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
 from .runs.view import RunView
 from .safe_io import DamagedFile, unsafe_folder, unsafe_program
 from .safe_io import read_text as _read_text
-from .study.claim_runs import run_value
-from .study.claims_table import claim_verdicts, format_p
-from .study.confirm import at_samples, equal_samples_values, reference_totals
-from .study.effects import smallest_effect
-from .study.matched import accuracy_profile, matched_accuracy, matched_comparison, seed_of
-from .study.paper_claims import check_claims, pairable, row_key
-from .study.stats import holm as holm_adjust, p_text, paired as paired_test
+from .study.claims_table import claim_verdicts
+from .study.paper_claims import check_claims
 from .study.store import DamagedStudy, StudyStore, check_name as _check_study_name
-from .study.table import NEGLIGIBLE, NO_DATA, NOISE, ONE_SEED, Verdict, compare, compare_summary, study_frame
-from .study.verdicts import judge as claim_judge
-from .study.words import MAX_WORDS, claim_words, difference_words, row_takeaway, takeaway, word_count
-from .vocab.metrics import axis_titles as metric_axis_titles, chart_titles as metric_chart_titles
-from .vocab.metrics import is_accuracy as is_accuracy_metric, titles as metric_titles, words as metric_words
-from .vocab.words import alpha_words, delta_margins, delta_points
+from .study.table import Verdict, study_frame
+from .study import arithmetic as stats  # the study's arithmetic, one namespace (its own __all__)
+from .vocab import wording as words  # the numbers and verdicts in words, one namespace (its own __all__)
 from .user_errors import USER_ERRORS
 from .version import engine_fingerprint
 
@@ -140,6 +134,12 @@ def draw_partition(labels: np.ndarray, num_clients: int, alpha: float | None, *,
                    min_size: int) -> list[np.ndarray]:
     """The split of ``labels`` a run with these settings gets (``numerics.partition``)."""
     return _partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+
+
+def class_counts(parts: list[np.ndarray], labels: np.ndarray, num_classes: int) -> np.ndarray:
+    """The (clients x classes) int64 sample counts of a split (``numerics.partition.class_counts``);
+    ``ValueError`` when a label is outside ``[0, num_classes)``."""
+    return _class_counts(parts, labels, num_classes)
 
 
 # ---- runs ----
@@ -248,18 +248,12 @@ __all__ = [
     "dataset_labels", "draw_partition", "class_counts", "engine_fingerprint",
     # runs
     "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "runs_at", "list_runs", "launch_run",
-    "cancel_run", "delete_run", "keep_warm_server", "hold_share", "effective_rank", "singular_values",
+    "cancel_run", "delete_run", "keep_warm_server",
     # studies and claims
     "DamagedStudy", "studies_at", "study_frame", "check_study_name", "parse_grid", "check_study", "start_study",
-    "study_running", "study_log", "check_claims", "claim_verdicts", "row_key", "pairable",
-    # the study's arithmetic and words
-    "Verdict", "NEGLIGIBLE", "NO_DATA", "NOISE", "ONE_SEED", "compare", "compare_summary", "smallest_effect",
-    "matched_accuracy", "matched_comparison", "accuracy_profile", "seed_of", "run_value", "at_samples",
-    "equal_samples_values", "reference_totals", "p_text", "format_p", "paired_test", "holm_adjust", "claim_judge",
-    "MAX_WORDS", "claim_words", "difference_words", "row_takeaway", "takeaway", "word_count",
-    # the one vocabulary: the measures' names, α and δ in words
-    "metric_axis_titles", "metric_chart_titles", "is_accuracy_metric", "metric_titles", "metric_words",
-    "alpha_words", "delta_margins", "delta_points",
+    "study_running", "study_log", "check_claims", "claim_verdicts",
+    # the study's arithmetic (a Verdict's states, compare, Holm, ...) and its words: two namespaces
+    "Verdict", "stats", "words",
     # the store's shared files, the app's helper processes and its trust rules
     "SharedFolder", "Helper", "Job", "DamagedFile", "read_small_text", "unsafe_folder", "unsafe_program",
 ]
