@@ -17,61 +17,57 @@ What is here, by concept (docs/architecture.md, "The engine's public surface"):
 - **Studies**: ``studies_at(root)`` (a ``StudyStore``), ``study_frame`` (a study's table),
   ``check_study`` and ``parse_grid`` (the one up-front check of a study), ``start_study``,
   ``study_running``, ``study_log``; the claims (``check_claims``, ``claim_verdicts``).
-- **The study's arithmetic**, pure functions of a study's numbers that the Lesson and the figures
-  show (``compare``, ``smallest_effect``, ``matched_accuracy``, ``p_text``, ...): the app computes
-  no statistic of its own.
-- **The store's files and helper processes** for the app's own helpers (the UMAP projection
-  worker and its one-shot jobs, the classroom's follow and poll files): ``start_detached`` (the one
-  way to start a process that outlives the dashboard), ``hold_lock`` / ``lock_held`` /
-  ``check_lock`` (a helper's whole-life lock), ``file_lock`` (one block's), ``process_alive``, and the safe readers and atomic
-  writers (``read_json_file``, ``write_json_file``, ...). How they are done (``safe_io``,
-  ``runs.locks``, ``runs.launcher``) stays inside the engine.
+- **The study's arithmetic and its words**: ``Verdict`` (what a comparison decides; its states
+  ``Verdict.NOISE``, ``Verdict.ONE_SEED``, ...) and two namespaces with their own documented
+  ``__all__``: ``stats`` (``study/arithmetic.py``: pure functions of a study's numbers the Lesson
+  and the figures show, ``stats.compare`` -> a ``Verdict``, ``stats.holm``,
+  ``stats.matched_accuracy``, ...: the app computes no statistic of its own) and ``words``
+  (``vocab/wording.py``: p values, δ, α, the measures' names and the verdicts in words, each
+  written one way).
+- **The store's shared files and the app's helper processes**, as what the app wants of them:
+  ``SharedFolder(root)`` (the classroom's follow and poll files: read, write, a locked
+  ``update``), ``Helper(root, name)`` (a long-lived helper, one per store: the UMAP projection
+  worker; ``start``, ``alive``, ``stop``, and ``serve`` for the helper itself), ``Job(marker, log,
+  request)`` (a one-shot background job computing one file), ``read_small_text``, and the trust
+  rules for a folder or program the app executes from (``unsafe_folder``, ``unsafe_program``);
+  ``DamagedFile`` names a damaged or planted file. Locks, pid files, atomic writers and process
+  starting (``safe_io``, ``runs.locks``, ``runs.launcher``) stay inside the engine.
 
-A newcomer adding a page reads this module's ``__all__``: each name is typed and documented at its
-definition (the re-exported ones at theirs). A name the app stops using leaves ``__all__``
-(``test_one_door`` fails on an unused one)."""
+A newcomer adding a page reads this module's ``__all__`` and the two namespaces': each function is
+typed and documented at its definition (the re-exported ones at theirs; ``test_one_door`` checks
+it). A name the app stops using leaves its ``__all__`` (``test_one_door`` fails on an unused one)."""
 from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
 
 from .config import DATASET_NAMES, DEVICES, RunConfig
 from .config import limits as _limits
 from .config.alpha import ALPHA_STEPS, alpha_text, parse_alpha
-from .config.holding import hold_share
 from .config.method_labels import CITATIONS as _CITATIONS, LABELS as _LABELS, method_label
 from .config.numbers import parse_float, parse_int
 from .errors import DataError
-from .numerics.geometry import effective_rank, singular_values
-from .numerics.partition import PartitionError, class_counts, partition as _partition
+from .numerics.partition import PartitionError, class_counts as _class_counts, partition as _partition
 from .runs import launcher as _launcher
-from .runs import locks as _locks
-from .runs.files import Damaged, layout_damage, read_layout
-from .runs.store import ACTIVE, FOLLOW_FOLDER, DamagedRun, RunNotFound, RunStore, StoreError
+from .runs.helpers import Helper, Job
+from .runs.shared import SharedFolder
+from .runs.store import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
 from .runs.view import RunView
-from .runs.store import atomic_write as _atomic_write, atomic_write_json as _atomic_write_json
-from .runs.store import atomic_write_text as _atomic_write_text, pid_alive as _pid_alive
 from .safe_io import DamagedFile, unsafe_folder, unsafe_program
-from .safe_io import read_json as _read_json, read_text as _read_text, touch as _touch
-from .study.claim_runs import run_value
-from .study.claims_table import claim_verdicts, format_p
-from .study.confirm import at_samples, equal_samples_values, reference_totals
-from .study.effects import smallest_effect
-from .study.matched import accuracy_profile, matched_accuracy, matched_comparison, seed_of
-from .study.paper_claims import check_claims, pairable, row_key
-from .study.stats import holm as holm_adjust, p_text, paired as paired_test
+from .safe_io import read_text as _read_text
+from .study.claims_table import claim_verdicts
+from .study.paper_claims import check_claims
+from .study import registration as _registration
+from .study.confirm import (NOT_RECORDED, RECORDING, check_confirmatory, row_numbers, row_sentence, row_tag,
+                            verdict_words)
 from .study.store import DamagedStudy, StudyStore, check_name as _check_study_name
-from .study.table import NEGLIGIBLE, NO_DATA, NOISE, ONE_SEED, Verdict, compare, compare_summary, study_frame
-from .study.verdicts import judge as claim_judge
-from .study.words import MAX_WORDS, claim_words, difference_words, row_takeaway, takeaway, word_count
-from .vocab.metrics import axis_titles as metric_axis_titles, chart_titles as metric_chart_titles
-from .vocab.metrics import is_accuracy as is_accuracy_metric, titles as metric_titles, words as metric_words
-from .vocab.words import alpha_words, delta_margins, delta_points
+from .study.table import Verdict, study_frame
+from .study import arithmetic as stats  # the study's arithmetic, one namespace (its own __all__)
+from .vocab import wording as words  # the numbers and verdicts in words, one namespace (its own __all__)
 from .user_errors import USER_ERRORS
 from .version import engine_fingerprint
 
@@ -141,6 +137,12 @@ def draw_partition(labels: np.ndarray, num_clients: int, alpha: float | None, *,
                    min_size: int) -> list[np.ndarray]:
     """The split of ``labels`` a run with these settings gets (``numerics.partition``)."""
     return _partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
+
+
+def class_counts(parts: list[np.ndarray], labels: np.ndarray, num_classes: int) -> np.ndarray:
+    """The (clients x classes) int64 sample counts of a split (``numerics.partition.class_counts``);
+    ``ValueError`` when a label is outside ``[0, num_classes)``."""
+    return _class_counts(parts, labels, num_classes)
 
 
 # ---- runs ----
@@ -247,14 +249,12 @@ class ConfirmedRow:
     @property
     def words(self) -> str:
         """The verdict in plain words ("no difference that matters", "recording: 3 of 10 seeds in; ...")."""
-        from .study.confirm import verdict_words
         return verdict_words(self.verdict)
 
     @property
     def short(self) -> str:
         """``C1 (10 local epochs): no difference that matters``: the row and its verdict, for a
         projector's one line (the numbers: ``numbers``)."""
-        from .study.confirm import row_tag
         return f"{self.id} ({row_tag(self.claim)}): {self.words}"
 
 
@@ -263,8 +263,6 @@ def confirmation(root: str | os.PathLike) -> list[ConfirmedRow]:
     (``fedquad study confirm``): every row, also those still recording or not recorded (their
     verdict says so, with no number); an empty list when ``root`` holds no confirmation study.
     Reads every row's runs: seconds, so callers keep the answer while the studies are unchanged."""
-    from .study import registration as _registration
-    from .study.confirm import NOT_RECORDED, RECORDING, check_confirmatory, row_numbers, row_sentence
     rows = check_confirmatory(root)
     if all(x.status == NOT_RECORDED for x in rows):
         return []
@@ -275,69 +273,14 @@ def confirmation(root: str | os.PathLike) -> list[ConfirmedRow]:
                          row_numbers(x)) for x in rows]
 
 
-# ---- the store's files and helper processes ----
-def start_detached(cmd: list[str], log: str | os.PathLike, *, name: str, cwd: str | os.PathLike | None = None,
-                   within: str | os.PathLike | None = None, env: dict[str, str] | None = None,
-                   fresh_log: bool = False) -> subprocess.Popen:
-    """The one way to start a process that outlives the dashboard (``runs.launcher.spawn_detached``:
-    its own session, its output in ``log`` opened safely, one torch thread, reaped)."""
-    return _launcher.spawn_detached(cmd, log, name=name, cwd=cwd, within=within, env=env, fresh_log=fresh_log)
-
-
-def process_alive(pid: int | None) -> bool:
-    """True while a process with this pid runs (None: False)."""
-    return _pid_alive(pid)
-
-
-def hold_lock(path: str | os.PathLike) -> int | None:
-    """Take a helper's whole-life lock (its pid written in it); None when another holds it."""
-    return _locks.take(Path(path))
-
-
-def lock_held(path: str | os.PathLike) -> bool:
-    """True while some process holds the helper lock at ``path``."""
-    return _locks.held(Path(path))
-
-
-def check_lock(path: str | os.PathLike) -> None:
-    """``UnsafeFile`` when a link or a pipe sits where a helper's lock would be."""
-    _locks.check(Path(path))
-
-
-def file_lock(path: str | os.PathLike, *, within=None, wait_s: float = 3.0):
-    """A context manager holding an exclusive lock on ``path`` for its block (a read-and-rewrite
-    of a shared file); ``TimeoutError`` when another process holds it past ``wait_s`` seconds."""
-    return _locks.exclusive(Path(path), within=within, wait_s=wait_s)
-
-
-def write_file(path: str | os.PathLike, write: Callable[[IO[bytes]], Any], *, within=None) -> None:
-    """Write ``path`` atomically (a temporary file renamed), never through a planted link."""
-    _atomic_write(Path(path), write, within=within)
-
-
-def write_text_file(path: str | os.PathLike, text: str, *, within=None) -> None:
-    """``write_file`` of a text."""
-    _atomic_write_text(Path(path), text, within=within)
-
-
-def write_json_file(path: str | os.PathLike, data: Any, *, within=None) -> None:
-    """``write_file`` of a JSON value."""
-    _atomic_write_json(Path(path), data, within=within)
-
-
-def read_text_file(path: str | os.PathLike, limit: int) -> str:
-    """At most ``limit`` bytes of a regular file; ``DamagedFile`` names anything else there."""
-    return _read_text(path, limit)
-
-
-def read_json_file(path: str | os.PathLike, limit: int) -> Any:
-    """A JSON file of at most ``limit`` bytes, duplicate keys and deep nesting refused (``DamagedFile``)."""
-    return _read_json(path, limit)
-
-
-def touch_file(path: str | os.PathLike) -> None:
-    """Create an empty file if missing, never through a planted link or into a pipe."""
-    _touch(path)
+# ---- the store's shared files and the app's helper processes ----
+def read_small_text(path: str | os.PathLike, limit: int) -> str | None:
+    """The text of a regular file of at most ``limit`` bytes, or None: missing, unreadable, too
+    large, or not a regular file (a pipe there never hangs the caller, a link is not followed)."""
+    try:
+        return _read_text(path, limit)
+    except (OSError, DamagedFile):
+        return None
 
 
 __all__ = [
@@ -348,20 +291,12 @@ __all__ = [
     "dataset_labels", "draw_partition", "class_counts", "engine_fingerprint",
     # runs
     "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "runs_at", "list_runs", "launch_run",
-    "cancel_run", "delete_run", "keep_warm_server", "hold_share", "effective_rank", "singular_values",
+    "cancel_run", "delete_run", "keep_warm_server",
     # studies and claims
     "DamagedStudy", "studies_at", "study_frame", "check_study_name", "parse_grid", "check_study", "start_study",
-    "study_running", "study_log", "ConfirmedRow", "confirmation", "check_claims", "claim_verdicts", "row_key", "pairable",
-    # the study's arithmetic and words
-    "Verdict", "NEGLIGIBLE", "NO_DATA", "NOISE", "ONE_SEED", "compare", "compare_summary", "smallest_effect",
-    "matched_accuracy", "matched_comparison", "accuracy_profile", "seed_of", "run_value", "at_samples",
-    "equal_samples_values", "reference_totals", "p_text", "format_p", "paired_test", "holm_adjust", "claim_judge",
-    "MAX_WORDS", "claim_words", "difference_words", "row_takeaway", "takeaway", "word_count",
-    # the one vocabulary: the measures' names, α and δ in words
-    "metric_axis_titles", "metric_chart_titles", "is_accuracy_metric", "metric_titles", "metric_words",
-    "alpha_words", "delta_margins", "delta_points",
-    # the store's files and helper processes
-    "FOLLOW_FOLDER", "DamagedFile", "Damaged", "read_layout", "layout_damage", "start_detached",
-    "process_alive", "hold_lock", "lock_held", "check_lock", "file_lock", "write_file", "write_text_file", "write_json_file",
-    "read_text_file", "read_json_file", "touch_file", "unsafe_folder", "unsafe_program",
+    "study_running", "study_log", "ConfirmedRow", "confirmation", "check_claims", "claim_verdicts",
+    # the study's arithmetic (a Verdict's states, compare, Holm, ...) and its words: two namespaces
+    "Verdict", "stats", "words",
+    # the store's shared files, the app's helper processes and its trust rules
+    "SharedFolder", "Helper", "Job", "DamagedFile", "read_small_text", "unsafe_folder", "unsafe_program",
 ]

@@ -1,7 +1,10 @@
-"""Print the seams a newcomer sees first: long modules and long functions.
+"""Print the seams a newcomer sees first: the engine's door, long modules and long functions.
 
-Counts, with ``ast``, the modules over 400 lines and the functions over 30
-lines (listing those over 50) in ``fedquad_core/`` and ``app/``.
+Counts the names of the engine's door (``fedquad_core.api.__all__``, and the
+names of each namespace it holds: ``api.stats``, ``api.words``) and of the
+app's (``app.service.__all__``), read with ``ast``; and, with ``ast`` too, the
+modules over 400 lines and the functions over 30 lines (listing those over 50)
+in ``fedquad_core/`` and ``app/``.
 
     python scripts/seams_report.py            # counts and lists
     python scripts/seams_report.py --quiet    # counts only
@@ -38,6 +41,32 @@ def long_modules(root: Path = ROOT, limit: int = MODULE_LINES) -> list[tuple[str
     return sorted(out, key=lambda x: -x[1])
 
 
+def _all_of(path: Path) -> list[str]:
+    """The names of the module's ``__all__`` (a literal list or tuple), [] without one."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+    return []
+
+
+def door_names(root: Path = ROOT) -> dict[str, list[str]]:
+    """The names of the engine's door, by where a newcomer reads them: ``api`` (the ``__all__`` of
+    ``fedquad_core/api.py``), one entry per namespace it binds with ``from .x import y as NAME``
+    (``api.stats``: that module's ``__all__``), and ``app.service`` (the app's own door)."""
+    api = root / "fedquad_core" / "api.py"
+    out = {"api": _all_of(api)}
+    for node in ast.parse(api.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for a in node.names:
+                if a.asname in out["api"]:
+                    parts = ["fedquad_core", *(node.module or "").split("."), a.name]
+                    module = root.joinpath(*[p for p in parts if p]).with_suffix(".py")
+                    if module.is_file():
+                        out[f"api.{a.asname}"] = _all_of(module)
+    out["app.service"] = _all_of(root / "app" / "service" / "__init__.py")
+    return out
+
+
 def function_lengths(root: Path = ROOT) -> list[tuple[str, int]]:
     """('path:qualified.name', lines) of every function and method."""
     out = []
@@ -68,6 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quiet", action="store_true", help="counts only")
     args = ap.parse_args(argv)
+    door = door_names()
+    engine = {k: v for k, v in door.items() if k.startswith("api")}
+    print(f"names in the engine's door: {sum(map(len, engine.values()))} "
+          f"({', '.join(f'{k} {len(v)}' for k, v in engine.items())}); in app.service: {len(door['app.service'])}")
     mods = long_modules()
     funcs = function_lengths()
     over = sorted([x for x in funcs if x[1] > FUNCTION_LINES], key=lambda x: -x[1])

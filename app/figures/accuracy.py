@@ -1,6 +1,6 @@
 """A metric against test accuracy: the honest picture of "less trained or collapsed". Each group
 (e.g. FedAvg at α 0.1 and FedAvg under IID) is a line of the mean over seeds with a ± 1 std band,
-each run's snapshot curve interpolated at common accuracy levels (``engine.accuracy_profile``):
+each run's snapshot curve interpolated at common accuracy levels (``engine.stats.accuracy_profile``):
 at the same accuracy, a lower line uses fewer directions; a gap at the same round that closes
 here was slower training, not collapse."""
 from __future__ import annotations
@@ -20,7 +20,7 @@ def _rgba(color: str, alpha: float) -> str:
 
 
 def profile_frame(rows: list[dict]) -> pd.DataFrame:
-    """``engine.accuracy_profile`` rows as a frame (accuracy in percent), rows without a value dropped."""
+    """``engine.stats.accuracy_profile`` rows as a frame (accuracy in percent), rows without a value dropped."""
     df = pd.DataFrame(rows, columns=["group", "accuracy", "mean", "std", "n"])
     df = df[df["n"] > 0].copy()
     df["accuracy"] = df["accuracy"] * 100.0

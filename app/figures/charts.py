@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 X_TITLES = {"round": "round", "samples_total": "samples processed", "elapsed": "wall time (s)"}
-Y_TITLES = engine.metric_chart_titles()  # from the one vocabulary (a chart's title says which ratio)
+Y_TITLES = engine.words.metric_names("chart")  # from the one vocabulary (a chart's title says which ratio)
 BASE_COLUMNS = ("run", "label", "method", "round", "samples_total", "elapsed")
 
 
@@ -97,7 +97,7 @@ def effective_rank_note(spectra: dict[str, np.ndarray]) -> str:
     """Both effective ranks of each snapshot spectrum (the covariance eigenvalues σ² the engine
     stores): the project's, exp of the entropy of the normalised σ², and Roy & Vetterli's (2007),
     of the normalised singular values σ = sqrt(σ²)."""
-    parts = [f"{name} {engine.effective_rank(v):.2f} (entropy of σ², the measure every figure uses) and "
-             f"{engine.effective_rank(np.sqrt(np.abs(np.asarray(v, dtype=float)))):.2f} (entropy of σ, Roy & Vetterli 2007)"
+    parts = [f"{name} {engine.stats.effective_rank(v):.2f} (entropy of σ², the measure every figure uses) and "
+             f"{engine.stats.effective_rank(np.sqrt(np.abs(np.asarray(v, dtype=float)))):.2f} (entropy of σ, Roy & Vetterli 2007)"
              for name, v in spectra.items()]
     return "Effective rank of this snapshot: " + "; ".join(parts) + "."

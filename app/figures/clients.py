@@ -10,12 +10,11 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 
 from fedquad_core import api as engine
-from fedquad_core.api import hold_share
 from app.figures.geometry import embedding_scatter, tick_angle
 from app.figures.fit import fit, percent_format
 from app.figures.palette import method_color
 
-TITLES = engine.metric_titles()  # the local measures' names here, from the one vocabulary
+TITLES = engine.words.metric_names("title")  # the local measures' names here, from the one vocabulary
 VIEWS = {"accuracy": ("local_acc_all", "local_acc_own"), "rank": ("local_effective_rank",),
          "cka": ("local_cka",), "ratio": ("local_ratio",)}
 VIEW_LABELS = {"accuracy": "Accuracy", "rank": "Effective rank", "cka": "CKA to global", "ratio": "Intra / inter"}
@@ -60,7 +59,7 @@ def population_figure(df: pd.DataFrame, method: str, view: str, *, yrange=None, 
     y_title = "local accuracy" if view == "accuracy" else TITLES[VIEWS[view][0]]
     when = f", round {round_}" if round_ is not None else ""
     layout = dict(title=dict(text=f"{_label(method)}{when}: clients"),
-                  xaxis=dict(title=dict(text=f"classes held (each ≥ {100 * hold_share(n_classes):.3g} % of its data)"), range=[0.5, n_classes + 0.5], dtick=1),
+                  xaxis=dict(title=dict(text=f"classes held (each ≥ {100 * engine.stats.hold_share(n_classes):.3g} % of its data)"), range=[0.5, n_classes + 0.5], dtick=1),
                   yaxis=dict(title=dict(text=y_title), **({"range": yrange} if yrange else {}),
                              **({"tickformat": percent_format(traces, yrange)} if view == "accuracy" else {})),
                   showlegend=view == "accuracy")

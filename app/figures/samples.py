@@ -4,7 +4,7 @@ says, from the runs an accuracy figure shows, how many samples each method proce
 the gap at equal rounds survives at equal samples, by the claims table's rule: each run's mean
 over its last 10 rounds, and the method that processed more read where it had processed the
 other's totals over those rounds (its curve against samples interpolated there, never
-extrapolated); seed by seed (``engine.compare``) when the runs carry seeds. Pure: a
+extrapolated); seed by seed (``engine.stats.compare``) when the runs carry seeds. Pure: a
 metrics frame in, one sentence out."""
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def _pct(v: engine.Verdict) -> tuple[str, str]:
 
 
 def _words(v: engine.Verdict, more: str) -> str:
-    return engine.difference_words(v, more, f"±{engine.delta_points(v.delta)}" if v.delta else "±δ", engine.p_text)
+    delta = f"±{engine.words.delta_points(v.delta)}" if v.delta else "±δ"
+    return engine.words.difference_words(v, more, delta, engine.words.p_words)
 
 
 def _rows(runs: pd.DataFrame) -> list[dict]:
@@ -79,12 +80,12 @@ def equal_samples_note(frame: pd.DataFrame) -> str:
     if not ratios or max(ratios) < SAME:
         return ""
     rounds, samples = {}, {}
-    for s in seeds:  # the claims table's rule: each run's last-10-round window (engine.equal_samples_values)
+    for s in seeds:  # the claims table's rule: each run's last-10-round window (engine.stats.equal_samples_values)
         more_rows, less_rows = _rows(runs[more][s]), _rows(runs[less][s])
-        mine, ref = engine.run_value(more_rows, "final_acc"), engine.run_value(less_rows, "final_acc")
+        mine, ref = engine.stats.run_value(more_rows, "final_acc"), engine.stats.run_value(less_rows, "final_acc")
         if mine is not None and ref is not None:
             rounds[s] = (mine, ref)
-        at = engine.at_samples(more_rows, "final_acc", engine.reference_totals(less_rows, "final_acc"))
+        at = engine.stats.at_reference_samples(more_rows, less_rows, "final_acc")
         if at is not None and ref is not None:
             samples[s] = (at, ref)
     if not rounds:
@@ -92,12 +93,12 @@ def equal_samples_note(frame: pd.DataFrame) -> str:
     lo, hi = min(ratios), max(ratios)
     ratio = f"{lo:.2f}×" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}×"
     M, L = method_label(more), method_label(less)
-    v_rounds = engine.compare({s: a for s, (a, _) in rounds.items()}, {s: b for s, (_, b) in rounds.items()}, 0.01)
+    v_rounds = engine.stats.compare({s: a for s, (a, _) in rounds.items()}, {s: b for s, (_, b) in rounds.items()}, 0.01)
     out = (f"Samples processed: {M} {ratio} {L}'s by the last round. At equal rounds (each run's last 10) {M} "
            f"{_pct(v_rounds)[0]} against {L} {_pct(v_rounds)[1]} ({_words(v_rounds, M)})")
     if not samples:
         return out + "."
-    v_samples = engine.compare({s: a for s, (a, _) in samples.items()}, {s: b for s, (_, b) in samples.items()}, 0.01)
+    v_samples = engine.stats.compare({s: a for s, (a, _) in samples.items()}, {s: b for s, (_, b) in samples.items()}, 0.01)
     out += (f"; at equal samples ({M} read where it had processed {L}'s totals of those rounds) {_pct(v_samples)[0]} against "
             f"{_pct(v_samples)[1]} ({_words(v_samples, M)})")
     if v_rounds.separated:

@@ -27,7 +27,7 @@ from fedquad_core import api as engine
 from app.figures.fit import fit, percent_format
 from app.figures.palette import DEFAULT_HEIGHT, method_color
 
-METRIC_TITLES = engine.metric_axis_titles()  # the measures' axis titles, from the one vocabulary; short: "(not from 0)" may follow
+METRIC_TITLES = engine.words.metric_names("axis")  # the measures' axis titles, from the one vocabulary; short: "(not from 0)" may follow
 AXIS_TITLES = {"alpha": "α (evenly spaced)", "local_epochs": "local epochs", "m1": "margin m1", "m2": "margin m2",
                "beta": "β",
                "num_clients": "clients", "participation": "participation", "mu": "μ"}
@@ -141,7 +141,7 @@ def select(points: pd.DataFrame, fixed: dict) -> pd.DataFrame:
 
 
 def band_verdicts(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> list[tuple]:
-    """(x value, ``engine.compare`` verdict of the pair's seeds there) where both methods have a
+    """(x value, ``engine.stats.compare`` verdict of the pair's seeds there) where both methods have a
     value: the one decision "beyond seed noise or not" that every sentence uses too."""
     rows = resp.to_dict("records")  # (plain records: iterrows cost ~1 ms a call on every slider move)
     by = {m: {_key(r[x_axis]): r for r in rows if r["method"] == m} for m in pair}
@@ -150,15 +150,15 @@ def band_verdicts(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> li
         rb = by[pair[1]].get(k)
         if rb is None:
             continue
-        v = engine.compare_summary(*(ra[f"{metric}_{s}"] for s in ("mean", "std", "n")),
-                                   *(rb[f"{metric}_{s}"] for s in ("mean", "std", "n")))
-        if v.state != engine.NO_DATA:
+        v = engine.stats.compare_summary(*(ra[f"{metric}_{s}"] for s in ("mean", "std", "n")),
+                                         *(rb[f"{metric}_{s}"] for s in ("mean", "std", "n")))
+        if v.state != engine.Verdict.NO_DATA:
             out.append((ra[x_axis], v))
     return out
 
 
 def band_overlaps(resp: pd.DataFrame, x_axis: str, metric: str, pair=PAIR) -> list:
-    """The x values where the two methods' difference is not beyond seed noise (``engine.compare``:
+    """The x values where the two methods' difference is not beyond seed noise (``engine.stats.compare``:
     the 95 % interval of the difference contains 0, or a side has one seed). Points where either method is missing are left out."""
     return [x for x, v in band_verdicts(resp, x_axis, metric, pair) if not v.separated]
 
@@ -167,7 +167,7 @@ def skew_effect_note(points: pd.DataFrame, metric: str = "effective_rank", axis:
                      what: str = "effective rank") -> str:
     """One sentence per method comparing ``metric`` at the strongest skew (the smallest alpha) with
     the weakest (IID, else the largest alpha), mean ± std over seeds, and whether that difference is
-    beyond seed noise (``engine.compare``) — computed from ``points``, never written in advance.
+    beyond seed noise (``engine.stats.compare``) — computed from ``points``, never written in advance.
     Empty when fewer than two values are computed."""
     resp = aggregate(points, ["method", axis], [metric])
     done = resp[resp[f"{metric}_n"] > 0]
@@ -181,9 +181,9 @@ def skew_effect_note(points: pd.DataFrame, metric: str = "effective_rank", axis:
         a, b = rows.get(_key(lo)), rows.get(_key(hi))
         if a is None or b is None:
             continue
-        v = engine.compare_summary(*(a[f"{metric}_{s}"] for s in ("mean", "std", "n")),
-                                   *(b[f"{metric}_{s}"] for s in ("mean", "std", "n")))
-        verdict = ("one seed: no test possible (no spread to judge it by)" if v.state == engine.ONE_SEED else
+        v = engine.stats.compare_summary(*(a[f"{metric}_{s}"] for s in ("mean", "std", "n")),
+                                         *(b[f"{metric}_{s}"] for s in ("mean", "std", "n")))
+        verdict = ("one seed: no test possible (no spread to judge it by)" if v.state == engine.Verdict.ONE_SEED else
                    v.why() if not v.separated else
                    f"{'lower' if v.direction < 0 else 'higher'} under skew, {v.why()}")
         ta, tb = v.text()
@@ -200,7 +200,7 @@ def _hex_rgba(color: str, alpha: float) -> str:
 
 def is_accuracy(metric: str) -> bool:
     """An accuracy (a fraction in the data): its axis reads in percent."""
-    return engine.is_accuracy_metric(metric)
+    return engine.words.is_accuracy(metric)
 
 
 def band_curves_figure(metrics: pd.DataFrame, y: str, *, title: str = "", talk: bool = False) -> go.Figure:
@@ -351,7 +351,7 @@ def heatmap_marks(points: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *
     correction over the grid's tested cells and at least the measure's smallest effect of interest,
     "=" when the equivalence test puts it inside that effect, "·" otherwise. ``reference``'s runs
     are its finished points (one per seed, a run listed at several cells counted once), each
-    cell's runs are compared with them seed by seed (``engine.compare``: paired on shared seeds)."""
+    cell's runs are compared with them seed by seed (``engine.stats.compare``: paired on shared seeds)."""
     done = points[points["state"] == "finished"] if "state" in points else points
     ref_rows = done[done["method"] == reference].drop_duplicates("run_id") if "run_id" in done else done.iloc[0:0]
     ref = {r["seed"] if "seed" in r else i: float(r[metric]) for i, r in enumerate(ref_rows.to_dict("records"))
@@ -363,9 +363,9 @@ def heatmap_marks(points: pd.DataFrame, x_axis: str, y_axis: str, metric: str, *
     if not ref or not cells:
         return {}
     mean_ref = sum(ref.values()) / len(ref)
-    verdicts = {k: engine.compare(v, ref, engine.smallest_effect(metric, mean_ref)) for k, v in cells.items()}
+    verdicts = {k: engine.stats.compare(v, ref, engine.stats.smallest_effect(metric, mean_ref)) for k, v in cells.items()}
     tested = [k for k, v in verdicts.items() if v.test is not None]
-    adjusted = dict(zip(tested, engine.holm_adjust([verdicts[k].test.p for k in tested])))
+    adjusted = dict(zip(tested, engine.stats.holm([verdicts[k].test.p for k in tested])))
     sign = -1 if metric in LOWER_BETTER else 1
     out = {}
     for k, v in verdicts.items():

@@ -53,14 +53,14 @@ ORDER = ("shown beyond seed noise", "not shown: the data go the other way", "no 
 
 def takeaway(rows) -> str:
     """How many registered claims got each verdict on fresh seeds, in the verdicts' plain words,
-    the strongest first (at most ``api.MAX_WORDS`` words)."""
+    the strongest first (at most ``api.words.MAX_WORDS`` words)."""
     words = [r.words for r in rows]
     words = ["still to record" if w.startswith(("recording", "not yet recorded")) else
              "needs more seeds" if w.startswith("not confirmed") else w for w in words]
     ranked = sorted(dict.fromkeys(words), key=lambda w: ORDER.index(w) if w in ORDER else len(ORDER))
     counts = ", ".join(f"{words.count(w)} {w}" for w in ranked)
     sentence = f"{len(rows)} registered claims on fresh seeds: {counts}."
-    if api.word_count(sentence) > api.MAX_WORDS:
+    if api.words.word_count(sentence) > api.words.MAX_WORDS:
         sentence = f"Fresh seeds: {counts}."
     return text.said(sentence)
 

@@ -17,8 +17,10 @@ import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
 from fedquad_core import api
-from fedquad_core.api import RunStore, RunView, StoreError, Verdict, alpha_text, check_claims, compare, row_key
-from fedquad_core.api import alpha_words  # noqa: F401 ("IID", "α=0.1"; NaN is IID): the Lesson's modules take it from here
+from fedquad_core.api import RunStore, RunView, StoreError, Verdict, alpha_text, check_claims, stats
+from fedquad_core.api import words
+
+alpha_words = words.alpha_words  # ("IID", "α=0.1"; NaN is IID): the Lesson's modules take it from here
 
 # which recorded study tells which part: the global model from fmnist-skew; the local models from
 # the candidate with the largest local collapse beyond seed noise (``strongest_local``), so a
@@ -123,7 +125,7 @@ class LessonData:
 
     def points(self, coords: dict) -> list[dict]:
         """The finished points matching ``coords``, one per run (a reader for
-        ``engine.matched_comparison`` and ``engine.accuracy_profile``, with ``rows``)."""
+        ``engine.stats.matched_comparison`` and ``engine.stats.accuracy_profile``, with ``rows``)."""
         ids, out = set(self.runs(**coords)), {}
         for p in self.study.get("points", []):
             if p.get("run_id") in ids and self.metrics(p["run_id"]):
@@ -209,7 +211,7 @@ def _local_collapse(d: "LessonData") -> Verdict | None:
             for a in (d.skew_alpha(), d.iid_alpha())]
     if not all(any(v is not None for v in side) for side in vals):
         return None
-    return compare(*vals)
+    return stats.compare(*vals)
 
 
 def strongest_local(root: Path, studies: dict) -> tuple[str, str]:
@@ -278,7 +280,7 @@ def table_result(data: LessonData, metric: str, a: dict, b: dict, matched: bool 
     or None (the user's own runs, or no such row)."""
     if data.source != "recorded":
         return None
-    key = row_key(data.study.get("name", ""), metric, a, b)
+    key = stats.row_key(data.study.get("name", ""), metric, a, b)
     for i, r in enumerate(claims_of(data), start=1):
         if r.key == key and r.matched_row == matched:
             return i, r

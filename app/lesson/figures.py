@@ -14,8 +14,7 @@ from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
 from app.lesson.data import LessonData, Missing, alpha_words
 from app.projection.maths import pca_2d, procrustes_align
-from fedquad_core.api import StoreError, Verdict, compare, hold_share, matched_accuracy, pairable, run_value, seed_of, smallest_effect, \
-    study_frame
+from fedquad_core.api import StoreError, Verdict, study_frame, stats
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
 PAIR = ("fedavg", "fedquad")
@@ -44,11 +43,11 @@ FINAL_KEYS = {"final_acc": "test_accuracy", "final_ratio": "ratio", "final_ratio
 
 
 def run_metric(data: LessonData, run_id: str | None, metric: str) -> float | None:
-    """One run's value of ``metric`` as the claims table takes it (``engine.run_value``): the mean
+    """One run's value of ``metric`` as the claims table takes it (``engine.stats.run_value``): the mean
     of its last 10 rounds (accuracy) or last 3 snapshots (the other measures)."""
     if not run_id:
         return None
-    return run_value(data.metrics(run_id), metric if metric == "final_acc" else FINAL_KEYS.get(metric, metric))
+    return stats.run_value(data.metrics(run_id), metric if metric == "final_acc" else FINAL_KEYS.get(metric, metric))
 
 
 def points(data: LessonData, metrics=()) -> pd.DataFrame:
@@ -64,21 +63,21 @@ def points(data: LessonData, metrics=()) -> pd.DataFrame:
 
 def values(data: LessonData, metric: str, **coords) -> dict:
     """The metric's value (``run_metric``) of each finished run matching ``coords``, keyed by
-    seed: two groups with the same seeds are compared seed by seed (``engine.compare``)."""
-    out = {seed_of(p): run_metric(data, p["run_id"], metric) for p in data.points(coords)}
+    seed: two groups with the same seeds are compared seed by seed (``engine.stats.compare``)."""
+    out = {stats.seed_of(p): run_metric(data, p["run_id"], metric) for p in data.points(coords)}
     return {k: v for k, v in out.items() if v is not None}
 
 
 def versus(data: LessonData, metric: str, a: dict, b: dict) -> Verdict:
     """Group ``a`` against group ``b`` on ``metric``, as the claims table compares them: per-run
     values of ``run_metric``, paired on shared seeds only where the groups share their partitions
-    (``engine.pairable``: the same α; across α, Welch's test), with the measure's smallest effect
+    (``engine.stats.pairable``: the same α; across α, Welch's test), with the measure's smallest effect
     of interest."""
     va, vb = values(data, metric, **a), values(data, metric, **b)
     ref = sum(vb.values()) / len(vb) if vb else None
-    if not pairable(a, b):
+    if not stats.pairable(a, b):
         va, vb = list(va.values()), list(vb.values())
-    return compare(va, vb, smallest_effect(FINAL_KEYS.get(metric, metric), ref))
+    return stats.compare(va, vb, stats.smallest_effect(FINAL_KEYS.get(metric, metric), ref))
 
 
 def most_local_epochs(data: LessonData) -> dict:
@@ -99,7 +98,7 @@ def response(data: LessonData, metric: str, methods=PAIR, fixed: dict | None = N
 
 def matched(data: LessonData):
     """The study's runs at matched accuracy (threshold: the lowest final accuracy of all its runs)."""
-    return matched_accuracy(data.store, data.study)
+    return stats.matched_accuracy(data.store, data.study)
 
 
 def matched_table(m, metric: str, methods=PAIR) -> pd.DataFrame:
@@ -299,7 +298,7 @@ def local_client_item(data: LessonData, run_id: str, talk: bool) -> SlideFigure 
     for trace, c in zip(fig.data, classes):
         trace.marker.opacity = 0.85 if c in held else 0.15
     caption = (f"Client {int(local['clients'][k])} holds {len(held)} class{'es' if len(held) != 1 else ''} "
-               f"({', '.join(label(int(c)) for c in held)}; each at least {100 * hold_share(local['holds'].shape[1]):.3g} % of its "
+               f"({', '.join(label(int(c)) for c in held)}; each at least {100 * stats.hold_share(local['holds'].shape[1]):.3g} % of its "
                f"{int(local['samples'][k])} samples): its own classes "
                f"solid, the others faded. Test embeddings of its local model at round {rounds[-1]}, before averaging "
                "(PCA, aligned to the round's global model).")

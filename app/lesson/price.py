@@ -3,13 +3,13 @@
 instead of equal rounds, by the claims table's rule. Pure: no streamlit."""
 from __future__ import annotations
 
-from fedquad_core.api import Verdict, compare, equal_samples_values, seed_of, smallest_effect
+from fedquad_core.api import Verdict, stats
 from app.lesson.data import LessonData
 from app.lesson.figures import versus
 
 def _runs(d: LessonData, alpha, method: str) -> dict:
     """seed -> metrics rows of the finished runs of ``method`` at ``alpha``."""
-    return {seed_of(p): d.metrics(p["run_id"]) for p in d.points({"alpha": alpha, "method": method})}
+    return {stats.seed_of(p): d.metrics(p["run_id"]) for p in d.points({"alpha": alpha, "method": method})}
 
 
 def _last(rows: list[dict], key: str) -> float | None:
@@ -30,18 +30,18 @@ def cost(d: LessonData, alpha) -> dict | None:
         return None
     return {"samples": {s: g["samples_total"][0] / g["samples_total"][1] for s, g in got.items()},
             "times": {s: g["elapsed"][0] / g["elapsed"][1] for s, g in got.items()},
-            "time": compare({s: g["elapsed"][0] for s, g in got.items()}, {s: g["elapsed"][1] for s, g in got.items()})}
+            "time": stats.compare({s: g["elapsed"][0] for s, g in got.items()}, {s: g["elapsed"][1] for s, g in got.items()})}
 
 
 def equal_samples(d: LessonData, alpha) -> Verdict | None:
     """FedQuad against FedAvg at equal samples seen, by the claims table's rule
-    (``engine.equal_samples_values``: FedQuad's accuracy interpolated at FedAvg's samples over its
+    (``engine.stats.equal_samples_values``: FedQuad's accuracy interpolated at FedAvg's samples over its
     last 10 rounds, against FedAvg's mean over those rounds), seed by seed; None without such runs."""
-    a, b, _ = equal_samples_values(d, {"alpha": alpha, "method": "fedquad"}, {"alpha": alpha, "method": "fedavg"},
-                                   "final_acc", True)
+    a, b, _ = stats.equal_samples_values(d, {"alpha": alpha, "method": "fedquad"}, {"alpha": alpha, "method": "fedavg"},
+                                         "final_acc", True)
     if not a or not b:
         return None
-    return compare(a, b, smallest_effect("final_acc"))
+    return stats.compare(a, b, stats.smallest_effect("final_acc"))
 
 
 DEMO_STUDY = "digits-alpha"  # the recorded study made with the one-minute demo's settings (docs/studies.md, "Recorded studies")

@@ -20,8 +20,7 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from fedquad_core.api import (accuracy_profile, claim_judge, claim_verdicts, compare, format_p, hold_share,
-                                matched_comparison, pairable, smallest_effect)
+from fedquad_core.api import claim_verdicts, stats, words
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.lesson.data import (ROLES, LessonData, Missing, StoreError, alpha_words, claims_of, strongest_local, table_result,
                              table_row)
@@ -64,7 +63,7 @@ def _rests_on(d: LessonData, metric: str, a: dict, b: dict, v, expect: str, clai
     found = table_result(d, metric, a, b, matched)
     if found is not None:
         return text.row_takeaway(found[1], claims_of(d))
-    return text.takeaway(claim_judge(v, expect), claim)
+    return text.takeaway(stats.judge(v, expect), claim)
 
 
 def step_skew(data: LessonData, talk: bool) -> Slide:
@@ -108,18 +107,18 @@ def step_forget(data: LessonData, talk: bool) -> Slide:
     if picture is not None:
         items.append(picture)
     fa = dict(method="fedavg", **at)
-    own_vs_all = compare(values(d, "local_acc_own", alpha=skew, **fa), values(d, "local_acc_all", alpha=skew, **fa),
-                         smallest_effect("local_acc_all"))
+    own_vs_all = stats.compare(values(d, "local_acc_own", alpha=skew, **fa), values(d, "local_acc_all", alpha=skew, **fa),
+                               stats.smallest_effect("local_acc_all"))
     all_skew = versus(d, "local_acc_all", dict(alpha=skew, **fa), dict(alpha=iid, **fa))
     try:
         classes = (d.partition(rid) or {}).get("num_classes") if rid else None
     except StoreError:  # a damaged partition file: the sentence leaves the share out
         classes = None
-    hold = hold_share(classes) if isinstance(classes, int) and classes > 0 else None
+    hold = stats.hold_share(classes) if isinstance(classes, int) and classes > 0 else None
     band = [(f"local accuracy on {w} classes", versus(d, m, dict(alpha=skew, method="fedquad", **at),
                                                       dict(alpha=skew, method="fedavg", **at)), True)
             for w, m in (("all", "local_acc_all"), ("own", "local_acc_own"))]
-    lead = text.takeaway(claim_judge(all_skew, "below"), "under label skew, each client's local model scores lower on "
+    lead = text.takeaway(stats.judge(all_skew, "below"), "under label skew, each client's local model scores lower on "
                                                          "all classes than at IID")
     return Slide("2 · Each client's model after local training",
                  text.forget_sentences(own_vs_all, all_skew, skew, iid, epochs, hold)
@@ -170,7 +169,7 @@ def step_global(data: LessonData, talk: bool) -> Slide:
                                                                  talk=talk), spectra_table(per_alpha))
     a, b = {"alpha": skew, "method": "fedavg"}, {"alpha": iid, "method": "fedavg"}
     final = versus(d, "effective_rank", a, b)
-    m = matched_comparison(d, a, b, "effective_rank", paired=pairable(a, b))
+    m = stats.matched_comparison(d, a, b, "effective_rank", paired=stats.pairable(a, b))
     levels = list(zip(m.levels, m.verdicts))
     where = ", ".join(f"{x:.1%}" for x in m.levels) or "none"
     rows = {"final": table_row(d, "effective_rank", a, b), "matched": table_row(d, "effective_rank", a, b, True)}
@@ -210,14 +209,14 @@ def accuracy_item(d: LessonData, metric: str, title: str, name: str, talk: bool,
     (and on each of ``others``', measured the same way)."""
     groups = _groups(d, method, methods)
     colours = {g: c["method"] for g, c in groups.items()}
-    profile = accuracy_profile(d, groups, metric)
+    profile = stats.accuracy_profile(d, groups, metric)
     frame = profile_frame(profile)
     y_title = sf.METRIC_TITLES.get(metric, metric)
     fig = metric_vs_accuracy_figure(frame, y_title, title, colours, talk=talk)
     profiles = {f"{d.base('dataset', '?')} ('{d.study.get('name')}')": profile}
     for o in others:
         profiles[f"{o.base('dataset', '?')} ('{o.study.get('name')}', {alpha_words(o.skew_alpha())} and "
-                 f"{alpha_words(o.iid_alpha())})"] = accuracy_profile(
+                 f"{alpha_words(o.iid_alpha())})"] = stats.accuracy_profile(
             o, {f"{LABELS[method]}, {alpha_words(a)}": {"alpha": a, "method": method, **most_local_epochs(o)}
                 for a in (o.skew_alpha(), o.iid_alpha())}, metric)
     return SlideFigure(name, fig, frame, text.rank_caption(profiles))
@@ -250,8 +249,8 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
                                                     dict(alpha=iid_l, method="fedavg", **at))}
     except Missing:
         pass  # the user's study without local metrics: the global side only
-    m = matched_comparison(g, {"alpha": skew_g, "method": "fedquad"}, {"alpha": skew_g, "method": "fedavg"},
-                           "effective_rank")
+    m = stats.matched_comparison(g, {"alpha": skew_g, "method": "fedquad"}, {"alpha": skew_g, "method": "fedavg"},
+                                 "effective_rank")
     items, best = [], strongest_effect(data)
     if best is not None:  # FedQuad's strongest effect first, with its figure across α
         where = f", {best.at['local_epochs']:g} local epoch{'s' if best.at['local_epochs'] != 1 else ''}" if best.at else ""
@@ -280,7 +279,7 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
         rows, matched_row = {}, table_result(g, "effective_rank", ga, gb, True)
         every = text._all(list(zip(m.levels, m.verdicts))) if m.levels else None
         lead = (text.row_takeaway(matched_row[1], claims_of(g)) if matched_row else
-                text.takeaway(claim_judge(every, "above") if every is not None else "inconclusive",
+                text.takeaway(stats.judge(every, "above") if every is not None else "inconclusive",
                               "FedQuad mitigates collapse in the global model"))
     sentences = text.fedquad_sentences(best_words, local, local_iid, list(zip(m.levels, m.verdicts)), skew_l, iid_l,
                                        skew_g, epochs, {k: v for k, v in rows.items() if v})
@@ -323,7 +322,7 @@ def step_price(data: LessonData, talk: bool) -> Slide:
         lead = text.row_takeaway(found[1], claims_of(d))
     else:  # the user's own runs: no table row; FedQuad's extra work per round said when it differs
         more = max(cost["samples"].values(), default=1.0) > 1.05
-        lead = text.takeaway(claim_judge(at_skew, "above") if at_skew is not None else "not run here",
+        lead = text.takeaway(stats.judge(at_skew, "above") if at_skew is not None else "not run here",
                              "FedQuad is ahead of FedAvg under skew", ["at equal rounds; FedQuad processed more samples"]
                              if more else None)
     items = [SlideFigure("accuracy_vs_samples", cost_fig, df[["label", "round", "samples_total", "elapsed",
@@ -370,7 +369,7 @@ def step_claims(data: LessonData, talk: bool) -> Slide:
                            + (", matched accuracy" if "matched accuracy" in r.measure else ""),
                            "test": r.test.split(";")[0],
                            "difference (95 % CI)": r.difference,
-                           "p (Holm)": format_p(r.p_holm), "verdict": r.verdict
+                           "p (Holm)": words.p_value(r.p_holm), "verdict": r.verdict
                            + (" (still changing)" if r.changing else ""),
                            "robust": _short_robustness(r.robustness)} for i, r in enumerate(results, start=1)])
     for r in results:  # the table's cells are the rows' own words

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fedquad_core.api import Verdict, holm_adjust, paired_test
+from fedquad_core.api import Verdict, stats
 from app.lesson.data import LOCAL_CANDIDATES, LessonData
 from app.lesson.figures import values, versus
 
@@ -64,7 +64,7 @@ def strongest_effect(data: LessonData) -> Strongest | None:
     found = candidates(data)
     if not found:
         return None
-    adjusted = holm_adjust([v.test.p for *_, v in found])
+    adjusted = stats.holm([v.test.p for *_, v in found])
     best = None
     for (d, at, metric, v), p in zip(found, adjusted):
         if p < 0.05 and v.test.diff > 0 and v.delta is not None and v.test.diff >= v.delta:
@@ -88,4 +88,4 @@ def interaction(d: LessonData, metric: str, at: dict):
         return {s: q[s] - a[s] for s in q.keys() & a.keys()}
     skew, iid = gap(d.skew_alpha()), gap(d.iid_alpha())
     seeds = sorted(skew.keys() & iid.keys(), key=repr)
-    return paired_test([skew[s] for s in seeds], [iid[s] for s in seeds]) if len(seeds) >= 2 else None
+    return stats.paired([skew[s] for s in seeds], [iid[s] for s in seeds]) if len(seeds) >= 2 else None

@@ -2,7 +2,7 @@
 its sentences, so a regenerated study changes the text: no number here is written in advance.
 
 Every sentence that states a direction or a difference gets it from a ``Verdict`` of the engine's
-one seed-noise decision (``engine.compare``: a paired t-test when the groups share their seeds,
+one seed-noise decision (``engine.stats.compare``: a paired t-test when the groups share their seeds,
 Welch's otherwise, a 95 % confidence interval of the difference over seeds, and an equivalence
 test against the measure's smallest effect of interest) through ``effect``: a direction word only
 when the interval excludes 0, "negligible" when the difference is shown inside ±δ, "inconclusive
@@ -50,24 +50,24 @@ def collecting():
 
 
 def takeaway(verdict: str, claim: str, quals: list[str] | None = None) -> str:
-    """A step's takeaway from a verdict (``engine.takeaway``'s template)."""
-    return said(engine.takeaway(verdict, claim, quals))
+    """A step's takeaway from a verdict (``engine.words.takeaway``'s template)."""
+    return said(engine.words.takeaway(verdict, claim, quals))
 
 
 def row_takeaway(row, claims: list | None = None) -> str:
     """A step's takeaway from the claims-table row it rests on; a row that checks another row's
     claim again ("(the same, on Fashion-MNIST ...)") says that row's claim (``claims``: the table)."""
-    claim = claims[row.same_as - 1].text if row.same_as and claims else engine.claim_words(row.text)
+    claim = claims[row.same_as - 1].text if row.same_as and claims else engine.words.claim_words(row.text)
     first = claim.split()[0] if claim.split() else ""
     if first[1:] == first[1:].lower() and first.isalpha():  # "Under ...", not "FedQuad ...", after the colon
         claim = claim[0].lower() + claim[1:]
-    return said(engine.row_takeaway(row, claim))
+    return said(engine.words.row_takeaway(row, claim))
 
 
 def fact(sentence: str) -> str:
-    """A takeaway stating a fact of the data shown (no verdict): at most ``engine.MAX_WORDS`` words."""
-    if engine.word_count(sentence) > engine.MAX_WORDS:
-        raise ValueError(f"a takeaway of {engine.word_count(sentence)} words: {sentence}")
+    """A takeaway stating a fact of the data shown (no verdict): at most ``engine.words.MAX_WORDS`` words."""
+    if engine.words.word_count(sentence) > engine.words.MAX_WORDS:
+        raise ValueError(f"a takeaway of {engine.words.word_count(sentence)} words: {sentence}")
     return sentence
 
 
@@ -85,15 +85,15 @@ def _effect(v: engine.Verdict, up: str, down: str, pct: bool = False) -> str:
     ``negligible`` when the equivalence test puts it inside the smallest effect of interest."""
     if v.separated and v.delta is not None and abs(v.test.diff) < v.delta:
         return (f"beyond seed noise but under the smallest effect of interest, ±{_delta(v, pct)} "
-                f"({engine.p_text(v.test.p)}, {v.seeds})")
+                f"({engine.words.p_words(v.test.p)}, {v.seeds})")
     if v.separated:
-        return f"{up if v.direction > 0 else down}, beyond seed noise ({engine.p_text(v.test.p)}, {v.seeds})"
-    if v.state == engine.NEGLIGIBLE:
-        return f"negligible: inside ±{_delta(v, pct)} (equivalence {engine.p_text(v.tost_p)}, {v.seeds})"
-    if v.state == engine.NOISE:
-        return NOISE_WORDS.format(seeds=v.seeds, p=engine.p_text(v.test.p))
-    if v.state == engine.ONE_SEED:
-        return engine.ONE_SEED
+        return f"{up if v.direction > 0 else down}, beyond seed noise ({engine.words.p_words(v.test.p)}, {v.seeds})"
+    if v.state == engine.Verdict.NEGLIGIBLE:
+        return f"negligible: inside ±{_delta(v, pct)} (equivalence {engine.words.p_words(v.tost_p)}, {v.seeds})"
+    if v.state == engine.Verdict.NOISE:
+        return NOISE_WORDS.format(seeds=v.seeds, p=engine.words.p_words(v.test.p))
+    if v.state == engine.Verdict.ONE_SEED:
+        return engine.Verdict.ONE_SEED
     return "not measured here"
 
 
@@ -110,14 +110,14 @@ def table_effect(v: engine.Verdict, row: tuple | None, up: str, down: str, pct: 
         return effect(v, up, down, pct)
     number, verdict, robust, p_holm = (tuple(row) + (None,))[:4]
     head = f"{up if v.direction > 0 else down}: " if verdict in ("supported", "not supported") else ""
-    p = f"Holm-adjusted {engine.p_text(p_holm)}, " if p_holm is not None else ""
+    p = f"Holm-adjusted {engine.words.p_words(p_holm)}, " if p_holm is not None else ""
     sure = "" if robust is None else "robust; " if robust else "not robust; "
     return said(f"{head}the claims table, row {number}: {verdict} ({sure}{p}{v.seeds})")
 
 
 def _delta(v: engine.Verdict, pct: bool) -> str:
     """The smallest effect of interest in the sentence's unit: ``1 point`` or ``0.5``."""
-    return engine.delta_points(v.delta) if pct else f"{v.delta:.3g}"
+    return engine.words.delta_points(v.delta) if pct else f"{v.delta:.3g}"
 
 
 def _pair(v: engine.Verdict, spec: str = ".2f", pct: bool = False) -> tuple[str, str]:
@@ -302,7 +302,7 @@ def global_sentences(final, levels, alpha, alpha_iid, table: dict | None = None)
 
 def rank_caption(profiles: dict[str, list[dict]]) -> str:
     """What the rank-against-accuracy figure shows, per data set, from its numbers (``profiles``:
-    data set -> ``engine.accuracy_profile`` rows): for each group, its rank at the lowest and at the
+    data set -> ``engine.stats.accuracy_profile`` rows): for each group, its rank at the lowest and at the
     highest accuracy level its runs share, and whether it changes with training beyond seed noise
     (the group's values at the two levels compared)."""
     head = ("Each run's snapshots interpolated at the same test accuracy (mean over seeds, band ± 1 std): a gap "
@@ -319,7 +319,7 @@ def rank_caption(profiles: dict[str, list[dict]]) -> str:
             lo, hi = rows[0], rows[-1]
             if lo is hi:
                 continue
-            v = engine.compare_summary(hi["mean"], hi["std"], hi["n"], lo["mean"], lo["std"], lo["n"])
+            v = engine.stats.compare_summary(hi["mean"], hi["std"], hi["n"], lo["mean"], lo["std"], lo["n"])
             parts.append(f"{group} {lo['mean']:.2f} at {lo['accuracy']:.0%} accuracy, {hi['mean']:.2f} at "
                          f"{hi['accuracy']:.0%} ({effect(v, 'rising with training', 'falling with training')})")
         if parts:
@@ -330,7 +330,7 @@ def rank_caption(profiles: dict[str, list[dict]]) -> str:
 
 
 # ---- step 6: what FedQuad changes --------------------------------------------------------------
-NAMES = engine.metric_words()  # the measures' names in a sentence, from the one vocabulary
+NAMES = engine.words.metric_names("words")  # the measures' names in a sentence, from the one vocabulary
 
 
 def _pct(metric: str) -> bool:
@@ -369,7 +369,7 @@ def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: l
         shown = v.separated and v.direction > 0 and best["p_holm"] < 0.05
         out.append(
             (f"FedQuad's largest effect in accuracy in the recorded local-model studies, chosen by the numbers among "
-             f"{best['tested']} comparisons with FedAvg (Holm-adjusted {engine.p_text(best['p_holm'])}): "
+             f"{best['tested']} comparisons with FedAvg (Holm-adjusted {engine.words.p_words(best['p_holm'])}): "
              if shown else f"Chosen by the numbers among {best['tested']} comparisons with FedAvg: ")
             + f"'{best['study']}' at {best['where']}, {NAMES.get(m, m)} {_vs(m, v, '')}.")
         iid, did = best.get("iid"), best.get("did")
@@ -377,7 +377,7 @@ def fedquad_sentences(best: dict | None, local: dict, local_iid: dict, levels: l
             apart = did.low > 0 or did.high < 0
             out.append(f"At {alpha_words(alpha_iid)} the two score {_vs(m, iid, '')}; the difference between the "
                        f"two gaps (skew minus IID, seed by seed) is {did.diff * 100:+.1f} points, 95 % CI "
-                       f"{did.low * 100:.1f} to {did.high * 100:.1f}, {engine.p_text(did.p)}"
+                       f"{did.low * 100:.1f} to {did.high * 100:.1f}, {engine.words.p_words(did.p)}"
                        + (said(" — the gap is larger under skew than at IID: FedQuad's local models keep more of the "
                                "classes their client does not hold.") if apart and did.diff > 0 and shown else "."))
     figures = []
@@ -475,7 +475,7 @@ def claims_sentences(claims: list[dict]) -> list[str]:
             "runs share their seeds, else Welch's), the difference with its 95 % confidence interval (not "
             "corrected), its p-value Holm-corrected across the table's tested rows, and a verdict: supported or not "
             "when the corrected p is below 0.05 and the difference is at least the measure's smallest effect of "
-            f"interest ({engine.delta_margins()}), negligible when an equivalence test "
+            f"interest ({engine.words.delta_margins()}), negligible when an equivalence test "
             "puts it inside that margin, else inconclusive (`fedquad study claims` prints the full table).",
             f"Of {len(claims)} claims, checked in {rows} rows (a claim with several rows counts once; \"mixed\" when "
             "its rows disagree): " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "."]

@@ -24,14 +24,25 @@ import numpy as np
 
 from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
 from fedquad_core import api
-from fedquad_core.api import (Damaged, DamagedFile, DamagedRun, RunNotFound, RunStore, StoreError, layout_damage,
-                              read_layout, read_text_file)
+from fedquad_core.api import DamagedRun, RunNotFound, RunStore, StoreError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
 
 
-WORKER_LOCK = ".projection_worker.lock"  # in the store root; the worker holds an flock on it
+WORKER = "projection_worker"  # the store's helper (api.Helper): .projection_worker.lock, .log, .stop in the store root
+WORKER_LOCK = f".{WORKER}.lock"  # the worker holds an flock on it for its whole life
+
+
+def worker(root) -> api.Helper:
+    """The store's projection worker, as the engine's helper processes are asked."""
+    return api.Helper(root, WORKER)
+
+
+def job(run_dir, round_: int) -> api.Job:
+    """The one-shot job computing that snapshot's layout: its marker, log and request files."""
+    _, _, marker, log = snapshot_files(run_dir, round_)
+    return api.Job(marker, log, request_file(run_dir, round_), grace_s=CLAIM_GRACE_S)
 
 
 def snapshot_files(run_dir, round_: int) -> tuple[Path, Path, Path, Path]:
@@ -47,39 +58,28 @@ def request_file(run_dir, round_: int) -> Path:
 
 def worker_alive(root) -> bool:
     """True while a projection worker serves the store at ``root`` (it holds the lock file)."""
-    return api.lock_held(Path(root) / WORKER_LOCK)
+    return worker(root).alive()
 
 
 def umap_cached(run_dir, round_: int, n: int | None = None) -> np.ndarray | None:
     """The cached UMAP layout of that snapshot (``(n, 2)`` floats, never unpickled), or None: none
     cached, or a damaged file (the page's notice names it, ``service.snapshot_notices``)."""
-    try:
-        return read_layout(snapshot_files(run_dir, round_)[1], n)
-    except Damaged:
-        return None
+    run = Path(run_dir)
+    return api.run_view(run.parent).layout(run.name, round_, n)[0]
 
 
 def umap_ready(run_dir, round_: int) -> bool:
     """True when that snapshot's layout is cached and reads (checked once per file version)."""
-    path = snapshot_files(run_dir, round_)[1]
-    return path.is_file() and layout_damage(path) is None
+    run = Path(run_dir)
+    return api.run_view(run.parent).layout_ready(run.name, round_)
 
 
 def umap_pending(run_dir, round_: int) -> bool:
     """True while a live process computes that layout, or the worker has it in its queue."""
-    if request_file(run_dir, round_).exists() and worker_alive(Path(run_dir).parent):
+    the_job = job(run_dir, round_)
+    if the_job.asked() and worker_alive(Path(run_dir).parent):
         return True
-    return _marker_live(snapshot_files(run_dir, round_)[2])
-
-
-def _marker_live(marker: Path) -> bool:
-    try:  # safe_io: a pipe planted there is not waited on, and counts as no live process
-        text, age = read_text_file(marker, 64).strip(), time.time() - marker.stat().st_mtime
-    except (OSError, DamagedFile):
-        return False
-    if not text:
-        return age < CLAIM_GRACE_S
-    return text.isdigit() and api.process_alive(int(text))
+    return the_job.running()  # a pipe planted at the marker is not waited on: no live process
 
 
 def request_umap(run_dir, round_: int) -> bool:
@@ -90,55 +90,31 @@ def request_umap(run_dir, round_: int) -> bool:
     asked when the layout is cached, the snapshot is missing, a job is pending, or the run's
     folder is read-only (a recorded run ships its layouts).
     """
-    npz, cache, marker, log = snapshot_files(run_dir, round_)
+    npz, cache, _, _ = snapshot_files(run_dir, round_)
     if cache.exists() or not npz.exists() or umap_pending(run_dir, round_):
         return False
     if not os.access(npz.parent, os.W_OK):
         return False
     if worker_alive(Path(run_dir).parent):
-        try:
-            api.touch_file(request_file(run_dir, round_))  # never through a planted link, never into a pipe
-        except (OSError, DamagedFile):
-            return False
-        return True
-    for _ in range(2):
-        try:  # claim: of two sessions asking at once, one creates the marker and starts the job
-            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-            break
-        except FileExistsError:
-            if umap_pending(run_dir, round_):
-                return False
-            marker.unlink(missing_ok=True)  # stale: its process died
-    else:
-        return False
+        return job(run_dir, round_).ask()  # never through a planted link, never into a pipe
     env = {"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1",
            "NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", str(NUMBA_CACHE))}
-    try:  # the engine's one starter; a planted link or pipe at the log: no job
-        proc = api.start_detached([sys.executable, "-m", "app.projection", str(Path(run_dir).resolve()), str(int(round_))],
-                                  log, name=f"umap-{int(round_)}", cwd=REPO_ROOT, env=env, fresh_log=True)
-    except (OSError, DamagedFile):
-        marker.unlink(missing_ok=True)
-        return False
-    api.write_file(marker, lambda f: f.write(str(proc.pid).encode()))
-    return True
+    # of two sessions asking at once, one starts the job; a planted link or pipe at the log: no job
+    return job(run_dir, round_).start([sys.executable, "-m", "app.projection", str(Path(run_dir).resolve()),
+                                       str(int(round_))], name=f"umap-{int(round_)}", cwd=REPO_ROOT, env=env)
 
 
 def compute_and_cache(run_dir, round_: int) -> Path:
     """Fit that snapshot's layout and write the cache (atomic); drops this process's marker."""
-    _, cache, marker, _ = snapshot_files(run_dir, round_)
+    cache = snapshot_files(run_dir, round_)[1]
     try:
         store, run_id = _store(run_dir)
         # through the store's reader (safe_io: a regular file, bounded, never unpickled); DamagedRun names a damaged file
         z = store.read_snapshot(run_id, round_)["embeddings"]
-        xy = compute_umap(z)
-        api.write_file(cache, lambda f: np.save(f, xy))
+        store.write_layout(run_id, round_, compute_umap(z))
         return cache
     finally:
-        try:
-            if read_text_file(marker, 64).strip() in ("", str(os.getpid())):
-                marker.unlink(missing_ok=True)
-        except (OSError, DamagedFile):
-            pass
+        job(run_dir, round_).release()
 
 
 def _store(run_dir) -> tuple[RunStore, str]:
@@ -150,19 +126,9 @@ def _store(run_dir) -> tuple[RunStore, str]:
 
 def claim(run_dir, round_: int) -> bool:
     """Mark a snapshot as being computed by this process; False if cached or taken."""
-    _, cache, marker, _ = snapshot_files(run_dir, round_)
-    if cache.exists():
+    if snapshot_files(run_dir, round_)[1].exists():
         return False
-    try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
-        if _marker_live(marker):
-            return False
-        marker.unlink(missing_ok=True)  # stale: its process died
-        return claim(run_dir, round_)
-    with os.fdopen(fd, "w") as f:
-        f.write(str(os.getpid()))
-    return True
+    return job(run_dir, round_).claim()
 
 
 def compute_remaining(run_dir: str, near: int) -> list[int]:
@@ -178,7 +144,7 @@ def compute_remaining(run_dir: str, near: int) -> list[int]:
         for r in todo:
             try:
                 compute_and_cache(run_dir, r)
-            except (Damaged, DamagedRun) as e:  # named on the log's one line; the other rounds go on
+            except DamagedRun as e:  # named on the log's one line; the other rounds go on
                 print(f"skipped round {r}: {e}", flush=True)
             done.append(r)
 
@@ -198,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         path = compute_and_cache(args.run_dir, args.round)
-    except (Damaged, StoreError, RunNotFound) as e:  # a damaged snapshot (DamagedRun), or no run there
+    except (StoreError, RunNotFound) as e:  # a damaged snapshot (DamagedRun), or no run there
         print(f"python -m app.projection: error: {e}", file=sys.stderr, flush=True)
         return 2
     print(f"wrote {path} in {time.perf_counter() - t0:.1f} s", flush=True)

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import threading
 import time
 import traceback
 from pathlib import Path
@@ -36,55 +34,30 @@ from fedquad_core.api import ACTIVE
 BACKLOG_S = 3600.0  # snapshots this much older than the worker are projected only on request
 POLL_S = 0.5
 IDLE_S = 1800.0
-LOG_NAME = ".projection_worker.log"
-STOP_NAME = ".projection_worker.stop"  # a stop request, polled by the worker itself
-
-
-def _take_lock(root: Path) -> int | None:
-    root.mkdir(parents=True, exist_ok=True)
-    return api.hold_lock(root / proj.WORKER_LOCK)
+LOG_NAME = f".{proj.WORKER}.log"
+STOP_NAME = f".{proj.WORKER}.stop"  # a stop request, polled by the worker itself (api.Helper)
 
 
 def worker_pid(root) -> int | None:
     """The pid of the worker serving ``root``, or None when there is none."""
-    if not proj.worker_alive(root):
-        return None
-    try:
-        return int((Path(root) / proj.WORKER_LOCK).read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
+    return proj.worker(root).pid()
 
 
 def stop_worker(root, timeout: float = 10.0) -> bool:
     """Ask the worker of ``root`` to exit (a stop-request file it polls; no signal is sent) and
     wait for it to go; True if one was stopped."""
-    if not proj.worker_alive(root):
-        return False
-    api.write_text_file(Path(root) / STOP_NAME, "stop\n")
-    deadline = time.monotonic() + timeout
-    while proj.worker_alive(root) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not proj.worker_alive(root)
+    return proj.worker(root).stop(timeout)
 
 
 def ensure_worker(root, parent: int | None = None, idle_s: float = IDLE_S) -> bool:
     """Start the worker for the store at ``root`` unless one is alive; True if started now.
 
-    Two processes racing both start one; the second exits at once on the lock."""
+    Two processes racing both start one; the second exits at once on the lock. A planted link
+    or pipe at the worker's lock or log: ``UnsafeFile`` naming it, nothing started."""
     root = Path(root).resolve()
-    starting = _started.get(root)
-    if proj.worker_alive(root) or (starting is not None and starting.poll() is None):
-        return False  # alive, or started from here and still taking the lock
-    root.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "app.projection.worker", str(root),
            "--parent", str(parent or os.getpid()), "--idle-exit", str(idle_s)]
-    api.check_lock(root / proj.WORKER_LOCK)  # a planted link or pipe: UnsafeFile, nothing started
-    _started[root] = api.start_detached(cmd, root / LOG_NAME, name="projection-worker", cwd=proj.REPO_ROOT,
-                                        within=root, env={"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
-    return True
-
-
-_started: dict[Path, subprocess.Popen] = {}
+    return proj.worker(root).start(cmd, cwd=proj.REPO_ROOT, env={"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
 
 
 def _active(run: Path) -> bool:
@@ -165,7 +138,7 @@ class Queue:
         except Exception:  # noqa: BLE001 - one bad snapshot must not stop the worker
             self.failed.add((run, r))
             try:
-                api.write_text_file(proj.snapshot_files(run, r)[3], traceback.format_exc())
+                proj.job(run, r).fail(traceback.format_exc())
             except OSError:
                 pass
         request.unlink(missing_ok=True)
@@ -175,15 +148,13 @@ class Queue:
 def serve(root, parent: int | None = None, idle_s: float = IDLE_S, poll_s: float = POLL_S) -> int:
     """Run the worker until its parent dies, it idles ``idle_s`` seconds, or it is killed."""
     root = Path(root).resolve()
-    lock = _take_lock(root)
+    # the lock (None: another worker has it); from now on this process ends when its parent is
+    # gone or stop_worker asks, however long a fit or the warm-up takes
+    lock = proj.worker(root).serve(parent, poll_s)
     if lock is None:
         print(f"a projection worker already serves {root}", flush=True)
         return 0
     started = time.time()
-    stop = root / STOP_NAME
-    stop.unlink(missing_ok=True)  # a request older than this worker is not for it
-    # a thread, so that a long fit or the warm-up cannot delay the exit
-    threading.Thread(target=_exit_when_gone, args=(parent, stop, poll_s), daemon=True).start()
     proj.enable_numba_cache()
     print(f"[{time.strftime('%H:%M:%S')}] worker {os.getpid()} for {root}: "
           f"UMAP warm-up {proj.warm():.1f} s", flush=True)
@@ -198,13 +169,6 @@ def serve(root, parent: int | None = None, idle_s: float = IDLE_S, poll_s: float
             return 0
         else:
             time.sleep(poll_s)
-
-
-def _exit_when_gone(parent: int | None, stop: Path, poll_s: float) -> None:
-    while (parent is None or api.process_alive(parent)) and not stop.exists():
-        time.sleep(min(poll_s, 0.1))
-    stop.unlink(missing_ok=True)
-    os._exit(0)  # the kernel drops the lock; a claimed snapshot's marker names a dead pid: stale
 
 
 def main(argv: list[str] | None = None) -> int:

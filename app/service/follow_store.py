@@ -8,7 +8,7 @@ carries (``?follow=<code>``): a strict pattern keeps it from naming any other pa
 damaged or foreign file reads as None, never raises.
 
 The app's, not the engine's: the engine knows only that ``follow`` is a folder of its store, never
-a run (``fedquad_core.runs.store.FOLLOW_FOLDER``); what a position holds is the dashboard's.
+a run (the store's shared folder, ``api.SharedFolder``); what a position holds is the dashboard's.
 """
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fedquad_core.api import FOLLOW_FOLDER as FOLDER, DamagedFile, read_json_file, write_json_file
+from fedquad_core import api
+from fedquad_core.api import DamagedFile
 
+FOLDER = api.SharedFolder.FOLDER  # <root>/follow
 CODE = re.compile(r"[a-z0-9]{6,16}")
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read off a projector
 MAX_BYTES = 64_000  # a position is a few hundred bytes; anything larger is not ours
@@ -44,7 +46,7 @@ def new_code(length: int = 8) -> str:
 
 
 def path_of(root: Path | str, code: str) -> Path:
-    return Path(root) / FOLDER / f"{check_code(code)}.json"
+    return api.SharedFolder(root).path(f"{check_code(code)}.json")
 
 
 def read_position(root: Path | str, code: str) -> dict | None:
@@ -52,9 +54,8 @@ def read_position(root: Path | str, code: str) -> dict | None:
     when the code is not valid, or the file is missing, too large, not JSON or not of that shape."""
     if not is_code(code):
         return None
-    path = Path(root) / FOLDER / f"{code}.json"
     try:  # a regular file of at most MAX_BYTES: a pipe or /dev/zero here never hangs or fills memory
-        data = read_json_file(path, MAX_BYTES)
+        data = api.SharedFolder(root).read(f"{code}.json", MAX_BYTES)
     except (OSError, DamagedFile):
         return None
     if not isinstance(data, dict):
@@ -69,11 +70,10 @@ def read_position(root: Path | str, code: str) -> dict | None:
 def write_position(root: Path | str, code: str, position: dict) -> int:
     """Store ``position`` (JSON-able) under ``code``; the sequence number goes up by one on every
     write (from the file's own, so a presenter's new server process continues it). Returns it."""
-    path = path_of(root, code)
+    name = path_of(root, code).name
     if not isinstance(position, dict):
         raise TypeError("a position is a dict")
-    path.parent.mkdir(parents=True, exist_ok=True)
     previous = read_position(root, code)
     seq = (previous["seq"] if previous else 0) + 1
-    write_json_file(path, {"seq": seq, "written": time.time(), "position": position})
+    api.SharedFolder(root).write(name, {"seq": seq, "written": time.time(), "position": position})
     return seq

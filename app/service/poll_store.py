@@ -34,7 +34,7 @@ from typing import Any
 
 from app.service import roles
 from fedquad_core import api
-from fedquad_core.api import FOLLOW_FOLDER, DamagedFile, read_json_file, write_json_file
+from fedquad_core.api import DamagedFile
 from app.service.follow_store import check_code
 
 MAX_BYTES = 128_000    # 1,000 answers of about 30 bytes each, and the question: far below
@@ -60,8 +60,12 @@ class Damaged:
         return f"The class's poll file {self.name} cannot be used ({self.reason}): it is ignored."
 
 
+def _name(code: str) -> str:
+    return f"{check_code(code)}.poll.json"
+
+
 def path_of(root: Path | str, code: str) -> Path:
-    return Path(root) / FOLLOW_FOLDER / f"{check_code(code)}.poll.json"
+    return api.SharedFolder(root).path(_name(code))
 
 
 def max_voters() -> int:
@@ -112,18 +116,18 @@ def _check(data: Any) -> dict:
 def read(root: Path | str, code: str) -> tuple[dict, Damaged | None]:
     """The class's poll file: ``({"round", "poll"}, None)``; a missing file reads as round 0 and
     no poll; a damaged one as that, with the ``Damaged`` line that names it."""
-    path = path_of(root, code)
+    shared, name = api.SharedFolder(root), _name(code)
     empty = {"round": 0, "poll": None}
     try:
-        return _check(read_json_file(path, MAX_BYTES)), None
+        return _check(shared.read(name, MAX_BYTES)), None
     except FileNotFoundError:
         return empty, None
     except DamagedFile as e:
-        return empty, Damaged(f"{FOLLOW_FOLDER}/{path.name}", e.reason)
+        return empty, Damaged(shared.shown(name), e.reason)
     except OSError as e:
-        return empty, Damaged(f"{FOLLOW_FOLDER}/{path.name}", e.strerror or str(e))
+        return empty, Damaged(shared.shown(name), e.strerror or str(e))
     except ValueError as e:
-        return empty, Damaged(f"{FOLLOW_FOLDER}/{path.name}", str(e))
+        return empty, Damaged(shared.shown(name), str(e))
 
 
 def round_of(root: Path | str, code: str) -> int:
@@ -132,40 +136,19 @@ def round_of(root: Path | str, code: str) -> int:
     return -1 if damaged else data["round"]
 
 
-class _Locked:
-    """The poll's lock file, held (the engine's ``file_lock``) while a change reads and rewrites
-    the poll file."""
-
-    def __init__(self, root: Path, code: str):
-        self.root, self.path = root, root / FOLLOW_FOLDER / f"{check_code(code)}.poll.lock"
-
-    def __enter__(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.held = api.file_lock(self.path, within=self.root, wait_s=LOCK_WAIT_S)
-        try:
-            self.held.__enter__()
-        except TimeoutError:
-            raise PollError("The poll is busy: try again in a moment.") from None
-        return self
-
-    def __exit__(self, *exc):
-        return self.held.__exit__(*exc)
-
-
-def _write(root: Path, code: str, data: dict) -> None:
-    _check(data)  # never write what read() would call damaged
-    write_json_file(path_of(root, code), data, within=root)
-
-
 def _change(root: Path | str, code: str, change) -> dict:
-    """Under the lock: read the poll (a damaged file counts as none), ``change(data)`` it in place,
-    write it back. Returns the new data."""
-    root = Path(root)
-    with _Locked(root, code):
+    """Under the poll's lock file (``<code>.poll.lock``, the shared folder's ``update``): read the
+    poll (a damaged file counts as none), ``change(data)`` it in place, write it back. Returns the
+    new data."""
+    def changed() -> dict:
         data, _ = read(root, code)
         change(data)
-        _write(root, code, data)
-        return data
+        return _check(data)  # never write what read() would call damaged
+
+    try:
+        return api.SharedFolder(root).update(_name(code), changed, wait_s=LOCK_WAIT_S)
+    except TimeoutError:
+        raise PollError("The poll is busy: try again in a moment.") from None
 
 
 # ---- the presenter ------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from pathlib import Path
 import streamlit as st
 
 import app.service.follow_store as follow_store
-from fedquad_core.api import DamagedFile, parse_int, read_text_file
+from fedquad_core.api import parse_int, read_small_text
 
 SECRET_FILE_ENV = "FEDQUAD_CLASS_SECRET_FILE"
 CODE_ENV = "FEDQUAD_CLASS_CODE"
@@ -55,9 +55,10 @@ def _secret() -> str | None:
         path = Path(os.environ[SECRET_FILE_ENV])
         if path.stat().st_mode & 0o077:  # readable by others: not a secret
             return None
-        secret = read_text_file(path, 1_000).strip()  # a regular file only: a pipe here never hangs a page
-    except (KeyError, OSError, DamagedFile):
+    except (KeyError, OSError):
         return None
+    secret = read_small_text(path, 1_000)  # a regular file only: a pipe here never hangs a page
+    secret = "" if secret is None else secret.strip()
     return secret if len(secret) >= MIN_SECRET else None
 
 

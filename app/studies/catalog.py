@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fedquad_core import api
-from fedquad_core.api import DamagedStudy, alpha_text, singular_values, study_frame
+from fedquad_core.api import DamagedStudy, alpha_text, study_frame, stats
 from app import service
 from app.projection import cache as projection
 from app.projection import maths
@@ -178,7 +178,7 @@ def final_snapshot(ref: StudyRef, run_id: str, *, project: bool = True) -> dict 
     out = {"round": last, "labels": snap.get("labels")}
     s = snap.get("singular_values")
     if s is None and "embeddings" in snap:
-        s = singular_values(snap["embeddings"])
+        s = stats.singular_values(snap["embeddings"])
     out["singular_values"] = None if s is None else np.asarray(s, dtype=float)
     if project and "embeddings" in snap:
         xy = projection.umap_cached(runs.path(run_id), last)

@@ -76,10 +76,10 @@ def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
         return ""
     name = "α" if axis == "alpha" else axis
     verdicts = sf.band_verdicts(resp, axis, metric)
-    if verdicts and all(v.state == api.ONE_SEED for _, v in verdicts):
+    if verdicts and all(v.state == api.Verdict.ONE_SEED for _, v in verdicts):
         return "One seed per point: no seed band, so these lines say nothing about seed noise."
     label = lambda state: ", ".join(sf.value_label(axis, x) for x, v in verdicts if v.state == state)  # noqa: E731
-    noise, one = label(api.NOISE), label(api.ONE_SEED)
+    noise, one = label(api.Verdict.NOISE), label(api.Verdict.ONE_SEED)
     if not noise and not one:
         return (f"FedAvg and FedQuad differ beyond seed noise at every computed {name} (95 % CI of the "
                 "difference excludes 0, Welch's test).")
@@ -317,7 +317,7 @@ def sections(view: View, points: pd.DataFrame) -> list[switcher.Section]:
 
 
 class _FrameRuns:
-    """A reader of metrics frames for ``api.accuracy_profile``: ``points`` of a method, ``rows``
+    """A reader of metrics frames for ``api.stats.accuracy_profile``: ``points`` of a method, ``rows``
     of a run."""
 
     def __init__(self, frame: pd.DataFrame):
@@ -348,7 +348,7 @@ def against_accuracy(view: View, points: pd.DataFrame, metrics: pd.DataFrame, ta
             frames.append(ref.assign(group="FedAvg, IID"))
     frame = pd.concat(frames, ignore_index=True)
     groups = {g: {"group": g} for g in dict.fromkeys(frame["group"])}
-    rows = api.accuracy_profile(_FrameRuns(frame), groups, "effective_rank")
+    rows = api.stats.accuracy_profile(_FrameRuns(frame), groups, "effective_rank")
     table = profile_frame(rows)
     if table.empty:
         return None

@@ -152,7 +152,7 @@ def spawn_detached(cmd: list[str], log_path: str | os.PathLike, *, name: str,
     appended to ``log_path`` (or written afresh with ``fresh_log``) and one torch thread (``env``
     adds to ``child_env()``); a daemon thread waits on it, so no zombie is left. The engine's one
     way to start a detached process: runs, studies, the warm server and the dashboard's UMAP
-    projection worker and jobs (``fedquad_core.api.start_detached``).
+    projection worker and jobs (``runs.helpers``: ``api.Helper``, ``api.Job``).
     The log is opened through ``safe_io`` (no link between ``within``, the store, and it; no pipe):
     ``safe_io.UnsafeFile`` names anything else there, before anything starts."""
     with safe_io.open_file(log_path, "write" if fresh_log else "append", within=within, binary=True) as log:

@@ -290,12 +290,26 @@ class RunStore:
         path = self._snapshot_path(self._require(run_id) / "embeddings", round_)
         return self._checked(run_id, lambda _: run_files.read_snapshot(path))
 
+    def _layout_path(self, run_id: str, round_: int) -> Path:
+        return self._require(run_id) / "embeddings" / f"umap_round_{int(round_):04d}.npy"
+
     def read_layout(self, run_id: str, round_: int, n: int | None = None) -> np.ndarray | None:
         """The stored UMAP layout of a snapshot, None when there is none; ``DamagedRun`` when it cannot be read."""
-        path = self._require(run_id) / "embeddings" / f"umap_round_{int(round_):04d}.npy"
+        path = self._layout_path(run_id, round_)
         if not os.path.lexists(path):
             return None
         return self._checked(run_id, lambda _: run_files.read_layout(path, n))
+
+    def layout_ready(self, run_id: str, round_: int) -> bool:
+        """True when the snapshot's UMAP layout is stored and reads (checked once per file version)."""
+        path = self._layout_path(run_id, round_)
+        return path.is_file() and run_files.layout_damage(path) is None
+
+    def write_layout(self, run_id: str, round_: int, xy: np.ndarray) -> Path:
+        """Store a snapshot's 2-D layout (the dashboard's UMAP of it) beside it, atomically; its path."""
+        path = self._layout_path(run_id, round_)
+        atomic_write(path, lambda f: np.save(f, xy))
+        return path
 
     def local_snapshot_rounds(self, run_id: str) -> list[int]:
         folder = self._require(run_id) / "embeddings"

@@ -129,3 +129,7 @@ class RunView:
             return None, str(e)
         except SKIPPED:
             return None, None
+
+    def layout_ready(self, run_id: str, round_: int) -> bool:
+        """True when the snapshot's UMAP layout is stored and reads (``False`` for a missing run)."""
+        return self._read(run_id, lambda: self.store.layout_ready(run_id, round_), False)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from ..runs.store import RunNotFound, RunStore, StoreError
 from .effects import smallest_effect
@@ -171,7 +171,17 @@ class MatchedComparison:
         return "; ".join(parts) + ("" if agree else " — the levels disagree")
 
 
-def matched_comparison(r, a: dict, b: dict, metric: str, levels: list[float] | None = None,
+class PointsReader(Protocol):
+    """What ``matched_comparison`` and ``accuracy_profile`` read a study through (the claims'
+    ``StudyRuns``, the Lesson's data, the Explore page's frame): the finished points matching some
+    coords, and one run's metrics rows."""
+
+    def points(self, coords: dict) -> list[dict]: ...
+
+    def rows(self, run_id: str) -> list[dict]: ...
+
+
+def matched_comparison(r: PointsReader, a: dict, b: dict, metric: str, levels: list[float] | None = None,
                        label: Callable[[dict], str] = lambda c: ", ".join(f"{k}={v}" for k, v in c.items()),
                        paired: bool = True) -> MatchedComparison:
     """Groups ``a`` and ``b`` (coords; ``r``: a ``paper_claims._Runs``-like reader with ``points``
@@ -202,7 +212,7 @@ def matched_comparison(r, a: dict, b: dict, metric: str, levels: list[float] | N
     return MatchedComparison(list(levels), verdicts, unresolved)
 
 
-def seed_of(point: dict):
+def seed_of(point: dict) -> Any:
     """What pairs two runs of a comparison: the point's seed (its run id when it has no seed
     coordinate, so that it pairs with nothing)."""
     coords = point.get("coords") or {}
@@ -211,7 +221,7 @@ def seed_of(point: dict):
 
 
 
-def accuracy_profile(r, groups: dict[str, dict], metric: str, count: int = 12) -> list[dict[str, Any]]:
+def accuracy_profile(r: PointsReader, groups: dict[str, dict], metric: str, count: int = 12) -> list[dict[str, Any]]:
     """The honest picture of "less trained or collapsed": ``metric`` against test accuracy, per
     group (``groups``: label -> coords), at ``count`` accuracy levels over the range every run of
     every group crosses between snapshots; one row per (group, level) with the mean, sample std

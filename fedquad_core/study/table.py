@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar, Mapping, Sequence
 
 from ..runs.store import RunNotFound, RunStore, StoreError
 from .stats import LEVEL, Difference, bands_separated, p_text, paired, tost, welch
@@ -125,6 +125,13 @@ class Verdict:
     std bands the figures draw miss each other (the picture, not the decision). Every place that
     says "higher", "lower", "beyond seed noise" (response plots, lesson sentences, the claims
     table) decides it here."""
+    # the states, as a page names them (``v.state == Verdict.ONE_SEED``)
+    SEPARATED: ClassVar[str] = SEPARATED
+    NEGLIGIBLE: ClassVar[str] = NEGLIGIBLE
+    NOISE: ClassVar[str] = NOISE
+    ONE_SEED: ClassVar[str] = ONE_SEED
+    NO_DATA: ClassVar[str] = NO_DATA
+
     mean_a: float | None
     std_a: float | None
     n_a: int
@@ -190,7 +197,7 @@ def summarize(values) -> tuple[float | None, float | None, int]:
     return (statistics.fmean(v) if v else None, statistics.stdev(v) if len(v) > 1 else None, len(v))
 
 
-def compare_summary(mean_a, std_a, n_a, mean_b, std_b, n_b) -> Verdict:
+def compare_summary(mean_a: float, std_a: float, n_a: int, mean_b: float, std_b: float, n_b: int) -> Verdict:
     """``compare`` from each side's mean, std and count (as a response table holds them)."""
     n_a = int(n_a or 0) if _finite(mean_a) else 0
     n_b = int(n_b or 0) if _finite(mean_b) else 0
@@ -208,7 +215,8 @@ def compare_summary(mean_a, std_a, n_a, mean_b, std_b, n_b) -> Verdict:
                    float(mean_b) if n_b else None, float(std_b or 0.0) if n_b > 1 else None, n_b, state, test, bands)
 
 
-def compare(a_values, b_values, delta: float | None = None) -> Verdict:
+def compare(a_values: Mapping[Any, float | None] | Sequence[float | None],
+            b_values: Mapping[Any, float | None] | Sequence[float | None], delta: float | None = None) -> Verdict:
     """Compare two groups of per-seed values (None and non-finite values are left out): lists
     (Welch's test), or dicts seed -> value: a paired t-test on the per-seed differences when both
     have the same seeds (at least 2), Welch's test otherwise. With ``delta`` (the smallest effect

@@ -14,12 +14,16 @@ differ from what it writes).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Callable
 
 from .table import NEGLIGIBLE as SMALL
 from .table import NOISE, SEPARATED, Verdict
 from .verdicts import INCONCLUSIVE, NEGLIGIBLE, NOT_RUN, NOT_SUPPORTED, ONE, SUPPORTED
 
-MAX_WORDS = 25
+if TYPE_CHECKING:
+    from .claims_table import ClaimResult
+
+MAX_WORDS = 25  # the most words a takeaway may have (``word_count``)
 
 # The opening words of each verdict's takeaway: the strongest thing that verdict allows.
 OPENING = {
@@ -72,10 +76,11 @@ def claim_words(text: str) -> str:
 
 
 def word_count(sentence: str) -> int:
+    """The words of a sentence as the takeaway rule counts them (at most ``MAX_WORDS``)."""
     return len(sentence.split())
 
 
-def row_takeaway(row, claim: str | None = None) -> str:
+def row_takeaway(row: "ClaimResult", claim: str | None = None) -> str:
     """A claims-table row (``ClaimResult``) as its takeaway: its verdict's opening, its claim (or
     ``claim``: the paper's claim a row that repeats another row checks), and its qualifiers (a
     comparison going the other way, training still changing, a verdict that changes at δ/2 or 2δ)."""
@@ -93,7 +98,7 @@ def stray_phrases(text: str, produced: list[str] | tuple[str, ...] = ()) -> list
     return [p for p in RESULT_PHRASES if re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", rest, re.IGNORECASE)]
 
 
-def difference_words(v: Verdict, who: str, delta_text: str, p_text) -> str:
+def difference_words(v: Verdict, who: str, delta_text: str, p_text: Callable[[float], str]) -> str:
     """One comparison in a clause: "higher with FedQuad, beyond seed noise (p = 0.01, 3 seeds)",
     "negligible: inside ±1 point (...)", "inconclusive with 3 seeds (p = 0.4)" or "one seed: no
     test possible" (``p_text`` formats a p value)."""

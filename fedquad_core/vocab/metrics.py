@@ -130,6 +130,18 @@ def words() -> dict[str, str]:
     return _register("words")
 
 
+REGISTERS = ("label", "short", "axis", "chart", "title", "words")
+
+
+def names(register: str) -> dict[str, str]:
+    """Every measure's name in one register: ``label`` (the claims table), ``short`` (column
+    heads), ``axis`` (the figures' axes), ``chart`` (the live charts), ``title`` (the Clients
+    page), ``words`` (a sentence); ``ValueError`` for another register."""
+    if register not in REGISTERS:
+        raise ValueError(f"no register {register!r} of the measures' names: one of {', '.join(REGISTERS)}")
+    return _register(register)
+
+
 def name_in(register: str, name: str) -> str:
     """``name`` in one register (``label``, ``short``, ``axis``, ``chart``, ``words``); a measure
     the register does not name, as it is."""
@@ -138,5 +150,6 @@ def name_in(register: str, name: str) -> str:
 
 
 def is_accuracy(name: str) -> bool:
+    """True when the measure ``name`` is an accuracy (a fraction shown in points, higher is better)."""
     m = METRICS.get(name)
     return m is not None and m.accuracy

@@ -65,4 +65,5 @@ def alpha_short(alpha: float | None) -> str:
 
 
 def alpha_words(alpha: float | None) -> str:
+    """α in titles and sentences: "IID", "α=0.5" (``alpha_text``'s "label" style)."""
     return alpha_text(alpha, "label")

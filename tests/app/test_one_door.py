@@ -153,6 +153,79 @@ def _api_names_used_by_the_app() -> set[str]:
     return used
 
 
+NAMESPACES = ("stats", "words")  # API names that are namespaces of their own (study/arithmetic.py, vocab/wording.py)
+
+
+def _namespace_names_used_by_the_app(app: Path = APP) -> dict[str, set[str]]:
+    """Per namespace, the names the app asks of it: ``stats.X`` after ``from fedquad_core.api import
+    stats`` (any alias), and ``api.stats.X`` where ``api`` is ``fedquad_core.api`` (any alias)."""
+    used: dict[str, set[str]] = {ns: set() for ns in NAMESPACES}
+    for path in app.rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        apis, spaces = set(), {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "fedquad_core":
+                apis |= {a.asname or a.name for a in node.names if a.name == "api"}
+            elif isinstance(node, ast.ImportFrom) and node.module == API:
+                spaces |= {a.asname or a.name: a.name for a in node.names if a.name in NAMESPACES}
+        for n in ast.walk(tree):
+            if not isinstance(n, ast.Attribute):
+                continue
+            if isinstance(n.value, ast.Name) and n.value.id in spaces:
+                used[spaces[n.value.id]].add(n.attr)
+            elif (isinstance(n.value, ast.Attribute) and n.value.attr in NAMESPACES
+                  and isinstance(n.value.value, ast.Name) and n.value.value.id in apis):
+                used[n.value.attr].add(n.attr)
+    return used
+
+
+def test_the_reader_sees_a_namespace_asked_either_way(tmp_path):
+    (tmp_path / "a.py").write_text("from fedquad_core import api as engine\nx = engine.stats.compare\n")
+    (tmp_path / "b.py").write_text("from fedquad_core.api import words as w\ny = w.p_words\nz = engine.words.takeaway\n")
+    assert _namespace_names_used_by_the_app(tmp_path) == {"stats": {"compare"}, "words": {"p_words"}}
+
+
+def test_every_name_of_each_namespace_is_one_the_app_uses():
+    """The study's arithmetic and its words are two namespaces of the API (``api.stats``,
+    ``api.words``), each with its own ``__all__``: held to the same rule as the API's names."""
+    import types
+
+    import fedquad_core.api as api
+    assert sorted(n for n in api.__all__ if isinstance(getattr(api, n), types.ModuleType)) == sorted(NAMESPACES)
+    used = _namespace_names_used_by_the_app()
+    for ns in NAMESPACES:
+        names = getattr(api, ns).__all__
+        assert sorted(set(names) - used[ns]) == [], ns
+        assert sorted(used[ns] - set(names)) == [], ns
+        assert len(names) == len(set(names)), ns
+
+
+def test_every_function_of_the_door_is_typed_and_documented():
+    """A newcomer reads the door: each function of the API and of its namespaces has a docstring
+    and an annotation on every parameter and on its return; each class a docstring."""
+    import inspect
+    import types
+
+    import fedquad_core.api as api
+    members = [(n, getattr(api, n)) for n in api.__all__]
+    members += [(f"{ns}.{n}", getattr(getattr(api, ns), n)) for ns in NAMESPACES for n in getattr(api, ns).__all__]
+    bad = []
+    for name, obj in members:
+        if isinstance(obj, types.ModuleType):
+            if not (obj.__doc__ or "").strip():
+                bad.append(f"{name}: no docstring")
+        elif inspect.isclass(obj):
+            if not (obj.__doc__ or "").strip():
+                bad.append(f"{name}: no docstring")
+        elif callable(obj):
+            sig = inspect.signature(obj)
+            untyped = [p.name for p in sig.parameters.values() if p.annotation is inspect.Parameter.empty]
+            if not (obj.__doc__ or "").strip() or untyped or sig.return_annotation is inspect.Signature.empty:
+                bad.append(f"{name}: docstring {bool((obj.__doc__ or '').strip())}, untyped {untyped}, "
+                           f"return {'typed' if sig.return_annotation is not inspect.Signature.empty else 'untyped'}")
+    assert bad == []
+
+
 def test_every_name_of_the_api_is_one_the_app_uses():
     """The door holds what the app uses and no more: a name the app stops using leaves ``__all__``;
     a name the app asks for is in it."""

@@ -103,6 +103,10 @@ def test_lesson_and_explore_from_file_with_every_request_blocked(takehome, brows
     assert shown_step(pg).startswith("3 ·") and fragment(pg)["step"] == "3"
     pg.wait_for_function("document.querySelectorAll('article.step:not([hidden]) .js-plotly-plot').length > 0")
     pg.keyboard.press("ArrowRight")
+    assert shown_step(pg).startswith("4 ·")  # under its takeaway: what the registered rows found on fresh seeds
+    confirmed = pg.locator("article.step:not([hidden]) p.confirmed").inner_text()
+    assert confirmed.startswith("Confirmed on fresh seeds? C1 (10 local epochs): ") and "C2 (" in confirmed
+    assert "C1: " in pg.locator("article.step:not([hidden])").inner_text()  # its takeaway and numbers
     pg.keyboard.press("ArrowRight")
     assert shown_step(pg).startswith("5 ·")  # the quadruplet: its margins move its sentences and figures
     pg.wait_for_function("document.querySelectorAll('article.step:not([hidden]) .js-plotly-plot').length === 2")
@@ -196,13 +200,13 @@ def test_a_phone_a_course_pages_iframe_and_print(takehome, browser, tmp_path):
     pg.emulate_media(media="print")
     steps = pg.evaluate("[...document.querySelectorAll('article.step')].map(s => [getComputedStyle(s).display, "
                         "getComputedStyle(s).breakAfter, s.querySelectorAll('.js-plotly-plot, table').length])")
-    assert len(steps) == 8
+    assert len(steps) == 9
     assert all(d != "none" for d, _, _ in steps) and all(b == "page" for _, b, _ in steps[:-1]), steps
     assert all(n >= 1 for _, _, n in steps), steps  # every step's figures drawn for the paper
     assert pg.locator("#explore").is_hidden() and pg.locator("nav#tabs").is_hidden()
     pdf = pg.pdf(format="A4", landscape=True)
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
-    assert pages >= 9, pages  # the first screen, then at least a page a step
+    assert pages >= 10, pages  # the first screen, then at least a page a step
     pg.evaluate("window.dispatchEvent(new Event('afterprint'))")
     pg.emulate_media(media="screen")
     pg.wait_for_function("document.querySelectorAll('article.step:not([hidden]) .js-plotly-plot').length > 0")

@@ -35,7 +35,7 @@ def test_step_nine_lists_every_registered_row_with_its_verdict(data):
     assert [line.split(":")[0] for line in s.confirmed_numbers] == [r.id for r in rows]
     # the takeaway counts every row once, in the verdicts' own words
     counts = [int(part.split()[0]) for part in s.takeaway.split(": ", 1)[1].rstrip(".").split(", ")]
-    assert sum(counts) == len(rows) and len(s.takeaway.split()) <= api.MAX_WORDS
+    assert sum(counts) == len(rows) and len(s.takeaway.split()) <= api.words.MAX_WORDS
     # the deck: the summary on its page, each row's numbers in the notes
     pages = slides.paginate([slides.from_step(s)])
     assert all(line in pages[0].notes for line in s.confirmed_numbers)

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from fedquad_core.api import compare
+from fedquad_core.api import stats
 from app.lesson import steps as lesson
 from app.lesson import text
 
@@ -25,11 +25,11 @@ def maker(mode: str):
     def make(centre: float, spread: float):
         a = [centre - spread, centre, centre + spread]
         if mode == "noise":
-            return compare(a, [x + spread / 2 for x in a])
+            return stats.compare(a, [x + spread / 2 for x in a])
         if mode == "one":
-            return compare(a[:1], [x + 20 * spread for x in a])
+            return stats.compare(a[:1], [x + 20 * spread for x in a])
         shift = -20 * spread if mode == "up" else 20 * spread
-        return compare(a, [x + shift for x in a])
+        return stats.compare(a, [x + shift for x in a])
     return make
 
 
@@ -81,7 +81,7 @@ def test_global_sentences_keep_less_trained_apart_from_collapsed():
     """Issue 33: the disagreement sentence could never fire ("no level lower" was tested first), and
     a gap that is only not shown at matched accuracy was called "a less trained model"."""
     down, up, noise = maker("down")(6.0, 0.1), maker("up")(6.0, 0.1), maker("noise")(6.0, 0.3)
-    same = compare({0: 6.0, 1: 6.2, 2: 6.4}, {0: 6.01, 1: 6.22, 2: 6.40}, 0.5)  # paired, inside ±0.5: negligible
+    same = stats.compare({0: 6.0, 1: 6.2, 2: 6.4}, {0: 6.01, 1: 6.22, 2: 6.40}, 0.5)  # paired, inside ±0.5: negligible
     assert same.negligible
     s = text.global_sentences(down, [(0.6, noise), (0.7, noise)], 0.1, None)
     assert "stays open" in s[2] and "less trained" not in s[2] and "at 60.0%" in s[1] and "at 70.0%" in s[1]
@@ -151,7 +151,7 @@ def test_step_titles_claim_nothing():
 def test_a_difference_under_the_smallest_effect_gets_no_direction_word():
     """A difference beyond seed noise but under δ (0.95 points against a 1-point δ) is not called
     "lower": the claims table would not call it supported either."""
-    v = compare({0: 0.914, 1: 0.905, 2: 0.920}, {0: 0.9235, 1: 0.9155, 2: 0.9285}, 0.01)  # differences -0.95 ± 0.1 points
+    v = stats.compare({0: 0.914, 1: 0.905, 2: 0.920}, {0: 0.9235, 1: 0.9155, 2: 0.9285}, 0.01)  # differences -0.95 ± 0.1 points
     assert v.separated and abs(v.test.diff) < 0.01
     said = text.effect(v, "higher with FedQuad", "lower with FedQuad", True)
     assert said.startswith("beyond seed noise but under the smallest effect of interest, ±1 point")

@@ -11,7 +11,7 @@ import pytest
 
 from app.lesson import steps as lesson
 from app.lesson.data import claims_of, load, table_row
-from fedquad_core.api import p_text
+from fedquad_core.api import words
 from fedquad_core.study import paper_claims as cl
 from fedquad_core.study.store import StudyStore
 
@@ -44,7 +44,7 @@ def _robust(row) -> str:
 
 def _quoted(row, number: int) -> str:
     """How a lesson sentence states a table row's verdict."""
-    return f"the claims table, row {number}: {row.verdict} ({_robust(row)}; Holm-adjusted {p_text(row.p_holm)}"
+    return f"the claims table, row {number}: {row.verdict} ({_robust(row)}; Holm-adjusted {words.p_words(row.p_holm)}"
 
 
 def test_step_four_says_what_rows_five_and_six_say(recorded, raw):

@@ -1,4 +1,4 @@
-"""``runs.locks.exclusive`` (``api.file_lock``): a lock held for one block, the classroom poll's
+"""``runs.locks.exclusive`` (``api.SharedFolder.update`` holds one): a lock held for one block, the classroom poll's
 read-and-rewrite; another process waits, then gets ``TimeoutError``; the lock goes with the block."""
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-from fedquad_core import api
 from fedquad_core.runs import locks
 from fedquad_core.safe_io import UnsafeFile
 
@@ -22,7 +21,7 @@ def test_a_lock_another_process_holds_times_out_and_a_released_one_is_taken(tmp_
         assert holder.stdout.readline().strip() == "held"
         started = time.monotonic()
         with pytest.raises(TimeoutError, match="x.lock is held by another process"):
-            with api.file_lock(path, within=tmp_path, wait_s=0.2):
+            with locks.exclusive(path, within=tmp_path, wait_s=0.2):
                 pytest.fail("the block ran without the lock")
         assert 0.2 <= time.monotonic() - started < 5
     finally:
@@ -40,6 +39,6 @@ def test_a_planted_link_at_the_lock_is_refused(tmp_path):
     (tmp_path / "target").write_text("keep")
     (tmp_path / "x.lock").symlink_to(tmp_path / "target")
     with pytest.raises(UnsafeFile):
-        with api.file_lock(tmp_path / "x.lock", within=tmp_path):
+        with locks.exclusive(tmp_path / "x.lock", within=tmp_path):
             pytest.fail("locked through a link")
     assert (tmp_path / "target").read_text() == "keep"
