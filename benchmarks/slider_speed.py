@@ -19,6 +19,9 @@ The moves go one slider at a time (as a user drags), every position new; in the 
 along alpha only moves the response plots' and heatmap's marks (kept figures), a move of m1
 rebuilds them. Wall and CPU time are printed: on a shared machine wall time includes waiting.
 
+4. ``Partitions page``: the Partitions page's α slider moved through its values (AppTest): each
+   move draws a new partition through the engine and a new heatmap.
+
 Prints the median and max over moves of each. Usage:
     .venv/bin/python -m benchmarks.slider_speed [--moves 12] [--write-docs]
 """
@@ -121,6 +124,30 @@ def time_apptest(moves: list[dict], *, compile_once: bool = False) -> list[tuple
     return out
 
 
+def time_partitions() -> list[tuple[float, float]]:
+    """The Partitions page's α slider: each of its values once (digits, 50 clients; a new α is a new
+    partition drawn by the engine and a new heatmap), the page re-run by AppTest after each move."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from app.service.catalog import ALPHAS
+
+    st.cache_data.clear()
+    at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=120)
+    at.run()
+    at.switch_page("views/partitions.py").run()
+    assert [t.value for t in at.title] == ["Partitions"], [t.value for t in at.title]
+    out = []
+    for alpha in [a for a in ALPHAS if a != at.session_state["p_alpha"]]:
+        at.session_state["p_alpha"] = alpha
+        t0, c0 = time.perf_counter(), time.process_time()
+        at.run()
+        out.append((time.perf_counter() - t0, time.process_time() - c0))
+        assert not at.exception, at.exception
+        assert at.get("plotly_chart"), "no partition heatmap on the page"
+    return out
+
+
 def summary(table: Table, name: str, times: list[tuple[float, float]]) -> None:
     """One row of ``table``: wall and CPU ms over the moves (median, 90th percentile, max)."""
     wall, cpu = ([1000 * t[i] for t in times] for i in (0, 1))
@@ -146,11 +173,13 @@ def main(argv: list[str] | None = None) -> None:
         os.environ["FEDQUAD_PROJECTION_WORKER"] = "0"  # no UMAP worker competing for the cores
         moves = positions(args.moves + 1)
         table = Table("slider_speed", ["measured", "wall ms: median / max", "CPU ms: median / 90th pct / max", "moves"],
-                      title="Explore, one α or m1 slider move to a new position of a 100-run study (goal: under 300 ms)")
+                      title="Explore, one α or m1 slider move to a new position of a 100-run study, and the Partitions "
+                      "page's α slider through its values (digits, 50 clients) (goal: under 300 ms)")
         time_functions(moves[:1])  # imports and first-call costs out of the way
         summary(table, "functions (no cache)", time_functions(moves[1:]))
         summary(table, "apptest (page re-run)", time_apptest(moves)[1:])  # the first run is the page's first draw
         summary(table, "server (scripts compiled once)", time_apptest(moves, compile_once=True)[1:])
+        summary(table, "Partitions page, α slider (apptest)", time_partitions())
         finish(table, args, note="CPU = this process's CPU time; wall time includes waiting for a core on a shared machine.")
 
 
