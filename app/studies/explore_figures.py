@@ -20,6 +20,7 @@ from app.figures.palette import class_colors
 from app.studies import catalog as studies
 from app.studies.explore_view import View, memo, metrics_of, snap_version, snapshot_of, where
 
+
 def overlap_note(resp: pd.DataFrame, axis: str, metric: str) -> str:
     pair = [m for m in sf.PAIR if m in set(resp["method"])]
     if len(pair) < 2:

@@ -19,6 +19,7 @@ from app.studies import explore_local, shared
 from app.studies import explore_figures as figures
 from app.studies.explore_view import View, memo, metrics_of, where
 
+
 def diverged_points(rows: pd.DataFrame, axes: dict) -> str:
     """'moon, seed 1; fedprox, seed 2': the swept coordinates of each diverged point."""
     return "; ".join(", ".join(f"{row[k]}" if k == "method" else f"{k} {row[k]}" for k in axes

@@ -12,6 +12,7 @@ from app.figures import study as sf
 from app.studies import catalog as studies
 from app.studies import shared
 
+
 @dataclass
 class View:
     ref: studies.StudyRef

@@ -26,6 +26,7 @@ from .ray import check_reachable, run_on_ray
 from .stopping import StudyStopped, cancel_path, hold_running_lock
 from .store import StudyStore, finished_runs, grid_difference
 
+
 SAVE_EVERY = 5.0  # seconds between writes of a large study's file while it trains
 SMALL_STUDY = 200  # up to this many runs to train, the file is written after every point
 

@@ -10,6 +10,7 @@ from typing import Any
 from .. import safe_io
 from ..runs.store import atomic_write_text
 
+
 def _running_lock_path(root, name: str):
     return Path(root) / "studies" / f".{name}.running"
 
