@@ -163,10 +163,10 @@ def invoked() -> str:
     return " ".join(x for x in (env, f"python -m benchmarks.{name}", args) if x)
 
 
-def finish(tables: Table | list[Table], args, note: str = "") -> None:
+def finish(tables: Table | list[Table], args, note: str = "", path: Path = DOCS) -> None:
     """Print each table; with ``--write-docs`` (``args.write_docs``) write each into its marked
-    section of docs/performance.md, with the command that ran."""
+    section of ``path`` (docs/performance.md), with the command that ran."""
     for table in tables if isinstance(tables, list) else [tables]:
         table.print()
         if getattr(args, "write_docs", False):
-            write_docs(table, command=invoked(), note=note)
+            write_docs(table, command=invoked(), note=note, path=path)
