@@ -280,7 +280,7 @@ def open_browser(pw, exe: str, init_script: str, timeout_ms: int):
     return browser, ctx, page
 
 
-def fmt(xs: list[float]) -> str:
+def ms_text(xs: list[float]) -> str:
     """Latencies in ms, as the harness writes them."""
     return harness.fmt([x / 1000 for x in xs], unit="ms", digits=0)
 
@@ -298,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-switch", action="store_true", help="skip the study switches")
     p.add_argument("--app-root", type=Path, default=ROOT, help="checkout whose app/ to start (default this one)")
     p.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    harness.add_docs_flag(p)
     args = p.parse_args(argv)
     if args.moves < 1 or args.repeat < 1 or args.quiet <= 0:
         p.error("--moves, --repeat and --quiet must be positive")
@@ -341,10 +342,10 @@ def main(argv: list[str] | None = None) -> int:
                     back += b
                     print(f"  positions seen: {' '.join(seen)}")
                 result["slider_ms"] = {"forward": fwd, "back": back}
-                print(f"slider (key press -> last chart re-rendered): forward {fmt(fwd)}; back {fmt(back)}; "
-                      f"all {fmt(fwd + back)}")
+                print(f"slider (key press -> last chart re-rendered): forward {ms_text(fwd)}; back {ms_text(back)}; "
+                      f"all {ms_text(fwd + back)}")
                 result["slider_first_change_ms"] = FIRST_CHANGE[-len(fwd + back):]
-                print(f"  (key press -> first chart changed: {fmt(result['slider_first_change_ms'])})")
+                print(f"  (key press -> first chart changed: {ms_text(result['slider_first_change_ms'])})")
                 if not args.no_switch:
                     sw = study_switches(page, args.quiet)
                     result["switch_ms"] = dict(sw)
@@ -365,7 +366,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average (1 min) after: {result['load1_after']:.2f}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
+    harness.finish(table_of(result, args), args)
     return 0
+
+
+def table_of(result: dict, args) -> harness.Table:
+    """What one invocation measured, as the docs' table."""
+    table = harness.Table("browser_latency", ["measurement", "result"],
+                          title=f"Explore on {STUDY} in Chromium at 1600x1000{', talk mode' if args.talk else ''}"
+                          f"{', a training run beside it' if args.load else ''}; load {result['load1_before']:.1f} "
+                          f"before, {result['load1_after']:.1f} after")
+    fp, tab = result["first_page"], result["second_tab"]
+    table.row("first page: server start -> first chart (settled)", f"{fp['first_chart_s']:.1f} s ({fp['settled_s']:.1f} s)")
+    table.row("second tab on the warm server -> first chart (settled)", f"{tab['first_chart_s']:.1f} s ({tab['settled_s']:.1f} s)")
+    moves = result["slider_ms"]["forward"] + result["slider_ms"]["back"]
+    table.row("slider move: key press -> last chart re-rendered", ms_text(moves))
+    table.row("slider move: key press -> first chart changed", ms_text(result["slider_first_change_ms"]))
+    for name, ms in result.get("switch_ms", {}).items():
+        table.row(f"study switch -> {name}", f"{ms / 1000:.1f} s")
+    return table
 
 
 def first_page_run(page, url: str, suffix: str, t0: float, quiet: float) -> tuple[float, float]:

@@ -251,10 +251,6 @@ def line(r: dict) -> str:
             f"starts spread {r['start_spread_s']:.2f} s" + (f"; {r['missing']} tab(s) drew nothing" if r["missing"] else ""))
 
 
-def ratio(a: list[float], b: list[float], f) -> str:
-    return harness.ratio(a, b, of=f)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -269,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=300.0, help="s a tab may take to draw its figures")
     p.add_argument("--work", type=Path, help="folder for the servers' run stores and logs (default: a temporary one)")
     p.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    harness.add_docs_flag(p)
     args = p.parse_args(argv)
     try:
         ns = [int(x) for x in args.sessions.split(",") if x.strip()]
@@ -292,15 +289,18 @@ def main(argv: list[str] | None = None) -> int:
                     result["runs"] += measure(pw, exe, mode, n, args, work)
     result["load1_after"] = load1()
     print(f"load average (1 min) after: {result['load1_after']:.2f}")
-    print("shared / baseline (same run; < 1: the shared store is faster):")
+    table = harness.Table("class_at_once", ["sessions", "wave", "figures: median", "figures: max", "data: median",
+                                            "data: max", "health: max"],
+                          title=f"A class opening {args.link} at once ({args.client} sessions): shared figures / "
+                          "baseline, same run (< 1: the shared store is faster)")
     for n in ns:
         for w in range(1, args.waves + 1):
             base = next(r for r in result["runs"] if r["n"] == n and r["wave"] == w and r["mode"] == "baseline")
             new = next(r for r in result["runs"] if r["n"] == n and r["wave"] == w and r["mode"] == "shared")
-            print(f"  N={n:<3d} wave {w}: figures median {ratio(new['figures_s'], base['figures_s'], statistics.median)}, "
-                  f"max {ratio(new['figures_s'], base['figures_s'], max)}; data median "
-                  f"{ratio(new['data_s'], base['data_s'], statistics.median)}, max {ratio(new['data_s'], base['data_s'], max)}; "
-                  f"health max {ratio(new['health_s'], base['health_s'], max)}")
+            table.row(n, w, *(harness.ratio(new[k], base[k], of=f) for k, f in (
+                ("figures_s", harness.median), ("figures_s", max), ("data_s", harness.median), ("data_s", max),
+                ("health_s", max))))
+    harness.finish(table, args)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
     return 0

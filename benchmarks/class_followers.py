@@ -13,7 +13,7 @@ ratio; absolute numbers move with the machine's load). One headless Chromium
 (``/usr/bin/chromium`` or CHROMIUM_PATH) holds every session. This prints; it asserts nothing.
 
 Usage:
-    .venv/bin/python -m benchmarks.class_followers [--students 6] [--seconds 30] [--settle 25]
+    .venv/bin/python -m benchmarks.class_followers [--students 6] [--seconds 30] [--settle 25] [--write-docs]
 """
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.harness import Table, add_docs_flag, finish, ratio
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--students", type=int, default=6, help="following sessions (default 6)")
     p.add_argument("--seconds", type=float, default=30.0, help="how long the CPU is read (default 30)")
     p.add_argument("--settle", type=float, default=25.0, help="s for the pages to load first (default 25)")
+    add_docs_flag(p)
     args = p.parse_args(argv)
     if not 1 <= args.students <= 50 or not 5 <= args.seconds <= 600 or not 0 <= args.settle <= 600:
         p.exit(2, "class_followers: --students 1-50, --seconds 5-600, --settle 0-600\n")
@@ -81,8 +84,13 @@ def main(argv: list[str] | None = None) -> int:
         shares[mode] = one(mode, args.students, args.settle, args.seconds)
         print(f"{mode:8s}: the server {100 * shares[mode]:.1f} % of a core with {args.students} following "
               f"({100 * shares[mode] / args.students:.1f} % a student)", flush=True)
-    if shares["config"] > 0:
-        print(f"baseline / config: {shares['baseline'] / shares['config']:.1f}x")
+    table = Table("class_followers", ["Streamlit setting", "the server, % of a core", "a student", "x the repo's config"],
+                  title=f"{args.students} sessions following on the Lesson, the server's CPU over {args.seconds:g} s")
+    for mode, name in (("baseline", "`runner.postScriptGC = true` (Streamlit's default)"),
+                       ("config", "`runner.postScriptGC = false` (`.streamlit/config.toml`)")):
+        table.row(name, f"{100 * shares[mode]:.1f}", f"{100 * shares[mode] / args.students:.1f}",
+                  ratio([shares[mode]], [shares["config"]]))
+    finish(table, args)
     return 0
 
 

@@ -4,7 +4,7 @@ Digits (MLP), 50 clients, Dirichlet alpha 0.3, 2 local epochs, 30 rounds, every 
 round; two seeds per setting; two runs at a time (one per core, one thread each). Prints a
 Markdown table of final test accuracy, intra/inter ratio and effective rank (mean over seeds).
 
-    .venv/bin/python -m benchmarks.defaults_sweep [--rounds 30] [--seeds 0,1] [--out benchmarks/DEFAULTS.md]
+    .venv/bin/python -m benchmarks.defaults_sweep [--rounds 30] [--seeds 0,1] [--out FILE] [--write-docs]
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+from benchmarks.harness import Table, add_docs_flag, finish
 from fedquad_core.config import RunConfig
 
 # (label, method, lr, method_params, normalize_embeddings); rows without "tuples N" in the label
@@ -51,13 +52,14 @@ def one(job):
     return label, seed, rows[-1]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--seeds", default="0,1")
-    ap.add_argument("--out")
+    ap.add_argument("--out", help="also write the table (title and rows) to this file")
     ap.add_argument("--match", default="", help="run only the settings whose label contains this text")
-    args = ap.parse_args()
+    add_docs_flag(ap)
+    args = ap.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
     root = tempfile.mkdtemp(prefix="fedquad-sweep-")
     grid = [g for g in GRID if args.match in g[0]]
@@ -69,17 +71,16 @@ def main() -> None:
         for label, seed, last in pool.map(one, jobs):
             results.setdefault(label, []).append(last)
             print(f"{label} seed {seed}: acc {last['test_accuracy']:.3f} ratio {last['ratio']:.3f}", file=sys.stderr)
-    lines = [f"Digits, MLP, 50 clients, alpha 0.3, 2 local epochs, {args.rounds} rounds, seeds {args.seeds} (mean)", "",
-             "| setting | test accuracy | intra/inter ratio | ratio (L2) | effective rank |", "|---|---|---|---|---|"]
+    table = Table("defaults_sweep", ["setting", "test accuracy", "intra/inter ratio", "ratio (L2)", "effective rank"],
+                  title=f"Digits, MLP, 50 clients, alpha 0.3, 2 local epochs, {args.rounds} rounds, seeds {args.seeds} (mean)")
     for label, _, *_ in grid:
         rs = results[label]
         mean = lambda k: sum(r[k] for r in rs) / len(rs)  # noqa: E731
-        lines.append(f"| {label} | {100 * mean('test_accuracy'):.1f} % | {mean('ratio'):.3f} | {mean('ratio_l2'):.3f} | "
-                     f"{mean('effective_rank'):.1f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
+        table.row(label, f"{100 * mean('test_accuracy'):.1f} %", f"{mean('ratio'):.3f}", f"{mean('ratio_l2'):.3f}",
+                  f"{mean('effective_rank'):.1f}")
+    finish(table, args)
     if args.out:
-        Path(args.out).write_text(text)
+        Path(args.out).write_text(f"{table.title}\n\n{table.markdown()}\n")
 
 
 if __name__ == "__main__":

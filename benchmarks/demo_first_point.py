@@ -43,12 +43,12 @@ from pathlib import Path
 
 
 from benchmarks.browser_latency import ROOT, Server, chromium_path, load1, open_browser, start_load
-from benchmarks.harness import fmt as _fmt
+from benchmarks import harness
 from scripts.serving import stop_runs
 
 
-def fmt(xs: list[float]) -> str:
-    return _fmt(xs, unit="s", digits=1)
+def s_text(xs: list[float]) -> str:
+    return harness.fmt(xs, unit="s", digits=1)
 
 QUICK_KEY = ".st-key-quick_start button"
 ACC_TITLE = "Test accuracy"
@@ -209,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
     p.add_argument("--think", type=float, default=0.0, help="s on the settled first page before the click (default 0)")
     p.add_argument("--no-warm", action="store_true", help="turn the warm server for runs off (fresh run processes)")
+    harness.add_docs_flag(p)
     args = p.parse_args(argv)
     if args.repeat < 1 or args.timeout <= 0:
         p.error("--repeat and --timeout must be positive")
@@ -241,11 +242,19 @@ def main(argv: list[str] | None = None) -> int:
               f"{d['forked_runs']} of {d['runs']} runs forked by the warm server)")
         for line in d["server_log_problems"]:
             print(f"    server log: {line}")
-    for key, name in (("first_point_s", "click -> first point"), ("first_accuracy_s", "click -> accuracy chart point"),
-                      ("finished_s", "click -> both finished")):
-        print(f"{name}: {fmt([d[key] for d in result['demos']])}")
     result["load1_after"] = load1()
     print(f"load average (1 min) after: {result['load1_after']:.2f}")
+    loads = [d["load1_at_click"] for d in result["demos"]]
+    table = harness.Table("demo_first_point", ["measured", "each repeat (s)", "over the repeats"],
+                          title=f"The one-minute demo in Chromium, {args.repeat} fresh dashboards; warm server "
+                          f"{'on' if result['warm'] else 'off'}, projection worker {'on' if result['worker'] else 'off'}"
+                          f"{', a training run beside it' if args.load else ''}; load {min(loads):.1f}-{max(loads):.1f} "
+                          "at the clicks")
+    for key, name in (("first_point_s", "click -> first point"), ("first_accuracy_s", "click -> accuracy chart point"),
+                      ("finished_s", "click -> both finished"), ("training_started_s", "click -> training started")):
+        xs = [d[key] for d in result["demos"]]
+        table.row(name, ", ".join(f"{x:.1f}" for x in xs), s_text(xs))
+    harness.finish(table, args)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
     return 0

@@ -11,18 +11,18 @@ as medians, the s to the first chart from health and from the start command (wha
 warm-up's hold on the health check costs a browser that comes early), the ratio warm-up /
 baseline, and the load average before and after (the machine may be shared).
 
-Usage: .venv/bin/python -m benchmarks.first_page [--repeat 3]
+Usage: .venv/bin/python -m benchmarks.first_page [--repeat 3] [--write-docs]
 """
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness import Table, add_docs_flag, finish, median, ratio
 from benchmarks.browser_latency import OBSERVER, ROOT, chromium_path, first_page_run, free_port, load1, open_browser
 from scripts.serving import Dashboard
 
@@ -56,7 +56,10 @@ def one(pw, exe: str, warm: bool) -> tuple[float, float, float]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("--repeat", type=int, default=3)
+    add_docs_flag(p)
     args = p.parse_args(argv)
+    if args.repeat < 1:
+        p.error("--repeat must be positive")
     from playwright.sync_api import sync_playwright
 
     exe = chromium_path()
@@ -72,10 +75,18 @@ def main(argv: list[str] | None = None) -> int:
             base.append(b)
             print(f"round {i + 1}: first chart after health: baseline {b[0]:.1f} s (settled {b[1]:.1f}), warm-up "
                   f"{w[0]:.1f} s (settled {w[1]:.1f}); after the start command: baseline {b[2]:.1f} s, warm-up {w[2]:.1f} s")
-    for k, what in ((0, "after health"), (2, "after the start command")):
-        mb, mw = statistics.median(x[k] for x in base), statistics.median(x[k] for x in warm)
-        print(f"median first chart {what}: baseline {mb:.1f} s, warm-up {mw:.1f} s, ratio {mw / mb:.2f}")
     print(f"load average (1 min) after: {load1():.2f}")
+    table = Table("first_page", ["measured from", "without the warm-up", "with it", "ratio"],
+                  title=f"Explore on digits-alpha in Chromium, opened when the server reports healthy; s to the first "
+                  f"chart, median of {args.repeat} rounds (range)")
+
+    def cell(runs: list[tuple], k: int) -> str:
+        xs = [x[k] for x in runs]
+        return f"{median(xs):.1f} s ({min(xs):.1f}-{max(xs):.1f})"
+
+    for k, what in ((0, "the health check's 200"), (2, "the start command")):
+        table.row(what, cell(base, k), cell(warm, k), ratio([x[k] for x in warm], [x[k] for x in base]))
+    finish(table, args)
     return 0
 
 

@@ -15,7 +15,12 @@ engine, the app and this harness import without touching ``sys.path``. ``write_d
 text between ``<!-- bench:NAME -->`` and ``<!-- /bench:NAME -->`` in docs/performance.md with the
 table, the command, the date and the machine: the numbers in the docs are the ones the benchmark
 printed, never copied by hand. A section whose markers are missing is appended under "Measured
-results". Benchmarks take ``--write-docs`` to do so; without it they only print.
+results". Benchmarks take ``--write-docs`` to do so; without it they only print. ``finish(table,
+args)`` does both: prints the table, and writes it with the command that ran when ``--write-docs``.
+
+A section measured before this harness existed keeps its numbers between its markers, under a line
+that starts "Measured before the harness" and names how to regenerate it (``STALE``): the test
+``tests/benchmarks/test_bench_docs.py`` checks every benchmark's tables have their markers.
 """
 from __future__ import annotations
 
@@ -23,7 +28,9 @@ import datetime
 import os
 import platform
 import re
+import shlex
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -142,3 +149,24 @@ def add_docs_flag(parser) -> None:
     """``--write-docs``: write the measured table into docs/performance.md (else only print)."""
     parser.add_argument("--write-docs", action="store_true",
                         help="write the measured table into docs/performance.md (its marked section)")
+
+
+STALE = "Measured before the harness"  # how a marked section not yet written by its benchmark begins
+
+
+def invoked() -> str:
+    """The command that is running, as one would type it: ``python -m benchmarks.NAME ARGS``
+    (``OMP_NUM_THREADS`` / ``OMP_WAIT_POLICY`` in front when they are set)."""
+    env = " ".join(f"{k}={os.environ[k]}" for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY") if k in os.environ)
+    name = Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else "NAME"
+    args = shlex.join(sys.argv[1:])
+    return " ".join(x for x in (env, f"python -m benchmarks.{name}", args) if x)
+
+
+def finish(tables: Table | list[Table], args, note: str = "", path: Path = DOCS) -> None:
+    """Print each table; with ``--write-docs`` (``args.write_docs``) write each into its marked
+    section of ``path`` (docs/performance.md), with the command that ran."""
+    for table in tables if isinstance(tables, list) else [tables]:
+        table.print()
+        if getattr(args, "write_docs", False):
+            write_docs(table, command=invoked(), note=note, path=path)

@@ -6,12 +6,12 @@ that measure) with A and with B and their ratio, and the ratio of the whole runs
 
     OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python -m benchmarks.local_metrics_cost             # 3 repeats
     OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE python -m benchmarks.local_metrics_cost --repeats 2 --rounds 12
+    ... --write-docs                                 # and write the table into docs/performance.md
 """
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
 from pathlib import Path
 
@@ -19,6 +19,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 ROOT = Path(__file__).resolve().parents[1]
 
 from app.presets import PRESETS
+from benchmarks.harness import Table, add_docs_flag, finish, median, ratio
 from fedquad_core.config import RunConfig
 from fedquad_core.train.runner import execute
 from fedquad_core.runs.store import RunStore
@@ -41,10 +42,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=3, help="A B pairs per method (default 3)")
     p.add_argument("--rounds", type=int, help="rounds a run (default: the preset's)")
     p.add_argument("--methods", default=",".join(PRESETS[PRESET]["methods"]), help="comma-separated (default: the preset's)")
+    add_docs_flag(p)
     args = p.parse_args(argv)
+    if args.repeats < 1:
+        p.error("--repeats must be positive")
     base = dict(PRESETS[PRESET]["config"])
     if args.rounds:
         base["rounds"] = args.rounds
+    table = Table("local_metrics_cost", ["method", "snapshot round, K = 10", "snapshot round, K = 0", "ratio",
+                                         "whole run, K = 10", "whole run, K = 0", "ratio (whole run)"], title=f"{PRESET}'s setting, {base['rounds']} rounds, "
+                  f"local_clients K = 10 against 0 interleaved, {args.repeats} pairs (medians)")
     one_run(RunConfig(**{**base, "rounds": 2}, method="fedavg", device="cpu"))  # warm-up: imports, first allocations
     for method in args.methods.split(","):
         times: dict[int, list[float]] = {10: [], 0: []}
@@ -54,11 +61,9 @@ def main(argv: list[str] | None = None) -> int:
                 snaps, total = one_run(RunConfig(**base, method=method, local_clients=k, device="cpu"))
                 times[k] += snaps
                 totals[k].append(total)
-        on, off = statistics.median(times[10]), statistics.median(times[0])
-        whole_on, whole_off = statistics.median(totals[10]), statistics.median(totals[0])
-        print(f"{method}: snapshot round {on:.3f} s with local_clients=10 vs {off:.3f} s with 0 "
-              f"(median of {len(times[10])} rounds each): ratio {on / off:.3f}; whole run {whole_on:.2f} vs "
-              f"{whole_off:.2f} s (median of {args.repeats}): ratio {whole_on / whole_off:.3f}")
+        table.row(method, f"{median(times[10]):.3f} s", f"{median(times[0]):.3f} s", ratio(times[10], times[0]),
+                  f"{median(totals[10]):.2f} s", f"{median(totals[0]):.2f} s", ratio(totals[10], totals[0]))
+    finish(table, args)
     return 0
 
 

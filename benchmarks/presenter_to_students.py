@@ -30,15 +30,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness import Table, add_docs_flag, finish, median
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 KEY_AT = """() => { window.fqKeyAt = null; window.addEventListener('keydown',
   e => { if (window.fqKeyAt === null) window.fqKeyAt = performance.timeOrigin + e.timeStamp; }, true); }"""
@@ -80,19 +79,20 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="presenter_to_students", description=__doc__.split("\n\n")[0])
     p.add_argument("--presses", type=int, default=7, help="PageDown presses, one step each (default 7: steps 1 to 8)")
     p.add_argument("--pause", type=float, default=2.0, help="s between presses once both pages settled (default 2)")
+    add_docs_flag(p)
     args = p.parse_args(argv)
     from app.lesson.steps import STEPS
 
     if not 1 <= args.presses <= len(STEPS) - 1 or not 0 <= args.pause <= 60:
         p.exit(2, f"presenter_to_students: --presses 1-{len(STEPS) - 1}, --pause 0-60\n")
-    from browser_helpers import CHROMIUM_ARGS, chromium_path, new_context, wait_idle
+    from tests.e2e.browser_helpers import CHROMIUM_ARGS, chromium_path, new_context, wait_idle
 
     exe = chromium_path()
     if exe is None:
         p.exit(2, "presenter_to_students: needs Debian's chromium (`apt-get install chromium`) or CHROMIUM_PATH\n")
     from playwright.sync_api import sync_playwright
 
-    from serving import Dashboard
+    from scripts.serving import Dashboard
 
     print(f"before: {load()}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="presenter-to-students-"))
@@ -151,10 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         app.stop(20)
     print(f"after: {load()}")
+    table = Table("presenter_to_students", ["PageDown -> ", "median", "min", "max", "presses"],
+                  title="A key press on the presenter's Lesson (talk, presenter mode) to the students' page, Chromium "
+                  "1280x720, one class server")
     for i, what in ((1, "presenter's title"), (2, "student's title"), (3, "student's figures redrawn")):
         xs = [r[i] for r in rows]
-        print(f"{what:26s}: median {statistics.median(xs):6.0f} ms, min {min(xs):6.0f}, max {max(xs):6.0f} "
-              f"({len(xs)} presses)")
+        table.row(what, f"{median(xs):.0f} ms", f"{min(xs):.0f} ms", f"{max(xs):.0f} ms", len(xs))
+    finish(table, args)
     return 0
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import threading
@@ -32,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+
+from benchmarks.harness import Table, add_docs_flag, finish, median, ratio  # noqa: E402
 
 LR, MOMENTUM, BATCH = 0.01, 0.9, 64
 
@@ -249,7 +250,7 @@ def measure(path: str, clients: int, rounds: int, quick: bool) -> dict:
             else:
                 times = engine(cfg, prep, rounds, {"sequential": "sequential", "parallel": "parallel",
                                                    "gpu-vmap": "vmap", "cpu-vmap": "vmap"}[path], device)
-    out = {"path": path, "clients": clients, "median_s": statistics.median(times), "times": times, "peak_rss_mib": mem.peak}
+    out = {"path": path, "clients": clients, "median_s": median(times), "times": times, "peak_rss_mib": mem.peak}
     if device == "cuda":
         out["peak_cuda_mib"] = torch.cuda.max_memory_allocated() / 2**20
     return out
@@ -268,7 +269,7 @@ def run_isolated(path: str, clients: int, rounds: int, quick: bool, python: str 
     return json.loads(lines[-1])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="6,000 training samples, 10 clients, 1 timed round")
     ap.add_argument("--clients", type=str, default=None, help="comma list (default 10,50,200)")
@@ -278,7 +279,8 @@ def main() -> None:
     ap.add_argument("--flower-python", help="interpreter with flwr[simulation] installed (a separate venv)")
     ap.add_argument("--json", help="also write all measurements to this file")
     ap.add_argument("--one", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    add_docs_flag(ap)
+    args = ap.parse_args(argv)
     rounds = args.rounds or (1 if args.quick else 3)
     if args.one:
         print(json.dumps(measure(args.one, int(args.clients), rounds, args.quick)))
@@ -294,7 +296,10 @@ def main() -> None:
             paths.append("flower")
     print(f"# {os.uname().nodename}: {len(os.sched_getaffinity(0))} cores, torch {torch.__version__}, "
           f"cuda {torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'none'}; {rounds} timed round(s)")
-    print(f"{'clients':>7} {'path':<11} {'s/round':>8} {'x plain':>8} {'peak MiB':>9}  rounds")
+    table = Table("round_speed", ["clients", "path", "s/round (median)", "x plain", "peak MiB", "rounds (s)"],
+                  title=f"{'Quick: 6,000 samples' if args.quick else 'FedAvg, Fashion-MNIST 60k'}, simple CNN, batch 64, "
+                  f"1 local epoch, {rounds} timed round(s) after a warm-up, each path in a fresh process, "
+                  f"{len(os.sched_getaffinity(0))} cores, torch {torch.__version__}")
     rows = []
     for clients in counts:
         base = None
@@ -303,11 +308,13 @@ def main() -> None:
             rows.append(r)
             if "error" in r:
                 print(f"{clients:>7} {path:<11} failed: {r['error']}", flush=True)
+                table.row(clients, path, "failed", "", "", r["error"].splitlines()[0] if r["error"] else "")
                 continue
-            base = r["median_s"] if path in ("plain", "gpu-loop") else base
-            ratio = f"{r['median_s'] / base:8.2f}" if base else f"{'-':>8}"
-            print(f"{clients:>7} {path:<11} {r['median_s']:8.2f} {ratio} {r['peak_rss_mib']:9.0f}  "
-                  + " ".join(f"{t:.2f}" for t in r["times"]), flush=True)
+            base = r["times"] if path in ("plain", "gpu-loop") else base
+            table.row(clients, path, f"{r['median_s']:.2f}", ratio(r["times"], base) if base else "-",
+                      f"{r['peak_rss_mib']:.0f}", " ".join(f"{t:.2f}" for t in r["times"]))
+            print(f"{clients:>7} {path:<11} {r['median_s']:8.2f}", flush=True)
+    finish(table, args)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 

@@ -19,18 +19,22 @@ The moves go one slider at a time (as a user drags), every position new; in the 
 along alpha only moves the response plots' and heatmap's marks (kept figures), a move of m1
 rebuilds them. Wall and CPU time are printed: on a shared machine wall time includes waiting.
 
+4. ``Partitions page``: the Partitions page's α slider moved through its values (AppTest): each
+   move draws a new partition through the engine and a new heatmap.
+
 Prints the median and max over moves of each. Usage:
-    .venv/bin/python -m benchmarks.slider_speed [--moves 12]
+    .venv/bin/python -m benchmarks.slider_speed [--moves 12] [--write-docs]
 """
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.harness import Table, add_docs_flag, finish, median
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -97,8 +101,10 @@ def time_apptest(moves: list[dict], *, compile_once: bool = False) -> list[tuple
     from streamlit.testing.v1 import AppTest
 
     from app.figures.study import value_label
+    from app.studies import shared as shared_figures
 
-    st.cache_data.clear()  # every position a first visit, whichever pass ran before
+    st.cache_data.clear()  # every position a first visit, whichever pass ran before:
+    shared_figures.clear()  # the study is a recorded one, whose figures one session builds for all (app/studies/shared.py)
     shared = ScriptCache()
     app_test.ScriptCache = local_runner.ScriptCache = (lambda: shared) if compile_once else ScriptCache
     at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=120)
@@ -118,17 +124,47 @@ def time_apptest(moves: list[dict], *, compile_once: bool = False) -> list[tuple
     return out
 
 
-def summary(name: str, times: list[tuple[float, float]]) -> str:
+def time_partitions() -> tuple[list[tuple[float, float]], int]:
+    """The Partitions page's α slider: each of its values once (digits, 50 clients; a new α is a new
+    partition drawn by the engine and a new heatmap), the page re-run by AppTest after each move.
+    Also how many moves drew a heatmap: at the smallest α no split gives every client its minimum
+    size, and the page says so in one line instead."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from app.service.catalog import ALPHAS
+
+    st.cache_data.clear()
+    at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=120)
+    at.run()
+    at.switch_page("views/partitions.py").run()
+    assert [t.value for t in at.title] == ["Partitions"], [t.value for t in at.title]
+    out, drawn = [], 0
+    for alpha in [a for a in ALPHAS if a != at.session_state["p_alpha"]]:
+        at.session_state["p_alpha"] = alpha
+        t0, c0 = time.perf_counter(), time.process_time()
+        at.run()
+        out.append((time.perf_counter() - t0, time.process_time() - c0))
+        assert not at.exception, at.exception
+        assert at.get("plotly_chart") or at.error, "neither a partition heatmap nor the page's refusal"
+        drawn += bool(at.get("plotly_chart"))
+    return out, drawn
+
+
+def summary(table: Table, name: str, times: list[tuple[float, float]]) -> None:
+    """One row of ``table``: wall and CPU ms over the moves (median, 90th percentile, max)."""
     wall, cpu = ([1000 * t[i] for t in times] for i in (0, 1))
     p90 = statistics.quantiles(cpu, n=10)[-1] if len(cpu) > 1 else cpu[0]
-    return (f"{name:10s} wall median {statistics.median(wall):6.0f} ms, max {max(wall):6.0f} ms | CPU median "
-            f"{statistics.median(cpu):6.0f} ms, 90th pct {p90:6.0f} ms, max {max(cpu):6.0f} ms   ({len(times)} moves)")
+    table.row(name, f"{median(wall):.0f} / {max(wall):.0f}", f"{median(cpu):.0f} / {p90:.0f} / {max(cpu):.0f}", len(times))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=20, help="slider moves to time (each to a new position, at most 24)")
-    args = parser.parse_args()
+    add_docs_flag(parser)
+    args = parser.parse_args(argv)
+    if not 1 <= args.moves <= 24:
+        parser.error("--moves must be between 1 and 24")
     with tempfile.TemporaryDirectory(prefix="slider-speed-") as tmp:
         root = Path(tmp) / "recorded"
         t0 = time.perf_counter()
@@ -139,13 +175,17 @@ def main() -> None:
         os.environ["FEDQUAD_RUNS_DIR"] = str(Path(tmp) / "runs")
         os.environ["FEDQUAD_PROJECTION_WORKER"] = "0"  # no UMAP worker competing for the cores
         moves = positions(args.moves + 1)
+        table = Table("slider_speed", ["measured", "wall ms: median / max", "CPU ms: median / 90th pct / max", "moves"],
+                      title="Explore, one α or m1 slider move to a new position of a 100-run study, and the Partitions "
+                      "page's α slider through its values (digits, 50 clients) (goal: under 300 ms)")
         time_functions(moves[:1])  # imports and first-call costs out of the way
-        print(summary("functions", time_functions(moves[1:])))
-        print(summary("apptest", time_apptest(moves)[1:]))  # the first run is the page's first draw
-        print(summary("server", time_apptest(moves, compile_once=True)[1:]))
-        print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
-        print("goal: under 300 ms per move. CPU = this process's CPU time (the machine may be shared: wall "
-              "time then includes waiting for a core)")
+        summary(table, "functions (no cache)", time_functions(moves[1:]))
+        summary(table, "apptest (page re-run)", time_apptest(moves)[1:])  # the first run is the page's first draw
+        summary(table, "server (scripts compiled once)", time_apptest(moves, compile_once=True)[1:])
+        times, drawn = time_partitions()
+        summary(table, f"Partitions page, α slider (apptest; {drawn} of {len(times)} moves drew a heatmap, the "
+                "rest the page's one-line refusal)", times)
+        finish(table, args, note="CPU = this process's CPU time; wall time includes waiting for a core on a shared machine.")
 
 
 if __name__ == "__main__":

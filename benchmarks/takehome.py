@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.harness import Table, add_docs_flag, finish, median
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,6 +46,7 @@ def parse(argv) -> argparse.Namespace:
     p.add_argument("--study", action="append", help="a study for Explore (default: the default set)")
     p.add_argument("--file", help="measure this take-home file instead of exporting one")
     p.add_argument("--repeat", type=int, default=3, help="fresh page loads (default 3)")
+    add_docs_flag(p)
     args = p.parse_args(argv)
     if args.repeat < 1:
         fail("--repeat must be positive")
@@ -140,7 +142,7 @@ def moves(browser, url: str) -> dict:
 def summary(values: list[float]) -> str:
     if not values:
         return "none"
-    return f"median {statistics.median(values):.0f} ms, max {max(values):.0f} ms over {len(values)}"
+    return f"median {median(values):.0f} ms, max {max(values):.0f} ms over {len(values)}"
 
 
 def main(argv=None) -> int:
@@ -170,12 +172,23 @@ def main(argv=None) -> int:
           f"(budget {MOVE_MS} ms)")
     print(f"slider move to its last redraw, moving at once: {summary([x['ms'] for x in m['at_once']])}; "
           f"{sum(1 for x in m['at_once'] if x['drew'])} of {len(m['at_once'])} moves drew a figure first")
-    print(f"page memory (JS heap, CDP): {statistics.median([r['heap_load'] for r in loads]):.1f} MB after load, "
+    print(f"page memory (JS heap, CDP): {median([r['heap_load'] for r in loads]):.1f} MB after load, "
           f"{m['heap_all']:.1f} MB after every position of every study ({m['drawn']} figures drawn, at most "
           "12 kept per Explore slot)")
     print("  each move (ms: total / until the input was handled / the swap itself / resizes so far), ahead:", [f"{x['ms']:.0f}/{x['queued']:.0f}/{x['swap']:.0f}/r{x['resized']}" for x in m["ahead"]])
     print("  at once:", [f"{x['ms']:.0f}/{x['queued']:.0f}/{x['swap']:.0f}" for x in m["at_once"]])
     print(f"requests other than the file: {len(blocked)}" + (f" {blocked[:5]}" if blocked else ""))
+    table = Table("takehome", ["measurement", "result", "budget"],
+                  title=f"The take-home file from file:// in headless Chromium, {args.repeat} fresh loads")
+    table.row("file size", f"{path.stat().st_size / 1e6:.2f} MB", f"{BUDGET_MB} MB")
+    table.row("first figure drawn (since navigation start)", summary([r["first"] for r in loads]), f"{FIRST_MS} ms")
+    table.row("load event", summary([r["load"] for r in loads]), "")
+    table.row("slider move to its last redraw, neighbours drawn ahead", summary([x["ms"] for x in m["ahead"]]), f"{MOVE_MS} ms")
+    table.row("slider move to its last redraw, moving at once", summary([x["ms"] for x in m["at_once"]]), "")
+    table.row("JS heap after load / after every position", f"{median([r['heap_load'] for r in loads]):.1f} MB / "
+              f"{m['heap_all']:.1f} MB ({m['drawn']} figures drawn)", "bounded")
+    table.row("requests other than the file", len(blocked), 0)
+    finish(table, args)
     return 0
 
 

@@ -2,15 +2,17 @@
 on the simple CNN's training step (batch 64, 28x28). Each setting runs in a fresh process,
 because OpenMP reads its environment once. ``runner.configure_threads`` cites this.
 
-    python -m benchmarks.threads
+    python -m benchmarks.threads [--repeat 3] [--write-docs]
 """
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
 import sys
-import time
+
+from benchmarks.harness import Table, add_docs_flag, finish, median
 
 WORK = """
 import time, torch
@@ -51,16 +53,25 @@ def side_by_side(processes: int, threads: int, passive: bool) -> float:
     return statistics.mean(float(p.communicate()[0].strip()) for p in procs)
 
 
-def main(repeats: int = 3) -> None:
-    print(f"{os.cpu_count()} cores; ms per training step (batch 64), median of {repeats} processes")
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=3, help="processes per setting (the median is kept), default 3")
+    add_docs_flag(p)
+    args = p.parse_args(argv)
+    if args.repeat < 1:
+        p.error("--repeat must be positive")
+    table = Table("threads", ["setting", "ms per step (median)"],
+                  title=f"Simple CNN training step, batch 64, median of {args.repeat} processes, {os.cpu_count()} cores")
     for threads in (1, 2):
         for passive in (False, True):
-            ms = statistics.median(one(threads, passive) for _ in range(repeats))
-            print(f"  threads={threads} OMP_WAIT_POLICY={'PASSIVE' if passive else 'default':<8} {ms:8.2f} ms")
-    print("two processes at once (each its own copy of the work):")
+            ms = median([one(threads, passive) for _ in range(args.repeat)])
+            table.row(f"1 process, {threads} thread{'s' * (threads > 1)}, {'PASSIVE' if passive else 'default wait policy'}",
+                      f"{ms:.2f}")
     for threads, passive in ((1, True), (2, False), (2, True)):
-        ms = statistics.median(side_by_side(2, threads, passive) for _ in range(repeats))
-        print(f"  2 x threads={threads} OMP_WAIT_POLICY={'PASSIVE' if passive else 'default':<8} {ms:8.2f} ms per process")
+        ms = median([side_by_side(2, threads, passive) for _ in range(args.repeat)])
+        table.row(f"2 processes at once, {threads} thread{'s' * (threads > 1)} each, "
+                  f"{'PASSIVE' if passive else 'default wait policy'}", f"{ms:.2f} per process")
+    finish(table, args)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
     store: for each run, the time from its end to its final round's picture and to its last
     picture on disk (goal: at most 5 s).
 
-    .venv/bin/python -m benchmarks.umap_ready [--skip-cold] [--keep DIR]
+    .venv/bin/python -m benchmarks.umap_ready [--skip-cold] [--keep DIR] [--write-docs]
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ import numpy as np  # noqa: E402
 from app.projection import cache as projection
 from app.projection import worker as projection_worker
 from app.presets import PRESETS
+from benchmarks.harness import Table, add_docs_flag, finish
 from fedquad_core.config import RunConfig
 from fedquad_core.runs.launcher import launch  # spawn_detached reaps each child on a thread of its own
 from fedquad_core.runs.store import ACTIVE, RunStore
@@ -60,16 +61,16 @@ def fresh_process(npz: Path, mode: str, cache_dir: Path) -> float:
     return time.perf_counter() - t0
 
 
-def cold_starts(tmp: Path) -> None:
+def cold_starts(tmp: Path, table: Table) -> None:
+    """(a): a fresh process's first UMAP of 397 x 64 points, seconds from process start."""
     npz = fake_snapshot(tmp / "snap" / "embeddings" / "round_0001.npz")
-    print("(a) fresh process -> first UMAP of 397 x 64 points, seconds from process start")
     for mode, label in (("plain", "umap's own decorators (compiles each time)"), ("cache", "numba on-disk cache")):
         cache = tmp / f"numba-{mode}"
         first, second = fresh_process(npz, mode, cache), fresh_process(npz, mode, cache)
-        print(f"  {label:45s} first process {first:6.1f}   next process {second:6.1f}")
+        table.row(f"(a) fresh process -> first UMAP, {label}", f"first process {first:.1f} s, next process {second:.1f} s")
 
 
-def worker_latency(root: Path) -> None:
+def worker_latency(root: Path, table: Table) -> None:
     run = root / "latency-probe"
     times = []
     for r in range(1, 4):
@@ -78,12 +79,11 @@ def worker_latency(root: Path) -> None:
         while not projection.umap_ready(run, r):
             time.sleep(0.01)
         times.append(time.perf_counter() - t0)
-    print(f"  {'warm projection worker':45s} snapshot written -> layout on disk: "
-          + ", ".join(f"{t:.2f}" for t in times))
+    table.row("warm projection worker: snapshot written -> layout on disk", ", ".join(f"{t:.2f} s" for t in times))
     shutil.rmtree(run)
 
 
-def preset_run(root: Path) -> None:
+def preset_run(root: Path, table: Table) -> None:
     preset = PRESETS["Collapse in one minute"]
     base, store = RunConfig(**preset["config"]), RunStore(root)
     t0 = time.time()
@@ -95,9 +95,6 @@ def preset_run(root: Path) -> None:
     while time.time() < deadline and not all(projection.umap_ready(store.path(r), q)
                                               for r in ids for q in store.snapshot_rounds(r)):
         time.sleep(0.1)
-    print(f"(b) {len(ids)} preset runs, worker serving the store; seconds relative to each run's end")
-    print("| method | run time | snapshots | pictures before the end | final round's picture | last picture |")
-    print("|---|---|---|---|---|---|")
     for r in ids:
         status, path, rounds = store.read_status(r), store.path(r), store.snapshot_rounds(r)
         ended = status["ended"]
@@ -106,34 +103,39 @@ def preset_run(root: Path) -> None:
         final = done.get(rounds[-1])
         final_s = "missing" if final is None else f"{final - ended:+.1f}"
         last_s = "missing" if len(done) < len(rounds) else f"{max(done.values()) - ended:+.1f}"
-        print(f"| {store.read_config(r)['method']} | {ended - status['started']:.1f} | {len(rounds)} | "
-              f"{sum(t <= ended for t in done.values())} | {final_s} | {last_s} |")
-    print(f"(wall time from launch to the last picture: {time.time() - t0:.1f} s; "
-          f"load average {os.getloadavg()[0]:.1f} at the end)")
+        table.row(f"(b) preset run {store.read_config(r)['method']}: run time; pictures before its end / of all; "
+                  "final round's picture and last picture, s after its end",
+                  f"{ended - status['started']:.1f} s; {sum(t <= ended for t in done.values())} / {len(rounds)}; "
+                  f"final {final_s}, last {last_s}")
+    table.row("(b) launch -> last picture (wall)", f"{time.time() - t0:.1f} s, load {os.getloadavg()[0]:.1f} at the end")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--skip-cold", action="store_true", help="skip (a)'s fresh-process timings")
     ap.add_argument("--keep", help="use this folder (kept) instead of a temporary one")
-    args = ap.parse_args()
+    add_docs_flag(ap)
+    args = ap.parse_args(argv)
+    table = Table("umap_ready", ["measured", "seconds"], title="How soon UMAP pictures are on disk (digits-sized "
+                  "snapshot 397 x 64; the one-minute preset with the projection worker serving the store)")
     tmp = Path(args.keep or tempfile.mkdtemp(prefix="fedquad-umap-ready-"))
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     if not args.skip_cold:
-        cold_starts(tmp)
+        cold_starts(tmp, table)
     root = tmp / "runs"
     t0 = time.perf_counter()
     projection_worker.ensure_worker(root, parent=os.getpid(), idle_s=600)
     while "warm-up" not in (root / projection_worker.LOG_NAME).read_text():
         time.sleep(0.05)
-    print(f"  {'projection worker start (its cache as found)':45s} ready after {time.perf_counter() - t0:6.1f}")
+    table.row("projection worker start (its cache as found) -> ready", f"{time.perf_counter() - t0:.1f} s")
     try:
-        worker_latency(root)
-        preset_run(root)
+        worker_latency(root, table)
+        preset_run(root, table)
     finally:
         projection_worker.stop_worker(root)
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
+    finish(table, args)
 
 
 if __name__ == "__main__":

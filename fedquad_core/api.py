@@ -62,8 +62,8 @@ from .safe_io import read_text as _read_text
 from .study.claims_table import claim_verdicts
 from .study.paper_claims import check_claims
 from .study import registration as _registration
-from .study.confirm import (NOT_RECORDED, RECORDING, check_confirmatory, row_numbers, row_sentence, row_tag,
-                            verdict_words)
+from .study.confirm import NOT_RECORDED, RECORDING, check_confirmatory
+from .study.confirm_text import row_numbers, row_sentence, row_tag, verdict_words
 from .study.store import DamagedStudy, StudyStore, check_name as _check_study_name
 from .study.table import Verdict, study_frame
 from .study import arithmetic as stats  # the study's arithmetic, one namespace (its own __all__)

@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from fedquad_core.errors import UserError  # noqa: E402
 from fedquad_core.runs.files import drop_client_lists  # noqa: E402
-from fedquad_core.study import confirm  # noqa: E402
+from fedquad_core.study import confirm, confirm_text  # noqa: E402
 from fedquad_core.study import registration as registry  # noqa: E402
 from fedquad_core.study.store import StudyStore  # noqa: E402
 
@@ -76,8 +76,8 @@ def compact(scratch_root: Path, out: Path) -> tuple[list[str], list[str]]:
             if point.get("run_id") and not (tmp / point["run_id"]).exists():
                 compact_run(scratch_root / point["run_id"], tmp / point["run_id"])
         shutil.copyfile(scratch_root / "studies" / f"{name}.json", tmp / "studies" / f"{name}.json")
-    before = confirm.confirm_markdown(confirm.check_confirmatory(scratch_root, only=names))
-    after = confirm.confirm_markdown(confirm.check_confirmatory(tmp))
+    before = confirm_text.confirm_markdown(confirm.check_confirmatory(scratch_root, only=names))
+    after = confirm_text.confirm_markdown(confirm.check_confirmatory(tmp))
     if before != after:
         shutil.rmtree(tmp)
         raise RuntimeError("the compacted copy gives another confirmatory table than the scratch store; nothing kept")

@@ -17,7 +17,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from fedquad_core.study import confirm, registration  # noqa: E402
+from fedquad_core.study import confirm, confirm_text, registration  # noqa: E402
 from fedquad_core.study.claims_table import ClaimResult, claim_verdicts, format_p  # noqa: E402
 from fedquad_core.study.paper_claims import check_claims, claims_markdown, unused_studies  # noqa: E402
 from fedquad_core.study.store import StudyStore  # noqa: E402
@@ -76,7 +76,7 @@ def confirmatory_lines() -> list[str]:
              "no store in the repository yet: the recording runs into a scratch store outside it "
              "(`scripts/confirm_studies.py`) and is committed here when its rows' seeds are complete")
     lines = [f"Registration `{reg.digest[:12]}` ({len(reg.rows)} rows); confirmation runs: {where}.", "",
-             confirm.confirm_markdown(rows), ""]
+             confirm_text.confirm_markdown(rows), ""]
     for x in rows:
         if x.status == confirm.RECORDING:
             lines.append(f"- {x.row['id']}: {x.verdict} ({x.row['claim']}).")
@@ -85,7 +85,7 @@ def confirmatory_lines() -> list[str]:
                          f"{reg.studies[x.row['study']]['seeds']} seeds registered, its power calculation asks "
                          f"{x.row['seeds_needed']}).")
         else:
-            lines.append(f"- {x.row['id']}: {confirm.row_sentence(x)} ({x.verdict})")
+            lines.append(f"- {x.row['id']}: {confirm_text.row_sentence(x)} ({x.verdict})")
     return lines
 
 

@@ -111,7 +111,7 @@ def _one_cycle(edges: dict[str, set[str]], comp: set[str]) -> list[str]:
 def test_import_graph_sees_relative_and_function_level_imports():
     graph = _graph()
     assert "fedquad_core.config.run" in graph["fedquad_core.config.preflight"]  # relative, module level
-    assert "fedquad_core.train.runner" in graph["fedquad_core.study.run"]  # relative, module level
+    assert "fedquad_core.train.runner" in graph["fedquad_core.study.pool"]  # relative, module level
     assert "fedquad_core.data" in graph["fedquad_core.config.limits"]  # relative, inside a function
     assert "fedquad_core.cli.main" in graph["fedquad_core.cli"]
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}

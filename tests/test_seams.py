@@ -7,7 +7,7 @@ from scripts import seams_report
 
 ROOT = Path(__file__).resolve().parent.parent
 SPLIT = (  # each was 50-88 lines of several steps; now a short function over named steps
-    "fedquad_core/study/run.py:run_in_pool",
+    "fedquad_core/study/pool.py:run_in_pool",
     "fedquad_core/study/run.py:run_study",
     "fedquad_core/prefork/server.py:serve",
     "fedquad_core/cli/commands.py:cmd_run",
@@ -36,7 +36,34 @@ def test_one_figure_fitting_pipeline():
 
 def test_the_modules_split_by_concern_stay_under_400_lines():
     split = [*sorted((ROOT / "app" / "export").glob("*.py")),
-             *(ROOT / "app" / "figures" / n for n in ("fit.py", "textfit.py", "palette.py"))]
+             *(ROOT / "app" / "figures" / n for n in ("fit.py", "textfit.py", "palette.py")),
+             *sorted((ROOT / "app" / "studies").glob("explore_*.py")),  # Explore: view, figures, panels
+             *(ROOT / "fedquad_core" / "study" / n for n in ("run.py", "pool.py", "stopping.py"))]
     long = {str(p.relative_to(ROOT)): n for p in split
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > seams_report.MODULE_LINES}
     assert not long, long
+
+
+# The modules still over ``MODULE_LINES`` (400) when the last two were split (study/run.py into
+# run, pool and stopping; explore_panels.py into explore_view, explore_figures, explore_panels).
+# The list only shrinks: a module that grows past 400 lines is split by concern, not added here;
+# one split below 400 leaves the list. None may pass ``CEILING`` either.
+STILL_LONG = {
+    "fedquad_core/study/paper_claims.py",
+    "fedquad_core/safe_io.py",
+    "app/figures/study.py",
+    "app/lesson/text.py",
+    "app/lesson/steps.py",
+    "fedquad_core/runs/store.py",
+}
+CEILING = 600
+
+
+def test_no_other_module_grows_past_400_lines():
+    long = dict(seams_report.long_modules(ROOT))
+    new = sorted(set(long) - STILL_LONG)
+    assert not new, f"over {seams_report.MODULE_LINES} lines: split them by concern ({ {p: long[p] for p in new} })"
+    gone = sorted(STILL_LONG - set(long))
+    assert not gone, f"now at most {seams_report.MODULE_LINES} lines: take them off STILL_LONG ({gone})"
+    huge = {p: n for p, n in long.items() if n > CEILING}
+    assert not huge, huge

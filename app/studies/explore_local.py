@@ -44,7 +44,7 @@ def local_metric(points: pd.DataFrame) -> str | None:
 
 def local_panels(view, points: pd.DataFrame, metrics: pd.DataFrame, resp: pd.DataFrame | None, response, tag: str) -> list:
     """The row's two panels, or none when no run of the study measured its clients. ``response``
-    is the page's response-plot builder (``explore_panels.response``), so the bands and marks match."""
+    is the page's response-plot builder (``explore_figures.response``), so the bands and marks match."""
     opts = local_options(points)
     if not opts:
         return []

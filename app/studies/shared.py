@@ -52,7 +52,7 @@ def serves(ref: studies.StudyRef) -> bool:
 
 
 def serves_key(key: tuple) -> bool:
-    """The same for a key of ``explore_panels.memo`` (its first item is the study's ``StudyRef.id``)."""
+    """The same for a key of ``explore_view.memo`` (its first item is the study's ``StudyRef.id``)."""
     return bool(key) and isinstance(key[0], str) and key[0].startswith("recorded:") and enabled()
 
 

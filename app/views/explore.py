@@ -12,6 +12,7 @@ from app.studies import catalog as studies
 from app.studies import confirmed
 from app.studies import explore_local
 from app.studies import explore_panels as panels
+from app.studies.explore_view import View, points_of
 from app.studies import shared
 
 talk = state.talk()
@@ -78,7 +79,7 @@ def body() -> None:
     pos = panels.grid_position(axes_ui, values, {ax.key: st.session_state[ax.state_key] for ax in axes_ui})
     state.init("x_resp", axes[0] if axes else "", str, axes or [""])
     version = shared.version(ref, study)  # a recorded study's: its content (figures shared by all sessions)
-    points = panels.points_of(ref.source, ref.name, version)
+    points = points_of(ref.source, ref.name, version)
     if active and not (service.study_running(ref) or points["state"].isin(service.ACTIVE).any()):
         st.rerun()  # the study finished: redraw once without the refresh
     figures = st.container() if talk else None  # talk mode: the figures first, the pickers under them
@@ -93,7 +94,7 @@ def body() -> None:
     for stale in [k for k in st.query_params if k.startswith("x_") and k not in ("x_study", "x_resp", "x_hm", "x_local")
                   and k[2:] not in axes]:
         del st.query_params[stale]  # another study's slider: not part of this view's link
-    view = panels.View(ref, study, axes, values, pos, st.session_state.x_resp or (axes[0] if axes else None), talk, version)
+    view = View(ref, study, axes, values, pos, st.session_state.x_resp or (axes[0] if axes else None), talk, version)
     if figures is None:
         panels.compute_controls(view, points)
         panels.at_positions(view, points, axes_ui)
@@ -106,7 +107,7 @@ def body() -> None:
     follow.share()  # a slider move re-runs only this fragment: the students follow it from here
 
 
-active = service.study_running(ref) or panels.points_of(ref.source, ref.name, shared.version(ref, study))["state"].isin(service.ACTIVE).any()
+active = service.study_running(ref) or points_of(ref.source, ref.name, shared.version(ref, study))["state"].isin(service.ACTIVE).any()
 st.fragment(run_every=3.0 if active else None)(body)()
 if talk:
     study_picker()

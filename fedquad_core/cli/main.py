@@ -17,7 +17,7 @@ from typing import Sequence
 
 from ..errors import os_error_line
 from ..runs.store import RunStore
-from ..study.run import StudyStopped
+from ..study.stopping import StudyStopped
 from ..user_errors import USER_ERRORS
 from . import commands, plugins
 from .args import OneLineParser, add_run_options, int_in, nonempty

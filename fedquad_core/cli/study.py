@@ -11,10 +11,11 @@ from ..errors import UserError
 from ..runs import preflight_file
 from ..runs.store import RunStore
 from ..study import StudySpec, StudyStore, parse_axes, parse_grid, run_study
-from ..study.confirm import check_confirmatory, confirm_markdown
+from ..study.confirm import check_confirmatory
+from ..study.confirm_text import confirm_markdown
 from ..study.paper_claims import check_claims, claims_markdown, unused_studies
 from ..study.matched import matched_accuracy
-from ..study.run import request_study_cancel
+from ..study.stopping import request_study_cancel
 from ..study.store import DamagedStudy, check_name
 from ..study.table import METRICS as STUDY_METRICS, mean_std_text, response_table, slider_axes, study_frame
 from ..version import engine_fingerprint

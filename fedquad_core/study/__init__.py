@@ -2,7 +2,8 @@
 
 - ``grid``: the spec, its axes and values, and its points (``StudySpec``, ``parse_grid``, ``expand``)
 - ``store``: study files beside the runs, and the index of finished runs by run key
-- ``run``: preflight of the whole grid, then the missing points in a process pool or on Ray (``ray``)
+- ``run``: preflight of the whole grid, then the missing points in a process pool (``pool``) or on
+  Ray (``ray``); ``stopping``: the running lock, the cancel request, ``StudyStopped``
 - ``table``: a study's numbers per point and over seeds, and ``compare`` (beyond seed noise or not)
 - ``matched``: the runs compared at matched accuracy (``matched_accuracy``)
 - ``stats``: paired t / Welch, equivalence (TOST), non-inferiority, Holm, slopes; ``effects``: the
@@ -18,7 +19,7 @@ import importlib
 
 # Loaded on first use, so that reading study files (``study.store``, ``study.table``) does not
 # import torch: the dashboard's projection worker starts without it.
-_HOME = {"check_grid": "..config.preflight", "run_key": "..version", "run_study": ".run", "StudyPool": ".run", "check_study": ".run", "StudyStore": ".store", "check_name": ".store",
+_HOME = {"check_grid": "..config.preflight", "run_key": "..version", "run_study": ".run", "StudyPool": ".pool", "check_study": ".run", "StudyStore": ".store", "check_name": ".store",
          "response_table": ".table", "study_frame": ".table", "compare": ".table", "compare_summary": ".table",
          "Verdict": ".table", "matched_accuracy": ".matched", "check_claims": ".paper_claims", "claims_markdown": ".paper_claims",
          **{name: ".grid" for name in ("Point", "StudySpec", "expand", "keyed", "parse_axes",

@@ -44,3 +44,21 @@ def test_a_row_must_fill_the_columns_and_pipes_are_escaped():
     assert "| x\\|y | 1 s |" in t.markdown()
     with pytest.raises(ValueError):
         t.row("only one")
+
+
+def test_finish_prints_and_writes_only_with_write_docs(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    doc = tmp_path / "performance.md"
+    doc.write_text("# Performance\n\n<!-- bench:toy_bench -->\nMeasured before the harness: `--write-docs`\n"
+                   "<!-- /bench:toy_bench -->\n")
+    monkeypatch.setattr("sys.argv", ["/x/benchmarks/toy_bench.py", "--repeat", "2", "--write-docs"])
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert harness.invoked() == "OMP_NUM_THREADS=1 python -m benchmarks.toy_bench --repeat 2 --write-docs"
+    harness.finish(_table(("a", "1.0 ms")), argparse.Namespace(write_docs=False), path=doc)
+    assert "| a | 1.0 ms |" not in doc.read_text() and "a     1.0 ms" in capsys.readouterr().out
+    harness.finish(_table(("a", "1.0 ms")), argparse.Namespace(write_docs=True), path=doc)
+    text = doc.read_text()
+    assert "| a | 1.0 ms |" in text and harness.STALE not in text
+    assert "Written by `OMP_NUM_THREADS=1 python -m benchmarks.toy_bench --repeat 2 --write-docs`" in text

@@ -54,7 +54,7 @@ def test_the_worked_row_in_the_verdicts_page_is_the_tables_own():
 def test_the_confirmatory_worked_row_is_its_rows_own():
     """docs/verdicts.md's confirmatory worked row (C1) quotes the sentence and numbers that
     ``fedquad study confirm`` computes on assets/confirmed."""
-    from fedquad_core.study import confirm
+    from fedquad_core.study import confirm, confirm_text
 
     page = " ".join((REPO / "docs" / "verdicts.md").read_text().split())
     part = page.split("**A confirmatory row, from runs to sentence**")[1].split("Every \"supported\"")[0]
@@ -65,4 +65,4 @@ def test_the_confirmatory_worked_row_is_its_rows_own():
                  f"{row.primary.n_a} vs {row.primary.n_b} seeds, p {t.p:.3f}", f"Holm {row.p_holm:.3f}",
                  f"Holm {row.p_eq_holm:.3f}): **{row.verdict}**"):
         assert text in part, text
-    assert part.split('Its sentence, from `confirm.row_sentence`: "')[1].split('"')[0] == confirm.row_sentence(row)
+    assert part.split('Its sentence, from `confirm_text.row_sentence`: "')[1].split('"')[0] == confirm_text.row_sentence(row)

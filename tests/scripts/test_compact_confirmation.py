@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from fedquad_core.study import confirm as cf
+from fedquad_core.study import confirm_text as ct
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "compact_confirmation.py"
@@ -56,4 +57,4 @@ def test_a_finished_study_lands_compacted_with_the_same_table(tmp_path):
         dst = [json.loads(x) for x in (out / run_id / "metrics.jsonl").read_text().splitlines()]
         assert any("local" in r for r in src) and not any("local" in r for r in dst)
         assert dst == [{k: v for k, v in r.items() if k != "local"} for r in src]  # every other number, unrounded
-    assert cf.confirm_markdown(cf.check_confirmatory(out)) == cf.confirm_markdown(cf.check_confirmatory(scratch))
+    assert ct.confirm_markdown(cf.check_confirmatory(out)) == ct.confirm_markdown(cf.check_confirmatory(scratch))

@@ -34,6 +34,7 @@ from app.lesson import steps as lesson
 from app.lesson.strongest import strongest_effect
 from app.studies import catalog as studies
 from app.studies import explore_panels as panels
+from app.studies.explore_view import View, points_of
 from app.studies import shared
 from fedquad_core.api import claim_verdicts
 
@@ -183,14 +184,14 @@ def study_export(ref: studies.StudyRef) -> StudyExport:
     for ax in axes:
         ax.label = slider_label(ax.key, ax.options)
     version = shared.version(ref, study)
-    points = panels.points_of(ref.source, ref.name, version)
+    points = points_of(ref.source, ref.name, version)
     out: dict[str | None, list[switcher.Position]] = {}
     view = None
     parts: dict[tuple, switcher.Panel | None] = {}
     for resp in keys or [None]:
         for combo in itertools.product(*(values[a] for a in keys)):
             pos = dict(zip(keys, combo))
-            view = panels.View(ref, study, keys, values, pos, resp, False, version)
+            view = View(ref, study, keys, values, pos, resp, False, version)
             position = panels.position(view, points)
             position = switcher.Position(position.value, list(position.panels), position.notice)  # (shared: a copy)
             if combo not in parts:

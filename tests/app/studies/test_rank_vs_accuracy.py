@@ -20,7 +20,7 @@ def test_rank_against_accuracy_panel_and_the_matched_caveat():
     under IID, its values interpolated within the range every run crosses; the across-α note that
     states a rank difference says it is at equal rounds and points to the equal-accuracy figure."""
     from app.studies import catalog as studies
-    from app.studies import explore_panels as ep
+    from app.studies import explore_figures as ep
     ref = studies.StudyRef("recorded", "fmnist-skew", "fmnist-skew")
     points = studies.points_frame(ref)
     at = points[(points["alpha"] == 0.1) & (points["state"] == "finished")]

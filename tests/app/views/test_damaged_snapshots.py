@@ -101,6 +101,9 @@ def test_embeddings_in_umap_mode_fall_back_without_an_exception(roots):
     at = open_page("views/embeddings.py")
     at.segmented_control(key="e_proj").set_value("UMAP").run()
     assert not at.exception, at.exception
+    assert at.segmented_control(key="e_proj").value == "UMAP"
+    assert len([w for w in at.warning if "Damaged, left out" in w.value]) == 1  # the damaged round named, once
+    assert at.get("plotly_chart"), "no picture of the other rounds"
 
 
 @pytest.mark.parametrize("step", [4])  # the step that draws snapshots (spectra); step 6 draws response plots only

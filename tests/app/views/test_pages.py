@@ -13,10 +13,20 @@ from app_helpers import MAIN, PAGES, trace_values, walk
 def open_page(page: str) -> AppTest:
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.run()
-    if page != PAGES[0]:
-        at.switch_page(page)
-        at.run()
+    at.switch_page(page)  # always: the app opens on Explore, not on PAGES[0] (Partitions)
+    at.run()
     return at
+
+
+# each page's title (Explore and Live leave theirs out in talk mode, where the figures come first)
+TITLES = {"views/partitions.py": "Partitions", "views/launch.py": "Launch", "views/live.py": "Live",
+          "views/embeddings.py": "Embeddings", "views/geometry.py": "Geometry", "views/clients.py": "Clients",
+          "views/runs.py": "Runs", "views/explore.py": "Explore"}
+NO_TITLE_IN_TALK = {"views/explore.py", "views/live.py"}
+
+
+def test_every_page_has_its_title():
+    assert set(TITLES) == set(PAGES)
 
 
 def chart_specs(at: AppTest) -> list[dict]:
@@ -35,6 +45,7 @@ def chart_specs(at: AppTest) -> list[dict]:
 def test_page_renders_with_empty_store(empty_store, page):
     at = open_page(page)
     assert not at.exception, at.exception
+    assert [t.value for t in at.title] == [TITLES[page]]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -42,6 +53,7 @@ def test_page_renders_with_runs(run_store, page):
     at = open_page(page)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+    assert [t.value for t in at.title] == [TITLES[page]]
 
 
 def test_live_shows_the_latest_group_by_default(run_store):
@@ -99,11 +111,12 @@ def test_page_renders_in_talk_and_presenter_mode(run_store, page):
     at.query_params["presenter"] = "1"
     at.run()
     assert at.toggle(key="talk").value and at.toggle(key="presenter").value
-    if page != PAGES[0]:
-        # AppTest runs a switched-to page without the entry script: carry the global settings over
-        at.session_state["talk"] = at.session_state["presenter"] = True
-        at.switch_page(page).run()
+    # AppTest runs a switched-to page without the entry script: carry the global settings over
+    at.session_state["talk"] = at.session_state["presenter"] = True
+    at.switch_page(page).run()  # always: the app opens on Explore, not on PAGES[0] (Partitions)
     assert not at.exception, at.exception
+    titles = [t.value for t in at.title]
+    assert titles == ([] if page in NO_TITLE_IN_TALK else [TITLES[page]]), titles
 
 
 def test_a_link_reproduces_the_view(empty_store):

@@ -8,7 +8,7 @@ import itertools
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import MAIN
+from app_helpers import MAIN, shown
 from study_helpers import write_study
 
 AXES = {"method": ["fedavg", "fedquad"], "alpha": [0.1, None], "seed": [0, 1], "m1": [0.5, 1.0]}
@@ -41,13 +41,19 @@ def test_each_axis_set_opens_in_explore(combo, axis_root, monkeypatch):
     at.run()
     at.switch_page("views/explore.py").run()
     assert not at.exception, [e.value for e in at.exception]
+    assert [t.value for t in at.title] == ["Explore"]
+    assert at.selectbox(key="x_study").value == "mine:ax-" + "-".join(combo)
+    acc = shown(at, "acc")  # the accuracy over rounds at the opening position, drawn from the study's runs
+    assert acc is not None and acc["fig"] is not None and acc["fig"]["data"], acc
 
 
 def test_geometry_and_embeddings_open_on_a_store_of_every_axis_set(axis_root, monkeypatch):
     monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(axis_root))
-    for page in ("views/geometry.py", "views/embeddings.py", "views/runs.py"):
+    for page, title in (("views/geometry.py", "Geometry"), ("views/embeddings.py", "Embeddings"), ("views/runs.py", "Runs")):
         at = _open(page)
         assert not at.exception, (page, [e.value for e in at.exception])
+        assert [t.value for t in at.title] == [title], page
+        assert at.get("plotly_chart") or at.dataframe, f"{page} shows neither a figure nor a table"
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=["+".join(c) for c in COMBOS])

@@ -18,7 +18,7 @@ from planted import SECRET, contents as _snapshot, no_hang, plant, refusal, vict
 from fedquad_core import safe_io
 from fedquad_core.runs import claims, launcher, locks
 from fedquad_core.runs.store import RunStore, atomic_write_json, atomic_write_text
-from fedquad_core.study import run as study_run
+from fedquad_core.study import stopping as study_stopping
 
 from engine_helpers import tiny_config
 
@@ -54,8 +54,8 @@ ACTIONS = {
     ".prefork.lock": ("refused", _prefork_lock),
     ".prefork.log": ("refused", lambda s: launcher.ensure_warm_server(s.root, parent=os.getpid())),
     ".slots/slot-0": ("refused", lambda s: launcher.acquire_slot(s.root, 1)),
-    "studies/.grid.running": ("refused", lambda s: study_run._hold_running_lock(s.root, "grid")),
-    "studies/.grid.cancel": ("replaced", lambda s: atomic_write_text(study_run.cancel_path(s.root, "grid"), "cancel\n",
+    "studies/.grid.running": ("refused", lambda s: study_stopping.hold_running_lock(s.root, "grid")),
+    "studies/.grid.cancel": ("replaced", lambda s: atomic_write_text(study_stopping.cancel_path(s.root, "grid"), "cancel\n",
                                                                      within=s.root)),
     ".studies/grid.log": ("refused", _spawn(lambda s: launcher.study_files(s.root, "grid")[3])),
     ".studies/grid.pid": ("replaced", lambda s: atomic_write_json(launcher.study_files(s.root, "grid")[2], {"pid": 1},
@@ -96,7 +96,7 @@ def test_a_planted_link_or_pipe_is_never_written_through_nor_waited_on(store, re
 def test_locks_that_are_links_or_pipes_are_held_by_no_one(store, kind):
     store, outside = store
     for rel, held in ((".prefork.lock", lambda: launcher.server_alive(store.root)),
-                      ("studies/.grid.running", lambda: study_run.study_running(store.root, "grid"))):
+                      ("studies/.grid.running", lambda: study_stopping.study_running(store.root, "grid"))):
         plant(store.root / rel, kind, outside)
         with no_hang():
             assert held() is False

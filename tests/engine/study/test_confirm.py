@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fedquad_core.study import confirm as cf
+from fedquad_core.study import confirm_text as ct
 from fedquad_core.study.stats import paired
 
 REPO = Path(__file__).resolve().parents[3]
@@ -54,7 +55,7 @@ def test_supported_needs_the_holm_p_and_delta():
     up = _diff([2.0, 3.0, 4.1, 5.0], [1.0, 2.0, 3.0, 4.0])
     assert cf.strict_verdict(up, [], 0.5, "above", 0.06, 0.9, False) == cf.INCONCLUSIVE  # Holm p above .05
     assert cf.strict_verdict(up, [], 2.0, "above", 0.001, 0.9, False) == cf.INCONCLUSIVE  # estimate under δ
-    assert cf.strict_verdict(up, [], 2.0, "above", 0.001, 0.01, False) == cf.NEGLIGIBLE  # only by equivalence
+    assert cf.strict_verdict(up, [], 2.0, "above", 0.001, 0.01, False) == ct.NEGLIGIBLE  # only by equivalence
 
 
 def test_holm_counts_rows_not_yet_in_as_p_one(monkeypatch):
@@ -92,7 +93,7 @@ def test_the_table_on_a_tiny_confirmation_recording(tmp_path):
     assert c4.status == "confirmatory" and c4.seeds == 2
     assert c4.verdict == "not confirmed: needs 56 seeds"  # 2 seeds of the 56 its power calculation asks
     assert [c.name for c in c4.others] == ["equal rounds"] and c4.others[0].test is not None
-    table = cf.confirm_markdown(list(rows.values()))
+    table = ct.confirm_markdown(list(rows.values()))
     assert "| C4 |" in table and "not confirmed: needs 56 seeds" in table and table.count("\n") == len(rows) + 1
     # while a run is still going, the study shows no number and no verdict
     import json
@@ -105,7 +106,7 @@ def test_the_table_on_a_tiny_confirmation_recording(tmp_path):
     for row_id in ("C4", "C5", "C6"):
         assert during[row_id].status == cf.RECORDING and during[row_id].primary is None
         assert during[row_id].verdict == "recording: 1 of 2 seeds in; no verdict before all are"
-    assert "recording: 1 of 2 seeds in" in cf.confirm_markdown(list(during.values()))
+    assert "recording: 1 of 2 seeds in" in ct.confirm_markdown(list(during.values()))
     status_path.write_text(saved)
     # a study recorded under another registration of its rows is refused, not resumed
     import json
@@ -132,16 +133,16 @@ def test_each_rows_line_is_its_verdict_and_its_primary_comparisons_numbers():
     for r in rows:
         x = table[r.id]
         assert r.verdict == x.verdict and r.claim == x.row["claim"]
-        assert r.short == f"{r.id} ({cf.row_tag(r.claim)}): {cf.verdict_words(r.verdict)}"
+        assert r.short == f"{r.id} ({ct.row_tag(r.claim)}): {ct.verdict_words(r.verdict)}"
         if x.primary is None or x.primary.test is None:
             assert r.numbers == "" and r.sentence == x.verdict  # no number before every seed is in
             continue
-        scale, unit, spec = cf._scaled(x.row["measure"])
+        scale, unit, spec = ct._scaled(x.row["measure"])
         assert x.primary.test.text(spec, scale, unit) in r.numbers and f"at {x.primary.name}" in r.numbers
-        assert ("inside ±" in r.numbers) == (x.judged == cf.NEGLIGIBLE)
-        assert all(q in r.numbers for q in cf.row_qualifiers(x))
+        assert ("inside ±" in r.numbers) == (x.judged == ct.NEGLIGIBLE)
+        assert all(q in r.numbers for q in ct.row_qualifiers(x))
     assert api.confirmation(REPO / "assets" / "recorded") == []
-    assert cf.row_tag("FedQuad separates the classes more (inter-class distance, digits)") == "inter-class distance, digits"
-    assert cf.row_tag("no parenthesis") == "no parenthesis"
-    assert cf.verdict_words("negligible") == "no difference that matters"
-    assert cf.verdict_words("not confirmed: needs 401 seeds") == "not confirmed: needs 401 seeds"
+    assert ct.row_tag("FedQuad separates the classes more (inter-class distance, digits)") == "inter-class distance, digits"
+    assert ct.row_tag("no parenthesis") == "no parenthesis"
+    assert ct.verdict_words("negligible") == "no difference that matters"
+    assert ct.verdict_words("not confirmed: needs 401 seeds") == "not confirmed: needs 401 seeds"

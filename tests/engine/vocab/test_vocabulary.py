@@ -83,7 +83,7 @@ NOT_LABEL_TABLES = {
     ("app/lesson/figures.py", "FINAL_KEYS"),     # which per-round measure a final value is taken of
     ("app/views/geometry.py", "TEXTS"),          # paragraphs explaining each measure, not its name
     ("app/studies/explore_local.py", "LABELS"),  # left: capitalised titles with notes (app/studies)
-    ("app/studies/explore_panels.py", "HEATMAP_OF"),  # left: the heat map picker's words (app/studies)
+    ("app/studies/explore_figures.py", "HEATMAP_OF"),  # left: the heat map picker's words (app/studies)
 }
 
 
