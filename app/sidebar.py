@@ -16,8 +16,8 @@ def about() -> str:
              "keeps classes compact and separated.", "",
              "FedQuad: Göksu & Pugeault, *FedQuad: Federated Stochastic Quadruplet Learning*, arXiv 2509.04107, 2025.",
              "", "Methods compared:"]
-    for name in service.method_names():
-        lines.append(f"- **{service.method_label(name)}**: {service.method_citation(name)}")
+    for m in service.methods().values():
+        lines.append(f"- **{m.label}**: {m.citation}")
     return "\n".join(lines)
 
 

@@ -47,11 +47,10 @@ import numpy as np
 
 from .config import DATASET_NAMES, DEVICES, RunConfig
 from .config import limits as _limits
-from .config.alpha import ALPHA_STEPS, alpha_text, parse_alpha
-from .config.method_labels import CITATIONS as _CITATIONS, LABELS as _LABELS, method_label
+from .config.alpha import ALPHA_STEPS, alpha_text
 from .config.numbers import parse_float, parse_int
 from .errors import DataError
-from .numerics.partition import PartitionError, class_counts as _class_counts, partition as _partition
+from .numerics.partition import class_counts as _class_counts, partition as _partition
 from .runs import launcher as _launcher
 from .runs.helpers import Helper, Job
 from .runs.shared import SharedFolder
@@ -70,6 +69,7 @@ from .study import arithmetic as stats  # the study's arithmetic, one namespace 
 from .vocab import wording as words  # the numbers and verdicts in words, one namespace (its own __all__)
 from .user_errors import USER_ERRORS
 from .version import engine_fingerprint
+from .vocab.methods import method_label, method_words as _method_words
 
 # The forms' hard limits (config.limits): a widget never offers more than a run accepts.
 HARD_LIMITS: dict[str, int] = {"num_clients": _limits.CLIENTS_MAX, "rounds": _limits.ROUNDS_MAX,
@@ -94,20 +94,26 @@ def check_runs(configs: list[RunConfig], *, labels: Labels | None = None,
         return None, str(e)
 
 
-def method_names() -> list[str]:
-    """The registry's method names, torch-free (``config.method_labels``, tested to agree)."""
-    return list(_LABELS)
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """One method of the registry as the forms and the sidebar show it: ``name`` (what a config
+    holds), ``label`` and ``citation`` (read torch-free from the method's own file); ``params()``
+    its hyperparameters with their slider metadata (imports the registry: torch)."""
+    name: str
+    label: str
+    citation: str
+
+    def params(self) -> list[tuple[str, Any, dict]]:
+        """(name, default, slider metadata) of each hyperparameter, from the registry."""
+        from .methods import METHODS  # torch
+        return [(f.name, f.default, dict(f.metadata)) for f in dataclasses.fields(METHODS[self.name].Params)]
 
 
-def method_citation(name: str) -> str:
-    """The paper a method comes from, as the sidebar cites it."""
-    return _CITATIONS[name]
-
-
-def method_params(method: str) -> list[tuple[str, Any, dict]]:
-    """(name, default, slider metadata) of each hyperparameter of ``method``, from the registry."""
-    from .methods import METHODS  # torch
-    return [(f.name, f.default, dict(f.metadata)) for f in dataclasses.fields(METHODS[method].Params)]
+def methods() -> dict[str, Method]:
+    """Every method of the registry by name, in the registry's order, torch-free
+    (``vocab.methods``, tested to agree with the registry): ``list(methods())`` the names,
+    ``methods()[name].citation``, ``methods()[name].params()``."""
+    return {name: Method(name, w.label, w.citation) for name, w in _method_words().items()}
 
 
 def data_problem(dataset: str) -> str | None:
@@ -118,12 +124,6 @@ def data_problem(dataset: str) -> str | None:
         return None
     except DataError as e:
         return str(e)
-
-
-def data_summary(dataset: str) -> dict:
-    """Sizes and classes of a data set (``data.data_summary``)."""
-    from .data import data_summary as _summary  # torch
-    return _summary(dataset)
 
 
 def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -285,9 +285,8 @@ def read_small_text(path: str | os.PathLike, limit: int) -> str | None:
 
 __all__ = [
     # configs and their check
-    "RunConfig", "DataError", "PartitionError", "USER_ERRORS", "DATASET_NAMES", "DEVICES",
-    "HARD_LIMITS", "ALPHA_STEPS", "alpha_text", "parse_alpha", "parse_float", "parse_int", "check_runs",
-    "method_names", "method_label", "method_citation", "method_params", "data_problem", "data_summary",
+    "RunConfig", "USER_ERRORS", "DATASET_NAMES", "DEVICES", "HARD_LIMITS", "ALPHA_STEPS", "alpha_text",
+    "parse_float", "parse_int", "check_runs", "methods", "method_label", "data_problem",
     "dataset_labels", "draw_partition", "class_counts", "engine_fingerprint",
     # runs
     "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "runs_at", "list_runs", "launch_run",

@@ -11,12 +11,12 @@ the app's: roles, Streamlit's caches and session state. It imports Streamlit and
 that must stay light (the projection worker, the figures) import ``fedquad_core.api`` instead."""
 from __future__ import annotations
 
-from fedquad_core.api import (ACTIVE, DATASET_NAMES, DEVICES, DamagedRun, DataError, PartitionError, RunConfig,
-                              RunNotFound, StoreError)
+from fedquad_core.api import (ACTIVE, DATASET_NAMES, DEVICES, USER_ERRORS, DamagedRun, RunConfig, RunNotFound,
+                              StoreError)
 from app.roots import REPO_ROOT, recorded_dir, runs_dir
 from app.service.roles import NotPresenter, is_presenter, is_student
-from app.service.catalog import (alpha_text, data_problem, dataset_labels, log_options, lt3_mask, method_citation,
-                                 method_names, param_specs, parse_alpha, partition_counts)
+from app.service.catalog import (alpha_text, data_problem, dataset_labels, log_options, lt3_mask, methods, param_specs,
+                                 partition_counts)
 from app.service.launching import (check_configs, check_study, compute_missing, config_defaults, dataset_defaults, launch_group,
                                    launch_preset, launch_study, make_configs, preflight, preflight_study, run_labels,
                                    run_partition, study_log_tail, study_running, warm_launch)
@@ -29,15 +29,14 @@ from app.service.workers import keep_projection_worker, keep_warm_server
 
 __all__ = [
     # engine types the pages name
-    "ACTIVE", "DATASET_NAMES", "DEVICES", "DamagedRun", "DataError", "PartitionError", "RunConfig", "RunNotFound",
-    "StoreError",
+    "ACTIVE", "DATASET_NAMES", "DEVICES", "USER_ERRORS", "DamagedRun", "RunConfig", "RunNotFound", "StoreError",
     # where things are
     "REPO_ROOT", "recorded_dir", "runs_dir",
     # roles
     "NotPresenter", "is_presenter", "is_student",
     # methods, data, partitions
-    "alpha_text", "data_problem", "dataset_labels", "log_options", "lt3_mask", "method_citation", "method_names",
-    "param_specs", "parse_alpha", "partition_counts",
+    "alpha_text", "data_problem", "dataset_labels", "log_options", "lt3_mask", "methods", "param_specs",
+    "partition_counts",
     # launching runs and studies
     "check_configs", "check_study", "compute_missing", "config_defaults", "dataset_defaults", "launch_group", "launch_preset",
     "launch_study", "make_configs", "preflight", "preflight_study", "run_labels", "run_partition", "study_log_tail",

@@ -1,7 +1,7 @@
-"""Methods and data as the forms see them: the methods' names, citations and slider metadata from
-the registry, the α steps and the widgets' ranges every page shares (from the engine's limits), the
-data sets' summaries and labels, and the partitions (drawn once per settings) with their clients x
-classes counts."""
+"""Methods and data as the forms see them: the methods (``methods()``: names, labels, citations)
+and their slider metadata from the registry, the α steps and the widgets' ranges every page shares
+(from the engine's limits), the data sets' labels, and the partitions (drawn once per settings)
+with their clients x classes counts."""
 from __future__ import annotations
 
 import math
@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 from fedquad_core import api
-from fedquad_core.api import ALPHA_STEPS, HARD_LIMITS, alpha_text, class_counts, parse_alpha  # noqa: F401 (service's)
+from fedquad_core.api import ALPHA_STEPS, HARD_LIMITS, alpha_text, class_counts, methods  # noqa: F401 (service's)
 
 ALPHAS = list(ALPHA_STEPS)  # the α every page's slider offers (the engine's config.alpha.ALPHA_STEPS)
 SKEW_ALPHA = 0.3  # where an α slider rests for a value that is not a step (IID has its own checkbox)
@@ -41,18 +41,10 @@ class ParamSpec:
     integer: bool
 
 
-def method_names() -> list[str]:
-    return api.method_names()  # the registry's names, torch-free (tested to agree)
-
-
-def method_citation(name: str) -> str:
-    return api.method_citation(name)
-
-
 def param_specs(method: str) -> list[ParamSpec]:
     """The method's hyperparameters with their slider metadata, straight from the registry."""
     return [ParamSpec(name, default, m.get("help", ""), m.get("min"), m.get("max"), m.get("step"),
-                      bool(m.get("log")), bool(m.get("integer"))) for name, default, m in api.method_params(method)]
+                      bool(m.get("log")), bool(m.get("integer"))) for name, default, m in methods()[method].params()]
 
 
 def log_options(low: float | None, high: float | None) -> list[float]:
@@ -71,10 +63,6 @@ def log_options(low: float | None, high: float | None) -> list[float]:
 def data_problem(dataset: str) -> str | None:
     """None when the data set can be loaded, else DataError's one-line remedy."""
     return api.data_problem(dataset)
-
-
-def dataset_info(dataset: str) -> dict:
-    return api.data_summary(dataset)
 
 
 @st.cache_resource(show_spinner="Loading labels…")

@@ -16,7 +16,7 @@ st.caption("Every selected method gets the same data, partition, seed and schedu
 if state.presenter():
     st.info("Presenter mode shows no launch form: turn presenter mode off in the sidebar to start runs.")
     st.stop()
-methods_all = service.method_names()
+methods_all = list(service.methods())
 state.init("l_preset", presets.CUSTOM, str, [presets.CUSTOM, *presets.PRESETS])
 state.init("l_methods", ["fedavg", "fedquad"], state.LIST, methods_all)
 for k, d in DEFAULTS.items():

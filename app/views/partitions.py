@@ -56,7 +56,7 @@ if problem:
 def split(a):
     try:
         counts = service.partition_counts(dataset, clients, a, seed, min_size)
-    except (service.PartitionError, service.DataError, ValueError) as e:
+    except (*service.USER_ERRORS, ValueError) as e:  # an impossible split, the data, ...: one line
         st.error(str(e))
         return None
     return counts

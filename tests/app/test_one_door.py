@@ -259,7 +259,7 @@ def test_sessions_asking_the_cold_package_at_once_all_get_their_names():
 import threading
 from app import service
 names = ["keep_projection_worker", "runs_table", "dataset_labels", "is_presenter", "check_configs", "store_for", "cancel",
-         "method_names"]
+         "methods"]
 gate, got = threading.Barrier(len(names)), {}
 def ask(name):
     gate.wait()
