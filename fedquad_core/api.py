@@ -192,25 +192,26 @@ def studies_at(root: str | os.PathLike) -> StudyStore:
     return StudyStore(Path(root))
 
 
-def check_study_name(name: str) -> str:
-    """``name`` when it can name a study (letters, digits, '.', '_', '-'), else ``UserError``."""
-    return _check_study_name(name)
-
-
 def parse_grid(items: list[str]) -> dict[str, list]:
     """``["alpha=0.1,1", ...]`` as axes (``study.grid``); ``UserError`` names a bad item."""
     from .study.grid import parse_grid as _parse_grid  # torch
     return _parse_grid(items)
 
 
-def check_study(name: str, base: dict, axes: dict, *, labels: Labels | None = None,
-                draw: Draw | None = None) -> tuple[list | None, str | None]:
+def check_study(name: str, base: dict, axes: dict, *, root: str | os.PathLike | None = None,
+                labels: Labels | None = None, draw: Draw | None = None) -> tuple[list | None, str | None]:
     """(the checked points, None), or (None, the first user error as one line): every check of a
-    new study before any work (its name, axes, size and method parameters, then each point's
-    config once and each distinct partition once), as ``check_runs`` for a group."""
-    from .study import StudySpec, check_study as _check_study, parse_axes  # torch
+    new study before any work (its name (letters, digits, '.', '_', '-'), with ``root`` that no
+    study of that name is in the store there, its axes, size and method parameters, then each
+    point's config once and each distinct partition once), as ``check_runs`` for a group."""
     try:
         _check_study_name(name)
+        if root is not None and StudyStore(Path(root)).exists(name):
+            return None, f"a study named {name!r} exists already: choose another name"
+    except USER_ERRORS as e:
+        return None, str(e)
+    from .study import StudySpec, check_study as _check_study, parse_axes  # torch
+    try:
         spec = StudySpec(name, RunConfig.from_dict(base), parse_axes(axes))
         return _check_study(spec, labels=labels, draw=draw)[2], None
     except (*USER_ERRORS, ValueError, TypeError) as e:
@@ -292,7 +293,7 @@ __all__ = [
     "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "runs_at", "list_runs", "launch_run",
     "cancel_run", "delete_run", "keep_warm_server",
     # studies and claims
-    "DamagedStudy", "studies_at", "study_frame", "check_study_name", "parse_grid", "check_study", "start_study",
+    "DamagedStudy", "studies_at", "study_frame", "parse_grid", "check_study", "start_study",
     "study_running", "study_log", "ConfirmedRow", "confirmation", "check_claims", "claim_verdicts",
     # the study's arithmetic (a Verdict's states, compare, Holm, ...) and its words: two namespaces
     "Verdict", "stats", "words",

@@ -91,14 +91,8 @@ def preflight_study(name: str, base: dict, axes: dict) -> tuple[list | None, str
     """(the checked points, None), or (None, the first problem as a one-line message): the
     engine's one up-front check of the whole study (``check_study``: its axes, size and method
     parameters, then each point's config once and each distinct partition once, with this app's
-    cached labels and partitions)."""
-    try:
-        api.check_study_name(name)
-    except api.USER_ERRORS as e:
-        return None, str(e)
-    if runs_dir().joinpath("studies", f"{name}.json").exists():
-        return None, f"a study named {name!r} exists already: choose another name"
-    return api.check_study(name, base, axes, labels=run_labels, draw=run_partition)
+    cached labels and partitions; a name taken in the user's store is refused)."""
+    return api.check_study(name, base, axes, root=runs_dir(), labels=run_labels, draw=run_partition)
 
 
 def check_study(name: str, base: dict, axes: dict) -> str | None:

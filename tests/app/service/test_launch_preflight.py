@@ -162,3 +162,16 @@ def test_the_launch_preflight_reuses_the_partitions_page_draw(counted):
     assert seen["draw"] == 1
     checked, problem = service.preflight(service.make_configs(["fedavg"], COMMON, {}))
     assert problem is None and seen["draw"] == 1  # the same split, drawn once
+
+
+def test_a_study_name_that_is_bad_or_taken_is_refused_before_any_check(counted, monkeypatch):
+    seen, _, root = counted
+    monkeypatch.setenv("FEDQUAD_RUNS_DIR", str(root))
+    base = {**COMMON, "method": "fedavg", "method_params": {}}
+    (root / "studies").mkdir(parents=True, exist_ok=True)
+    (root / "studies" / "taken.json").write_text("{}")
+    assert service.preflight_study("taken", base, {"method": ["fedavg"]}) == (
+        None, "a study named 'taken' exists already: choose another name")
+    checked, problem = service.preflight_study("bad name", base, {"method": ["fedavg"]})
+    assert checked is None and problem.startswith("invalid study name 'bad name'")
+    assert seen == Counter()  # nothing checked or drawn
