@@ -146,23 +146,14 @@ def class_counts(parts: list[np.ndarray], labels: np.ndarray, num_classes: int) 
 
 
 # ---- runs ----
-def runs_at(root: str | os.PathLike) -> RunStore:
-    """The run store at ``root`` for the reads that must fail loudly (one snapshot a figure
-    draws, a run's bundle): ``RunNotFound`` for a run that is not there, ``StoreError``
-    (``DamagedRun``) naming a damaged file. Everything else reads through ``run_view``."""
-    return RunStore(Path(root))
-
-
 def run_view(root: str | os.PathLike, *, cache_metrics: bool = False) -> RunView:
-    """The damage-tolerant view of the runs under ``root`` (``runs.view``): each read returns a
-    default for a missing run or a damaged file and names the damage once (``damaged``); every
-    reader of runs in the app reads through one."""
+    """The runs under ``root``, the app's one reader of them (``runs.view``): each read returns a
+    default for a missing run or a damaged file and names the damage once (``damaged``);
+    ``runs()`` lists every run (a damaged one with state "damaged" and its reason). Its ``store``
+    (a ``RunStore``) is for the reads that must fail loudly (one snapshot a figure draws, a run's
+    bundle): ``RunNotFound`` for a run that is not there, ``StoreError`` (``DamagedRun``) naming
+    a damaged file."""
     return RunView(root, cache_metrics=cache_metrics)
-
-
-def list_runs(root: str | os.PathLike) -> list:
-    """Every run under ``root`` (a damaged one with state "damaged" and its reason), unsorted."""
-    return runs_at(root).list_runs()
 
 
 def launch_run(config: RunConfig | Any, root: str | os.PathLike, *, extra: dict | None = None) -> str:
@@ -173,12 +164,12 @@ def launch_run(config: RunConfig | Any, root: str | os.PathLike, *, extra: dict 
 
 def cancel_run(root: str | os.PathLike, run_id: str) -> None:
     """Ask a queued or running run to stop (it ends with state "cancelled")."""
-    runs_at(root).request_cancel(run_id)
+    RunStore(Path(root)).request_cancel(run_id)
 
 
 def delete_run(root: str | os.PathLike, run_id: str) -> None:
     """Remove a run that is not active (``StoreError`` for a queued or running one)."""
-    runs_at(root).delete(run_id)
+    RunStore(Path(root)).delete(run_id)
 
 
 def keep_warm_server(root: str | os.PathLike, parent: int | None = None) -> bool:
@@ -290,7 +281,7 @@ __all__ = [
     "parse_float", "parse_int", "check_runs", "methods", "method_label", "data_problem",
     "dataset_labels", "draw_partition", "class_counts", "engine_fingerprint",
     # runs
-    "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "runs_at", "list_runs", "launch_run",
+    "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "launch_run",
     "cancel_run", "delete_run", "keep_warm_server",
     # studies and claims
     "DamagedStudy", "studies_at", "study_frame", "parse_grid", "check_study", "start_study",

@@ -121,7 +121,7 @@ def _store(run_dir) -> tuple[RunStore, str]:
     """The run store holding ``run_dir`` and the run's id in it: a run's snapshots are read through
     the store (the one reader: shapes checked, a damaged file named)."""
     run = Path(run_dir).resolve()
-    return api.runs_at(run.parent), run.name
+    return api.run_view(run.parent).store, run.name
 
 
 def claim(run_dir, round_: int) -> bool:

@@ -17,7 +17,7 @@ from app.export import files as export
 
 def store() -> RunStore:
     """The user's run store (where the dashboard launches runs)."""
-    return api.runs_at(runs_dir())
+    return api.run_view(runs_dir()).store
 
 
 SOURCES = ("mine", "recorded")
@@ -41,7 +41,7 @@ def source_of(run_id: str) -> str:
     """"mine" when the run is in the user's store (looked up first), else "recorded" when it is in
     the recorded store; a run in neither counts as "mine" (reads then raise RunNotFound)."""
     try:
-        if store().exists(run_id) or _same_root() or not api.runs_at(recorded_dir()).exists(run_id):
+        if store().exists(run_id) or _same_root() or not api.run_view(recorded_dir()).store.exists(run_id):
             return "mine"
     except StoreError:
         return "mine"
@@ -54,7 +54,7 @@ def is_recorded(run_id: str) -> bool:
 
 def store_for(run_id: str) -> RunStore:
     """The store holding this run: the user's first, then the recorded one (reads that raise)."""
-    return api.runs_at(source_root(source_of(run_id)))
+    return api.run_view(source_root(source_of(run_id))).store
 
 
 def view_for(run_id: str) -> RunView:
@@ -85,7 +85,7 @@ def runs_table() -> pd.DataFrame:
     run whose id is also in the user's store is listed once, as the user's."""
     rows, seen = [], set()
     for source in SOURCES if not _same_root() else SOURCES[:1]:
-        for info in api.list_runs(source_root(source)):
+        for info in api.run_view(source_root(source)).runs():
             if info.run_id not in seen:
                 seen.add(info.run_id)
                 rows.append(_table_row(info, source))

@@ -137,7 +137,7 @@ def points_frame(ref: StudyRef) -> pd.DataFrame:
     """One row per grid point (the engine's ``study_frame``): axis columns, run_id, state, the final
     metrics; ``source`` added. A point counts as done when its state is "finished"."""
     study = read_study(ref)
-    rows = study_frame(api.runs_at(service.source_root(ref.source)), study)
+    rows = study_frame(api.run_view(service.source_root(ref.source)).store, study)
     df = pd.DataFrame(rows)
     for axis in study["axes"]:
         if axis in df:
