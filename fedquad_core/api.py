@@ -47,7 +47,7 @@ import numpy as np
 
 from .config import DATASET_NAMES, DEVICES, RunConfig
 from .config import limits as _limits
-from .config.alpha import ALPHA_STEPS, alpha_text
+from .config.alpha import ALPHA_STEPS
 from .config.numbers import parse_float, parse_int
 from .errors import DataError
 from .numerics.partition import class_counts as _class_counts, partition as _partition
@@ -277,7 +277,7 @@ def read_small_text(path: str | os.PathLike, limit: int) -> str | None:
 
 __all__ = [
     # configs and their check
-    "RunConfig", "USER_ERRORS", "DATASET_NAMES", "DEVICES", "HARD_LIMITS", "ALPHA_STEPS", "alpha_text",
+    "RunConfig", "USER_ERRORS", "DATASET_NAMES", "DEVICES", "HARD_LIMITS", "ALPHA_STEPS",
     "parse_float", "parse_int", "check_runs", "methods", "method_label", "data_problem",
     "dataset_labels", "draw_partition", "class_counts", "engine_fingerprint",
     # runs

@@ -61,10 +61,10 @@ def axis_name(axis: str) -> str:
 
 
 def value_label(axis: str, value) -> str:
-    """How a grid value reads on a slider and a tick: alpha as the engine writes it (``alpha_text``,
+    """How a grid value reads on a slider and a tick: alpha as the engine writes it (``words.alpha_text``,
     short: "IID", "0.1"), other numbers as %g."""
     if axis == "alpha":
-        return engine.alpha_text(value, "short")
+        return engine.words.alpha_text(value, "short")
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "none"
     return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
 from fedquad_core import api
-from fedquad_core.api import RunStore, RunView, StoreError, Verdict, alpha_text, check_claims, stats
+from fedquad_core.api import RunStore, RunView, StoreError, Verdict, check_claims, stats
 from fedquad_core.api import words
 
 alpha_words = words.alpha_words  # ("IID", "α=0.1"; NaN is IID): the Lesson's modules take it from here

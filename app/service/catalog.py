@@ -11,8 +11,9 @@ import numpy as np
 import streamlit as st
 
 from fedquad_core import api
-from fedquad_core.api import ALPHA_STEPS, HARD_LIMITS, alpha_text, class_counts, methods  # noqa: F401 (service's)
+from fedquad_core.api import ALPHA_STEPS, HARD_LIMITS, class_counts, methods, words  # noqa: F401 (service's)
 
+alpha_text = words.alpha_text  # α in its three styles (``service.alpha_text``: the pages' tables and titles)
 ALPHAS = list(ALPHA_STEPS)  # the α every page's slider offers (the engine's config.alpha.ALPHA_STEPS)
 SKEW_ALPHA = 0.3  # where an α slider rests for a value that is not a step (IID has its own checkbox)
 # The form widgets' ranges, on every page: the engine's hard limits (config.limits) where it has one;

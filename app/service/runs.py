@@ -10,7 +10,7 @@ import pandas as pd
 
 from app.roots import recorded_dir, runs_dir
 from fedquad_core import api
-from fedquad_core.api import ACTIVE, RunStore, RunView, StoreError, alpha_text
+from fedquad_core.api import ACTIVE, RunStore, RunView, StoreError, words
 from app.service.roles import require_presenter
 from app.export import files as export
 
@@ -77,7 +77,7 @@ def run_label(info) -> str:
     cfg = info.config
     if cfg.get("name"):
         return str(cfg["name"])
-    return f"{method_label(cfg.get('method', '?'))} {alpha_text(cfg.get('alpha'), 'label')} ·{info.run_id[-6:]}"
+    return f"{method_label(cfg.get('method', '?'))} {words.alpha_words(cfg.get('alpha'))} ·{info.run_id[-6:]}"
 
 
 def runs_table() -> pd.DataFrame:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fedquad_core import api
-from fedquad_core.api import DamagedStudy, alpha_text, study_frame, stats
+from fedquad_core.api import DamagedStudy, study_frame, stats, words
 from app import service
 from app.projection import cache as projection
 from app.projection import maths
@@ -207,10 +207,10 @@ def class_names(ref: StudyRef, run_id: str, n: int) -> list[str]:
 
 # ---- a study's grid as the study CLI writes it (starting a study: ``service.launching``) ----
 def grid_args(axes: dict) -> list[str]:
-    """``--grid axis=v1,v2`` arguments of the study CLI (alpha written by ``alpha_text``: IID as ``iid``)."""
+    """``--grid axis=v1,v2`` arguments of the study CLI (alpha written by ``words.alpha_text``: IID as ``iid``)."""
     out = []
     for axis, values in axes.items():
-        text = ",".join(alpha_text(v) if axis == "alpha" else repr(v) if isinstance(v, float) else str(v)
+        text = ",".join(words.alpha_text(v) if axis == "alpha" else repr(v) if isinstance(v, float) else str(v)
                         for v in values)
         out += ["--grid", f"{axis}={text}"]
     return out

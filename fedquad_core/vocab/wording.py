@@ -5,8 +5,10 @@ figure title of the dashboard takes its words here, so each is defined once (``v
 
 - **p, δ and α**: ``p_words`` ("p = 0.004", in a sentence) and ``p_value`` ("0.004", a table
   cell): one rule, two places; ``delta_points`` (an accuracy's δ: "1 point"), ``delta_margins``
-  (every kind of measure's δ in one phrase); ``alpha_words`` ("IID", "α=0.5": titles and
-  sentences; ``api.alpha_text`` has the other styles).
+  (every kind of measure's δ in one phrase); ``alpha_text(alpha, style)`` (α in each of its
+  three styles: ``value`` "iid" / "0.5", read back by the command line and study files;
+  ``short`` "IID" / "0.5", table cells and ticks; ``label`` "IID" / "α=0.5") and ``alpha_words``
+  (its ``label`` style by name: titles and sentences).
 - **The measures' names**: ``metric_names(register)`` (every measure's name in one register:
   ``"axis"`` the figures' axes, ``"chart"`` the live charts, ``"title"`` the Clients page,
   ``"words"`` a sentence, ...), ``is_accuracy`` (whether a measure is an accuracy: points, higher
@@ -19,12 +21,13 @@ figure title of the dashboard takes its words here, so each is defined once (``v
 A name the app stops using leaves ``__all__`` (``tests/app/test_one_door.py`` checks it)."""
 from __future__ import annotations
 
+from ..config.alpha import alpha_text
 from ..study.words import MAX_WORDS, claim_words, difference_words, row_takeaway, takeaway, word_count
 from .metrics import is_accuracy, names as metric_names
 from .words import alpha_words, delta_margins, delta_points, p_value, p_words
 
 __all__ = [
-    "p_words", "p_value", "delta_points", "delta_margins", "alpha_words",
+    "p_words", "p_value", "delta_points", "delta_margins", "alpha_text", "alpha_words",
     "metric_names", "is_accuracy",
     "takeaway", "row_takeaway", "claim_words", "difference_words", "MAX_WORDS", "word_count",
 ]
