@@ -179,8 +179,25 @@ def keep_warm_server(root: str | os.PathLike, parent: int | None = None) -> bool
 
 # ---- studies ----
 def studies_at(root: str | os.PathLike) -> StudyStore:
-    """The reader of the studies under ``root``; ``DamagedStudy`` names a damaged study file."""
+    """The store of the studies under ``root``, for one study's read that must raise
+    (``StudyNotFound``, ``DamagedStudy``: both ``StoreError``s); every study at once:
+    ``read_studies``."""
     return StudyStore(Path(root))
+
+
+def read_studies(root: str | os.PathLike) -> tuple[dict[str, dict], list[str]]:
+    """(every readable study under ``root`` by name, one line per study left out): the one place
+    a damaged study file is named ("study NAME is damaged: why", "study NAME cannot be read:
+    why") and skipped."""
+    store, studies, damaged = StudyStore(Path(root)), {}, []
+    for name in store.names():
+        try:
+            studies[name] = store.read(name)
+        except DamagedStudy as e:
+            damaged.append(str(e))
+        except (OSError, ValueError, KeyError) as e:  # unreadable: named, never silently left out
+            damaged.append(f"study {name} cannot be read: {e}")
+    return studies, damaged
 
 
 def parse_grid(items: list[str]) -> dict[str, list]:
@@ -284,7 +301,7 @@ __all__ = [
     "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "launch_run",
     "cancel_run", "delete_run", "keep_warm_server",
     # studies and claims
-    "DamagedStudy", "studies_at", "study_frame", "parse_grid", "check_study", "start_study",
+    "studies_at", "read_studies", "study_frame", "parse_grid", "check_study", "start_study",
     "study_running", "study_log", "ConfirmedRow", "confirmation", "check_claims", "claim_verdicts",
     # the study's arithmetic (a Verdict's states, compare, Holm, ...) and its words: two namespaces
     "Verdict", "stats", "words",

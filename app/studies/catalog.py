@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fedquad_core import api
-from fedquad_core.api import DamagedStudy, study_frame, stats, words
+from fedquad_core.api import study_frame, stats, words
 from app import service
 from app.projection import cache as projection
 from app.projection import maths
@@ -59,17 +59,9 @@ def _scan() -> tuple[list[StudyRef], list[str]]:
         root = service.source_root(source)
         if source == "recorded" and service.runs_dir().resolve() == root.resolve():
             continue
-        store = api.studies_at(root)
-        for name in store.names():
-            try:
-                title = store.read(name).get("title") or name
-            except DamagedStudy as e:
-                damaged.append(f"{source}: {e}")
-                continue  # a damaged study file is left out, not fatal
-            except (OSError, ValueError, KeyError) as e:  # unreadable: named, never silently left out
-                damaged.append(f"{source}: study {name} cannot be read: {e}")
-                continue
-            out.append(StudyRef(source, name, str(title)))
+        studies, left_out = api.read_studies(root)  # a damaged study file is named there and left out
+        damaged += [f"{source}: {line}" for line in left_out]
+        out += [StudyRef(source, name, str(study.get("title") or name)) for name, study in studies.items()]
     return out, damaged
 
 

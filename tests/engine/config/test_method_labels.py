@@ -17,6 +17,20 @@ def test_the_table_is_the_registrys_labels():
     assert method_label("fedquad") == "FedQuad" and method_label("nope") == "nope"
 
 
+def test_the_apis_methods_are_the_registrys():
+    """``api.methods()``: one record per method, in the registry's order, its params the registry's."""
+    import dataclasses
+
+    from fedquad_core import api
+    methods = api.methods()
+    assert list(methods) == list(METHODS)
+    for name, cls in METHODS.items():
+        m = methods[name]
+        assert (m.name, m.label, m.citation) == (name, cls.label, cls.citation)
+        assert [p[:2] for p in m.params()] == [(f.name, f.default) for f in dataclasses.fields(cls.Params)]
+    assert dict(methods["fedquad"].params()[0][2]) == dict(dataclasses.fields(METHODS["fedquad"].Params)[0].metadata)
+
+
 def test_the_dashboards_first_modules_import_without_torch():
     code = ("import sys; import fedquad_core.config.method_labels, fedquad_core.api, app.service, app.studies.catalog, "
             "app.figures.study; print('torch' in sys.modules)")

@@ -104,6 +104,20 @@ def test_resume_of_a_damaged_study_is_refused_in_one_line(root, capsys):
     assert "study brace is damaged" in capsys.readouterr().err
 
 
+def test_the_apis_reader_of_studies_names_each_damaged_file_once_and_reads_the_others(root):
+    """``api.read_studies``, the dashboard's one reader of every study: the good ones read, each
+    damaged one named in one line with its reason, the stray files ignored, nothing written."""
+    from fedquad_core import api
+    before = _tree(root)
+    studies, damaged = api.read_studies(root)
+    assert sorted(studies) == ["good-a", "good-b"] and studies["good-a"]["title"] == "good-a title"
+    assert len(damaged) == len(DAMAGES)
+    for name, (_, reason) in DAMAGES.items():
+        line = next(l for l in damaged if l.startswith(f"study {name} "))
+        assert reason in line and "\n" not in line, line
+    assert _tree(root) == before
+
+
 def test_a_damaged_status_is_no_finished_run(tmp_path):
     store = RunStore(tmp_path)
     for run_id, status in (("bytes", b"\xff"), ("listed", b"[1]"), ("key-list", b'{"state": "finished", "key": [1]}')):
