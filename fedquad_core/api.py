@@ -298,7 +298,7 @@ __all__ = [
     "parse_float", "parse_int", "check_runs", "methods", "method_label", "data_problem",
     "dataset_labels", "draw_partition", "class_counts", "engine_fingerprint",
     # runs
-    "RunStore", "RunView", "RunNotFound", "StoreError", "DamagedRun", "ACTIVE", "run_view", "launch_run",
+    "RunStore", "RunView", "RunNotFound", "StoreError", "ACTIVE", "run_view", "launch_run",
     "cancel_run", "delete_run", "keep_warm_server",
     # studies and claims
     "studies_at", "read_studies", "study_frame", "parse_grid", "check_study", "start_study",

@@ -24,7 +24,7 @@ import numpy as np
 
 from app.projection.umap_fit import NUMBA_CACHE, UMAP_PARAMS, compute_umap, enable_numba_cache, warm  # noqa: F401
 from fedquad_core import api
-from fedquad_core.api import DamagedRun, RunNotFound, RunStore, StoreError
+from fedquad_core.api import RunNotFound, RunStore, StoreError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLAIM_GRACE_S = 30.0  # a marker without a pid yet is "being started" for this long
@@ -144,7 +144,7 @@ def compute_remaining(run_dir: str, near: int) -> list[int]:
         for r in todo:
             try:
                 compute_and_cache(run_dir, r)
-            except DamagedRun as e:  # named on the log's one line; the other rounds go on
+            except StoreError as e:  # a damaged snapshot (DamagedRun) named on the log's one line; the other rounds go on
                 print(f"skipped round {r}: {e}", flush=True)
             done.append(r)
 

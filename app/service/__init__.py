@@ -11,8 +11,7 @@ the app's: roles, Streamlit's caches and session state. It imports Streamlit and
 that must stay light (the projection worker, the figures) import ``fedquad_core.api`` instead."""
 from __future__ import annotations
 
-from fedquad_core.api import (ACTIVE, DATASET_NAMES, DEVICES, USER_ERRORS, DamagedRun, RunConfig, RunNotFound,
-                              StoreError)
+from fedquad_core.api import ACTIVE, DATASET_NAMES, DEVICES, USER_ERRORS, RunConfig, RunNotFound, StoreError
 from app.roots import REPO_ROOT, recorded_dir, runs_dir
 from app.service.roles import NotPresenter, is_presenter, is_student
 from app.service.catalog import (alpha_text, data_problem, dataset_labels, log_options, lt3_mask, methods, param_specs,
@@ -29,7 +28,7 @@ from app.service.workers import keep_projection_worker, keep_warm_server
 
 __all__ = [
     # engine types the pages name
-    "ACTIVE", "DATASET_NAMES", "DEVICES", "USER_ERRORS", "DamagedRun", "RunConfig", "RunNotFound", "StoreError",
+    "ACTIVE", "DATASET_NAMES", "DEVICES", "USER_ERRORS", "RunConfig", "RunNotFound", "StoreError",
     # where things are
     "REPO_ROOT", "recorded_dir", "runs_dir",
     # roles
