@@ -6,24 +6,30 @@ torch (the method registry, the data loaders, the study grid) import it when cal
 What is here, by concept (docs/architecture.md, "The engine's public surface"):
 
 - **Configs and their one up-front check**: ``RunConfig``, ``check_runs`` (every user error of a
-  group before anything starts, as one line), ``method_names`` / ``method_label`` /
-  ``method_citation`` / ``method_params`` (the registry, its sliders' metadata),
-  ``data_problem`` / ``data_summary`` / ``dataset_labels`` (the data sets), ``draw_partition`` and
-  ``class_counts`` (the split a run gets), ``HARD_LIMITS`` and the α vocabulary.
-- **Runs**: ``launch_run``, ``cancel_run``, ``delete_run``, ``list_runs`` and one run's reader
-  ``run_view(root)`` (the one damage-tolerant reader: a missing run or a damaged file reads as
-  a default and is named once), ``runs_at(root)`` (the ``RunStore``, for reads that must raise),
-  ``keep_warm_server``.
-- **Studies**: ``studies_at(root)`` (a ``StudyStore``), ``study_frame`` (a study's table),
-  ``check_study`` and ``parse_grid`` (the one up-front check of a study), ``start_study``,
-  ``study_running``, ``study_log``; the claims (``check_claims``, ``claim_verdicts``).
+  group before anything starts, as one line; ``USER_ERRORS``, the types of such an error, for a
+  page that calls a verb raising one), ``methods()`` (one record per method: name, label,
+  citation, and ``params()``, its sliders' metadata) and ``method_label`` (any name, an unknown
+  one as it is), ``data_problem`` and ``dataset_labels`` (the data sets), ``draw_partition`` and
+  ``class_counts`` (the split a run gets), the forms' choices and bounds (``DATASET_NAMES``,
+  ``DEVICES``, ``HARD_LIMITS``, ``ALPHA_STEPS``), ``parse_float`` / ``parse_int`` (the one rule
+  of a number typed in a URL or the environment), ``engine_fingerprint``.
+- **Runs**: ``launch_run``, ``cancel_run``, ``delete_run``, ``keep_warm_server`` and the one
+  reader ``run_view(root)``: a missing run or a damaged file reads as a default and is named
+  once; ``runs()`` lists them; its ``store`` (a ``RunStore``) is for the reads that must raise
+  (``RunNotFound``, ``StoreError``).
+- **Studies**: ``read_studies(root)`` (every study, and one line per damaged one: the one place
+  a damaged study file is named and skipped), ``studies_at(root)`` (a ``StudyStore``, for one
+  study's read that must raise), ``study_frame`` (a study's table), ``check_study`` (the one
+  up-front check of a new study, its name included) and ``parse_grid``, ``start_study``,
+  ``study_running``, ``study_log``; the claims (``check_claims``, ``claim_verdicts``) and the
+  registered confirmation (``confirmation`` -> ``ConfirmedRow``s).
 - **The study's arithmetic and its words**: ``Verdict`` (what a comparison decides; its states
   ``Verdict.NOISE``, ``Verdict.ONE_SEED``, ...) and two namespaces with their own documented
   ``__all__``: ``stats`` (``study/arithmetic.py``: pure functions of a study's numbers the Lesson
   and the figures show, ``stats.compare`` -> a ``Verdict``, ``stats.holm``,
   ``stats.matched_accuracy``, ...: the app computes no statistic of its own) and ``words``
-  (``vocab/wording.py``: p values, δ, α, the measures' names and the verdicts in words, each
-  written one way).
+  (``vocab/wording.py``: p values, δ, α (``words.alpha_text`` in its three styles), the
+  measures' names and the verdicts in words, each written one way).
 - **The store's shared files and the app's helper processes**, as what the app wants of them:
   ``SharedFolder(root)`` (the classroom's follow and poll files: read, write, a locked
   ``update``), ``Helper(root, name)`` (a long-lived helper, one per store: the UMAP projection
@@ -54,7 +60,7 @@ from .numerics.partition import class_counts as _class_counts, partition as _par
 from .runs import launcher as _launcher
 from .runs.helpers import Helper, Job
 from .runs.shared import SharedFolder
-from .runs.store import ACTIVE, DamagedRun, RunNotFound, RunStore, StoreError
+from .runs.store import ACTIVE, RunNotFound, RunStore, StoreError
 from .runs.view import RunView
 from .safe_io import DamagedFile, unsafe_folder, unsafe_program
 from .safe_io import read_text as _read_text
