@@ -11,14 +11,14 @@ the app's: roles, Streamlit's caches and session state. It imports Streamlit and
 that must stay light (the projection worker, the figures) import ``fedquad_core.api`` instead."""
 from __future__ import annotations
 
-from fedquad_core.api import ACTIVE, DATASET_NAMES, DEVICES, USER_ERRORS, RunConfig, RunNotFound, StoreError
+from fedquad_core.api import ACTIVE, DATASET_NAMES, DEVICES, USER_ERRORS, RunNotFound, StoreError
 from app.roots import REPO_ROOT, recorded_dir, runs_dir
 from app.service.roles import NotPresenter, is_presenter, is_student
 from app.service.catalog import (alpha_text, data_problem, dataset_labels, log_options, lt3_mask, methods, param_specs,
                                  partition_counts)
-from app.service.launching import (check_configs, check_study, compute_missing, config_defaults, dataset_defaults, launch_group,
-                                   launch_preset, launch_study, make_configs, preflight, preflight_study, run_labels,
-                                   run_partition, study_log_tail, study_running, warm_launch)
+from app.service.launching import (check_configs, compute_missing, config_defaults, dataset_defaults, launch_group,
+                                   launch_preset, launch_study, make_configs, preflight, preflight_study, study_log_tail,
+                                   study_running, warm_launch)
 from app.service.runs import (PAIR_STUDIES, any_active, bundle, cancel, delete, is_recorded, latest_group,
                               local_snapshot_rounds, method_label, metrics_frame, pair_note, read_config,
                               read_local_snapshot, read_metrics, read_partition, read_snapshot, read_status, run_path,
@@ -28,7 +28,7 @@ from app.service.workers import keep_projection_worker, keep_warm_server
 
 __all__ = [
     # engine types the pages name
-    "ACTIVE", "DATASET_NAMES", "DEVICES", "USER_ERRORS", "RunConfig", "RunNotFound", "StoreError",
+    "ACTIVE", "DATASET_NAMES", "DEVICES", "USER_ERRORS", "RunNotFound", "StoreError",
     # where things are
     "REPO_ROOT", "recorded_dir", "runs_dir",
     # roles
@@ -37,9 +37,8 @@ __all__ = [
     "alpha_text", "data_problem", "dataset_labels", "log_options", "lt3_mask", "methods", "param_specs",
     "partition_counts",
     # launching runs and studies
-    "check_configs", "check_study", "compute_missing", "config_defaults", "dataset_defaults", "launch_group", "launch_preset",
-    "launch_study", "make_configs", "preflight", "preflight_study", "run_labels", "run_partition", "study_log_tail",
-    "study_running", "warm_launch",
+    "check_configs", "compute_missing", "config_defaults", "dataset_defaults", "launch_group", "launch_preset",
+    "launch_study", "make_configs", "preflight", "preflight_study", "study_log_tail", "study_running", "warm_launch",
     # runs as the pages read them
     "PAIR_STUDIES", "any_active", "bundle", "cancel", "delete", "is_recorded", "latest_group", "local_snapshot_rounds",
     "method_label", "metrics_frame", "pair_note", "read_config", "read_local_snapshot", "read_metrics",

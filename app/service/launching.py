@@ -95,11 +95,6 @@ def preflight_study(name: str, base: dict, axes: dict) -> tuple[list | None, str
     return api.check_study(name, base, axes, root=runs_dir(), labels=run_labels, draw=run_partition)
 
 
-def check_study(name: str, base: dict, axes: dict) -> str | None:
-    """The first problem that would stop this study, as a one-line message, or None."""
-    return preflight_study(name, base, axes)[1]
-
-
 def launch_study(name: str, spec: dict | None = None, *, jobs: int | None = None, checked: list | None = None) -> int:
     """Start the study's driver (``python -m fedquad_core study run NAME``) in the user's store,
     detached; return its pid. ``spec`` ({"title", "base", "axes"}) starts a new study; without it
