@@ -48,7 +48,7 @@ def add_confirmation(content: Slide, step: int) -> None:
 
 
 ORDER = ("shown beyond seed noise", "not shown: the data go the other way", "no difference that matters",
-         "not shown either way", "needs more seeds", "still to record")
+         "not shown either way", "needing more seeds", "still to record")
 
 
 def takeaway(rows) -> str:
@@ -56,7 +56,7 @@ def takeaway(rows) -> str:
     the strongest first (at most ``api.words.MAX_WORDS`` words)."""
     words = [r.words for r in rows]
     words = ["still to record" if w.startswith(("recording", "not yet recorded")) else
-             "needs more seeds" if w.startswith("not confirmed") else w for w in words]
+             "needing more seeds" if w.startswith("not confirmed") else w for w in words]
     ranked = sorted(dict.fromkeys(words), key=lambda w: ORDER.index(w) if w in ORDER else len(ORDER))
     counts = ", ".join(f"{words.count(w)} {w}" for w in ranked)
     sentence = f"{len(rows)} registered claims on fresh seeds: {counts}."

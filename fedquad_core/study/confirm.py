@@ -142,15 +142,19 @@ def _runs(r: StudyRuns, coords: dict) -> dict[Any, list[dict]]:
 
 def compare_arms(how: str, r: StudyRuns, row: dict, is_paired: bool) -> Comparison:
     a, b, metric = _coords(row["a"]), _coords(row["b"]), row["measure"]
+    unfinished = [*r.left_out(a), *r.left_out(b)]  # a run that diverged or did not finish: named
     if how == "matched accuracy":  # the level of the three with the largest p decides
-        return _matched(r, row, _runs(r, a), _runs(r, b), is_paired)
+        c = _matched(r, row, _runs(r, a), _runs(r, b), is_paired)
+        c.left_out = unfinished
+        return c
     left: list[str] = []
     if how == "equal samples":
         a_vals, b_vals, left = equal_samples_values(r, a, b, metric, is_paired)
     else:
         a_vals, b_vals = ({s: v for s, rows in _runs(r, c).items() if (v := run_value(rows, metric)) is not None}
                           for c in (a, b))
-    return Comparison(how, _test(a_vals, b_vals, is_paired), len(a_vals), len(b_vals), left)
+    return Comparison(how, _test(a_vals, b_vals, is_paired), len(a_vals), len(b_vals),
+                      list(dict.fromkeys(unfinished + left)))
 
 
 def _final_samples(runs: dict[Any, list[dict]]) -> float:

@@ -24,9 +24,13 @@ def row_sentence(x: ConfirmRow) -> str:
 def row_qualifiers(x: ConfirmRow) -> list[str]:
     """What weakens the row's verdict, most telling first (``words.qualifiers``)."""
     want = 1 if x.row["expect"] == "above" else -1
-    against = tuple(f"the comparison at {c.name}" for c in x.others if c.test is not None and c.test.diff * want < 0)
+    other_way = x.primary is not None and x.primary.test is not None and x.primary.test.diff * want < 0
+    # another comparison "reverses" the claim only where the primary estimate goes its way: where
+    # the primary already goes the other way, another that does too weakens nothing more
+    against = () if other_way else tuple(f"the comparison at {c.name}" for c in x.others
+                                         if c.test is not None and c.test.diff * want < 0)
     quals = qualifiers(changing=x.still_changing, depends_on_delta=x.depends_on_delta, against=against)
-    if x.primary is not None and x.primary.test is not None and x.primary.test.diff * want < 0:
+    if other_way:
         quals.insert(0, "the estimate goes the other way")
     return quals
 
@@ -61,7 +65,7 @@ def row_numbers(x: ConfirmRow) -> str:
     if x.judged == NEGLIGIBLE and x.delta is not None and math.isfinite(x.delta):
         within = f", inside ±{format(x.delta * scale, '.3g')}{unit}".replace("±1 points", "±1 point")
     n = c.test.pairs if c.test.paired else min(c.n_a, c.n_b)
-    quals = "".join(f"; {q}" for q in row_qualifiers(x))
+    quals = "".join(f"; {q}" for q in row_qualifiers(x)) + (f"; left out: {', '.join(c.left_out)}" if c.left_out else "")
     return f"{name} {c.test.text(spec, scale, unit)} at {c.name}{within} ({n} fresh seeds{quals})"
 
 
