@@ -4,6 +4,8 @@ files from a list of these.
 """
 from __future__ import annotations
 
+import re
+
 import dataclasses
 from dataclasses import dataclass, field
 
@@ -47,3 +49,9 @@ def from_step(content: Slide) -> Slide:
     figures.sort(key=lambda f: f.name != content.rests_on)  # the takeaway's own figure first (a stable sort)
     return dataclasses.replace(content, sentences=sentences, figures=figures)
 
+
+def untagged(confirmed: list[str]) -> list[str]:
+    """Each registered row's line ("C6 (inter-class distance, digits): shown beyond seed noise")
+    without the claim's tag ("C6: shown beyond seed noise"): where room is short (a projector's one
+    line, a deck page's footer)."""
+    return [re.sub(r" \([^)]*\):", ":", c, count=1) for c in confirmed]

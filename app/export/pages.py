@@ -14,7 +14,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from app.export.content import Slide, SlideFigure
+from app.export.content import Slide, SlideFigure, untagged
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 PAGE_MM = (338.67, 190.5)    # 16:9, the size PowerPoint uses (13.333 x 7.5 in)
@@ -348,7 +348,8 @@ def _slide_pages(m: _Metrics, i: int, s: Slide) -> list[dict]:
 def _footer_text(s: Slide) -> str:
     """The footer: the step's name under a takeaway title, the data's settings, then what the
     registered confirmation on fresh seeds says of the step's claims (its numbers: the notes)."""
-    confirmed = ("Confirmed on fresh seeds? " + "; ".join(s.confirmed)) if s.confirmed else ""
+    # each row and its verdict, without the claim's tag (the footer's room is the figure's)
+    confirmed = ("Fresh seeds: " + "; ".join(untagged(s.confirmed))) if s.confirmed else ""
     return " · ".join(x for x in ((s.title if s.takeaway else ""), s.footer, confirmed) if x)
 
 

@@ -44,6 +44,8 @@ def add_confirmation(content: Slide, step: int) -> None:
     rows = confirmed.for_step(step)
     if rows:
         content.confirmed = [text.said(r.short) for r in rows]
+        for r in rows:  # the deck's footer gives each row's verdict words without the claim's tag
+            text.said(r.words)
         content.confirmed_numbers = _rows_sentences(rows)
 
 

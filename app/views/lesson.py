@@ -12,6 +12,7 @@ from app.lesson import poll as class_poll
 from app import follow, service, state
 from app.export import slides, widgets
 from app.export.slides import Slide
+from app.export.content import untagged
 from app.export.widgets import show_figure
 from app.figures import palette
 from app.figures.fit import fit
@@ -176,6 +177,17 @@ def draw_figures(content: Slide, prefix: str) -> None:
 # column (``app.presenter.fit``)
 ROOM = 540
 TABLE_BOX = 620  # a long table's box: it pages inside it (plotly's table scrolls its rows)
+# The line under the takeaway that says what fresh seeds found: one line on the projector (its
+# 0.95 rem at about 6.5 px a character over 1216 px: about 185 characters), the claims' tags left
+# out where they would wrap it (every tag: step 9 and "The numbers")
+CONFIRMED_CHARS = 185
+
+
+def confirmed_line(content: Slide) -> str:
+    if not content.confirmed:
+        return ""
+    line = "Confirmed on fresh seeds? " + " · ".join(content.confirmed)
+    return line if len(line) <= CONFIRMED_CHARS else "Confirmed on fresh seeds? " + " · ".join(untagged(content.confirmed))
 
 
 def is_long_table(fig) -> bool:
@@ -203,8 +215,7 @@ if not content.problem:
     if content.takeaway:
         st.markdown(f"<div class='fq-takeaway'><b>{html.escape(content.takeaway)}</b></div>", unsafe_allow_html=True)
     if content.confirmed:  # what fresh seeds, judged by rules fixed before their runs, make of the claim
-        st.markdown("<div class='fq-confirmed'>Confirmed on fresh seeds? " + " · ".join(map(html.escape, content.confirmed))
-                    + "</div>", unsafe_allow_html=True)
+        st.markdown(f"<div class='fq-confirmed'>{html.escape(confirmed_line(content))}</div>", unsafe_allow_html=True)
     if step == 5:
         quadruplet_step(talk)
     else:

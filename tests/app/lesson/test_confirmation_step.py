@@ -52,7 +52,7 @@ def test_steps_teaching_a_registered_claim_carry_its_rows(data):
         assert [line.split(":")[0] for line in s.confirmed_numbers] == list(want)
         page = slides.paginate([slides.from_step(s)])[0]
         footer = " ".join(page.footer)
-        assert "Confirmed on fresh seeds?" in footer and all(k in footer for k in want), (i, footer)
+        assert "Fresh seeds:" in footer and all(f"{k}: {by_id[k].words}" in footer for k in want), (i, footer)
         assert all(line in page.notes for line in s.confirmed_numbers)
 
 

@@ -90,11 +90,22 @@ def test_a_forked_run_can_be_cancelled(warm):
 
 
 def raw_request(root: Path, payload: bytes) -> dict:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(10)
-        s.connect(str(root / launcher.SOCKET_NAME))
-        s.sendall(payload)
-        return json.loads(s.makefile().readline())
+    """``payload`` sent as a client would, the answer read. The socket's file exists from the
+    server's bind, a moment before it listens: on a loaded machine a connect in between is refused
+    (the launcher then starts the run itself; here the request is sent again)."""
+    deadline = time.monotonic() + 10
+    while True:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            try:
+                s.connect(str(root / launcher.SOCKET_NAME))
+            except ConnectionRefusedError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+                continue
+            s.sendall(payload)
+            return json.loads(s.makefile().readline())
 
 
 def test_bad_requests_are_refused_and_the_launcher_starts_the_run_itself(warm):
