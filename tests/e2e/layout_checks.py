@@ -318,10 +318,13 @@ def projector_problems(page, where: str, width: int, height: int, every_on_first
     width (a static table's columns inside its box); an x axis title off the figure's bottom edge
     (``EDGE``); no figure or table taller than one screen (a
     long table pages inside its own box); a
-    figure inside its frame; the page's first figure whole on the first screen, and with
+    figure inside its frame; no exception box on the page; the page's first figure whole on the first screen, and with
     ``every_on_first`` (a Lesson step: the lecturer does not scroll mid-step) every figure."""
     figures, tables = projector_boxes(page)
     out = []
+    errors = page.locator("[data-testid='stException']")
+    if errors.count():  # an exception box is a broken page, whatever its figures measure
+        out.append(f"{where}: an exception on the page: {errors.first.inner_text()[:200]!r}")
 
     def span(b):
         return f"x {b[0]:.0f}-{b[2]:.0f}, y {b[1]:.0f}-{b[3]:.0f}"
