@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from app.figures import charts as figures
-from benchmarks.harness import Table, add_docs_flag, best, timed, write_docs
+from benchmarks.harness import Table, add_docs_flag, best, positive_int, timed, write_docs
 
 
 def best_ms(fn, repeat: int) -> float:
@@ -45,12 +45,10 @@ def cases() -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--repeat", type=positive_int, default=20)
     parser.add_argument("--export", action="store_true", help="also time PNG/SVG/PDF export with kaleido")
     add_docs_flag(parser)
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be positive")
     built = {}
     table = Table("figure_speed", ["figure", "build (best)"], title=f"Figure builds, best of {args.repeat}")
     for name, fn in cases().items():

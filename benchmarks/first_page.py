@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Table, add_docs_flag, finish, median, ratio
+from benchmarks.harness import Table, add_docs_flag, finish, median, positive_int, ratio
 from benchmarks.browser_latency import OBSERVER, ROOT, chromium_path, first_page_run, free_port, load1, open_browser
 from scripts.serving import Dashboard
 
@@ -55,11 +55,9 @@ def one(pw, exe: str, warm: bool) -> tuple[float, float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--repeat", type=positive_int, default=3)
     add_docs_flag(p)
     args = p.parse_args(argv)
-    if args.repeat < 1:
-        p.error("--repeat must be positive")
     from playwright.sync_api import sync_playwright
 
     exe = chromium_path()

@@ -24,6 +24,8 @@ that starts "Measured before the harness" and names how to regenerate it (``STAL
 """
 from __future__ import annotations
 
+import argparse
+
 import datetime
 import os
 import platform
@@ -143,6 +145,18 @@ def write_docs(table: Table, command: str, note: str = "", path: Path = DOCS) ->
     path.write_text(text, encoding="utf-8")
     print(f"wrote the {table.name} table into {path}", flush=True)
     return path
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type`` for a count (``--repeat``): an integer of at least 1, refused where it
+    enters (``argument --repeat: must be a positive integer, not 0``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {value}")
+    return value
 
 
 def add_docs_flag(parser) -> None:

@@ -10,7 +10,7 @@ import argparse
 import subprocess
 import sys
 
-from benchmarks.harness import Table, add_docs_flag, median, write_docs
+from benchmarks.harness import Table, add_docs_flag, median, positive_int, write_docs
 
 # the lazily imported module, and where the engine imports it inside a function
 LAZY = {
@@ -29,11 +29,9 @@ def seconds(name: str) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--repeat", type=positive_int, default=3)
     add_docs_flag(p)
     args = p.parse_args(argv)
-    if args.repeat < 1:
-        p.error("--repeat must be positive")
     table = Table("lazy_imports", ["module", "import time", "median", "imported lazily in"],
                   title=f"Import time in a fresh process, {args.repeat} runs each")
     for name, where in LAZY.items():

@@ -19,7 +19,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 ROOT = Path(__file__).resolve().parents[1]
 
 from app.presets import PRESETS
-from benchmarks.harness import Table, add_docs_flag, finish, median, ratio
+from benchmarks.harness import Table, add_docs_flag, finish, median, positive_int, ratio
 from fedquad_core.config import RunConfig
 from fedquad_core.train.runner import execute
 from fedquad_core.runs.store import RunStore
@@ -39,13 +39,11 @@ def one_run(cfg: RunConfig) -> tuple[list[float], float]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--repeats", type=int, default=3, help="A B pairs per method (default 3)")
+    p.add_argument("--repeats", type=positive_int, default=3, help="A B pairs per method (default 3)")
     p.add_argument("--rounds", type=int, help="rounds a run (default: the preset's)")
     p.add_argument("--methods", default=",".join(PRESETS[PRESET]["methods"]), help="comma-separated (default: the preset's)")
     add_docs_flag(p)
     args = p.parse_args(argv)
-    if args.repeats < 1:
-        p.error("--repeats must be positive")
     base = dict(PRESETS[PRESET]["config"])
     if args.rounds:
         base["rounds"] = args.rounds

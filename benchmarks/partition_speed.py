@@ -8,17 +8,15 @@ import argparse
 
 import numpy as np
 
-from benchmarks.harness import Table, add_docs_flag, fmt, timed, write_docs
+from benchmarks.harness import Table, add_docs_flag, fmt, positive_int, timed, write_docs
 from fedquad_core.numerics.partition import dirichlet_partition
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5, help="partitions per alpha (seeds 0..repeat-1), default 5")
+    parser.add_argument("--repeat", type=positive_int, default=5, help="partitions per alpha (seeds 0..repeat-1), default 5")
     add_docs_flag(parser)
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be positive")
     labels = np.repeat(np.arange(100), 500)  # CIFAR-100 train: 50,000 labels, 100 classes
     table = Table("partition_speed", ["alpha", "time", "smallest client", "largest client"],
                   title="200 clients x 50,000 labels x 100 classes")

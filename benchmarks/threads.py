@@ -12,7 +12,7 @@ import statistics
 import subprocess
 import sys
 
-from benchmarks.harness import Table, add_docs_flag, finish, median
+from benchmarks.harness import Table, add_docs_flag, finish, median, positive_int
 
 WORK = """
 import time, torch
@@ -55,11 +55,9 @@ def side_by_side(processes: int, threads: int, passive: bool) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=3, help="processes per setting (the median is kept), default 3")
+    p.add_argument("--repeat", type=positive_int, default=3, help="processes per setting (the median is kept), default 3")
     add_docs_flag(p)
     args = p.parse_args(argv)
-    if args.repeat < 1:
-        p.error("--repeat must be positive")
     table = Table("threads", ["setting", "ms per step (median)"],
                   title=f"Simple CNN training step, batch 64, median of {args.repeat} processes, {os.cpu_count()} cores")
     for threads in (1, 2):

@@ -62,3 +62,14 @@ def test_finish_prints_and_writes_only_with_write_docs(tmp_path, monkeypatch, ca
     text = doc.read_text()
     assert "| a | 1.0 ms |" in text and harness.STALE not in text
     assert "Written by `OMP_NUM_THREADS=1 python -m benchmarks.toy_bench --repeat 2 --write-docs`" in text
+
+
+def test_a_count_is_refused_where_it_enters(capsys):
+    """``--repeat 0`` (or a word) stops a benchmark before any work, as one argparse line."""
+    from benchmarks import partition_speed
+
+    assert harness.positive_int("3") == 3
+    for bad, said in (("0", "must be a positive integer, not 0"), ("-2", "not -2"), ("two", "not 'two'")):
+        with pytest.raises(SystemExit) as e:
+            partition_speed.main(["--repeat", bad])
+        assert e.value.code == 2 and said in capsys.readouterr().err
