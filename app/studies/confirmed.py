@@ -19,8 +19,8 @@ STEP_ROWS: dict[int, tuple[str, ...]] = {2: ("C3",), 4: ("C1", "C2", "C9"), 6: (
 
 
 def _stamp(root: Path) -> tuple:
-    """The study files' names and times, and each study's runs folder's time (a run finishing
-    while a study records rewrites its status)."""
+    """The study files' names and times, and the store folder's time (a run folder added). A
+    run's status changing inside its folder is not seen: the shipped studies are finished."""
     try:
         files = sorted((root / "studies").glob("*.json"))
         return tuple((f.name, f.stat().st_mtime_ns) for f in files) + ((root.stat().st_mtime_ns,) if files else ())

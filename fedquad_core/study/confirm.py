@@ -285,12 +285,10 @@ def _study(name: str, studies: StudyStore) -> tuple:
 
 
 def _check_row(row: dict, reg, studies: StudyStore, shared: dict[str, tuple] | None = None) -> ConfirmRow:
-    name = row["study"]
-    if shared is None or name not in shared:
-        found = _study(name, studies)
-        if shared is not None:
-            shared[name] = found
-    record, r, why_not = found if shared is None else shared[name]
+    name, shared = row["study"], {} if shared is None else shared
+    if name not in shared:
+        shared[name] = _study(name, studies)
+    record, r, why_not = shared[name]
     if why_not is not None:
         return ConfirmRow(row, **why_not)
     is_paired = row["test"] == "paired t"
