@@ -8,28 +8,30 @@ What is here, by concept (docs/architecture.md, "The engine's public surface"):
 - **Configs and their one up-front check**: ``RunConfig``, ``check_runs`` (every user error of a
   group before anything starts, as one line; ``USER_ERRORS``, the types of such an error, for a
   page that calls a verb raising one), ``methods()`` (one record per method: name, label,
-  citation, and ``params()``, its sliders' metadata) and ``method_label`` (any name, an unknown
-  one as it is), ``data_problem`` and ``dataset_labels`` (the data sets), ``draw_partition`` and
-  ``class_counts`` (the split a run gets), the forms' choices and bounds (``DATASET_NAMES``,
-  ``DEVICES``, ``HARD_LIMITS``, ``ALPHA_STEPS``), ``parse_float`` / ``parse_int`` (the one rule
-  of a number typed in a URL or the environment), ``engine_fingerprint``.
+  citation, and ``params()``, its sliders' metadata), ``datasets()`` (one record per data set:
+  ``problem()``, its one-line remedy or None, and ``labels()``), ``draw_partition`` (the split a
+  run gets), the forms' choices and bounds (``DEVICES``, ``HARD_LIMITS``, ``ALPHA_STEPS``),
+  ``parse_float`` / ``parse_int`` (the one rule of a number typed in a URL or the environment),
+  ``engine_fingerprint``.
 - **Runs**: ``launch_run``, ``cancel_run``, ``delete_run``, ``keep_warm_server`` and the one
   reader ``run_view(root)``: a missing run or a damaged file reads as a default and is named
   once; ``runs()`` lists them; its ``store`` (a ``RunStore``) is for the reads that must raise
   (``RunNotFound``, ``StoreError``).
-- **Studies**: ``read_studies(root)`` (every study, and one line per damaged one: the one place
-  a damaged study file is named and skipped), ``studies_at(root)`` (a ``StudyStore``, for one
-  study's read that must raise), ``study_frame`` (a study's table), ``check_study`` (the one
-  up-front check of a new study, its name included) and ``parse_grid``, ``start_study``,
-  ``study_running``, ``study_log``; the claims (``check_claims``, ``claim_verdicts``) and the
-  registered confirmation (``confirmation`` -> ``ConfirmedRow``s).
+- **Studies**: ``study_view(root)``, the one reader and driver of the studies beside
+  ``run_view``: ``studies()`` (every study, and one line per damaged one: the one place a
+  damaged study file is named and skipped), ``read(name)`` (one study's read that must raise),
+  ``frame(study)`` (a study's table), ``check(name, base, axes)`` (the one up-front check of a
+  new study, its name included), ``start``, ``running``, ``log`` (its driver process);
+  ``parse_grid`` (a sweep form's axes); the claims (``claims(root)``: the table's rows and one
+  verdict per paper claim) and the registered confirmation (``confirmation`` ->
+  ``ConfirmedRow``s).
 - **The study's arithmetic and its words**: ``Verdict`` (what a comparison decides; its states
   ``Verdict.NOISE``, ``Verdict.ONE_SEED``, ...) and two namespaces with their own documented
   ``__all__``: ``stats`` (``study/arithmetic.py``: pure functions of a study's numbers the Lesson
   and the figures show, ``stats.compare`` -> a ``Verdict``, ``stats.holm``,
   ``stats.matched_accuracy``, ...: the app computes no statistic of its own) and ``words``
   (``vocab/wording.py``: p values, δ, α (``words.alpha_text`` in its three styles), the
-  measures' names and the verdicts in words, each written one way).
+  methods' and measures' names and the verdicts in words, each written one way).
 - **The store's shared files and the app's helper processes**, as what the app wants of them:
   ``SharedFolder(root)`` (the classroom's follow and poll files: read, write, a locked
   ``update``), ``Helper(root, name)`` (a long-lived helper, one per store: the UMAP projection
@@ -56,7 +58,7 @@ from .config import limits as _limits
 from .config.alpha import ALPHA_STEPS
 from .config.numbers import parse_float, parse_int
 from .errors import DataError
-from .numerics.partition import class_counts as _class_counts, partition as _partition
+from .numerics.partition import partition as _partition
 from .runs import launcher as _launcher
 from .runs.helpers import Helper, Job
 from .runs.shared import SharedFolder
@@ -64,26 +66,24 @@ from .runs.store import ACTIVE, RunNotFound, RunStore, StoreError
 from .runs.view import RunView
 from .safe_io import DamagedFile, unsafe_folder, unsafe_program
 from .safe_io import read_text as _read_text
-from .study.claims_table import claim_verdicts
+from .study.claims_table import ClaimsTable
 from .study.paper_claims import check_claims
 from .study import registration as _registration
 from .study.confirm import NOT_RECORDED, RECORDING, check_confirmatory
 from .study.confirm_text import row_numbers, row_sentence, row_tag, verdict_words
-from .study.store import DamagedStudy, StudyStore, check_name as _check_study_name
-from .study.table import Verdict, study_frame
+from .study.table import Verdict
+from .study.view import Draw, Labels, StudyView
 from .study import arithmetic as stats  # the study's arithmetic, one namespace (its own __all__)
 from .vocab import wording as words  # the numbers and verdicts in words, one namespace (its own __all__)
 from .user_errors import USER_ERRORS
 from .version import engine_fingerprint
-from .vocab.methods import method_label, method_words as _method_words
+from .vocab.methods import method_words as _method_words
 
 # The forms' hard limits (config.limits): a widget never offers more than a run accepts.
 HARD_LIMITS: dict[str, int] = {"num_clients": _limits.CLIENTS_MAX, "rounds": _limits.ROUNDS_MAX,
                                "snapshot_every": _limits.SNAPSHOT_EVERY_MAX,
                                "local_epochs": _limits.LOCAL_EPOCHS_MAX}
 
-Labels = Callable[[RunConfig], Any]  # a config -> the training labels its run sees (or None)
-Draw = Callable[[RunConfig], Any]    # a config -> the partition its run gets
 
 
 # ---- configs and their one up-front check ----
@@ -122,33 +122,39 @@ def methods() -> dict[str, Method]:
     return {name: Method(name, w.label, w.citation) for name, w in _method_words().items()}
 
 
-def data_problem(dataset: str) -> str | None:
-    """None when the data set can be loaded, else its one-line remedy (``DataError``)."""
-    from .data import check_data  # torch
-    try:
-        check_data(dataset)
-        return None
-    except DataError as e:
-        return str(e)
+@dataclasses.dataclass(frozen=True)
+class Dataset:
+    """One data set as the forms show it: ``name`` (what a config holds); ``problem()`` and
+    ``labels()`` read its files (import torch)."""
+    name: str
+
+    def problem(self) -> str | None:
+        """None when the data set can be loaded, else its one-line remedy (``DataError``)."""
+        from .data import check_data  # torch
+        try:
+            check_data(self.name)
+            return None
+        except DataError as e:
+            return str(e)
+
+    def labels(self, train_subset: int | None = None, seed: int = 0) -> tuple[np.ndarray, tuple[str, ...]]:
+        """(training labels as int64 numpy, class names) of the data set as a run would see it."""
+        from .data import load_dataset  # torch
+        ds = load_dataset(self.name, train_subset=train_subset, seed=seed)
+        return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
 
 
-def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0) -> tuple[np.ndarray, tuple[str, ...]]:
-    """(training labels as int64 numpy, class names) of the data set as a run would see it."""
-    from .data import load_dataset  # torch
-    ds = load_dataset(dataset, train_subset=train_subset, seed=seed)
-    return ds.y_train.numpy().astype(np.int64), tuple(ds.class_names)
+def datasets() -> dict[str, Dataset]:
+    """Every data set a run accepts by name, in the forms' order (``config.DATASET_NAMES``),
+    torch-free: ``list(datasets())`` the names, ``datasets()[name].problem()``,
+    ``datasets()[name].labels(train_subset, seed)``."""
+    return {name: Dataset(name) for name in DATASET_NAMES}
 
 
 def draw_partition(labels: np.ndarray, num_clients: int, alpha: float | None, *, seed: int,
                    min_size: int) -> list[np.ndarray]:
     """The split of ``labels`` a run with these settings gets (``numerics.partition``)."""
     return _partition(labels, num_clients, alpha, seed=seed, min_size=min_size)
-
-
-def class_counts(parts: list[np.ndarray], labels: np.ndarray, num_classes: int) -> np.ndarray:
-    """The (clients x classes) int64 sample counts of a split (``numerics.partition.class_counts``);
-    ``ValueError`` when a label is outside ``[0, num_classes)``."""
-    return _class_counts(parts, labels, num_classes)
 
 
 # ---- runs ----
@@ -184,26 +190,14 @@ def keep_warm_server(root: str | os.PathLike, parent: int | None = None) -> bool
 
 
 # ---- studies ----
-def studies_at(root: str | os.PathLike) -> StudyStore:
-    """The store of the studies under ``root``, for one study's read that must raise
-    (``StudyNotFound``, ``DamagedStudy``: both ``StoreError``s); every study at once:
-    ``read_studies``."""
-    return StudyStore(Path(root))
-
-
-def read_studies(root: str | os.PathLike) -> tuple[dict[str, dict], list[str]]:
-    """(every readable study under ``root`` by name, one line per study left out): the one place
-    a damaged study file is named ("study NAME is damaged: why", "study NAME cannot be read:
-    why") and skipped."""
-    store, studies, damaged = StudyStore(Path(root)), {}, []
-    for name in store.names():
-        try:
-            studies[name] = store.read(name)
-        except DamagedStudy as e:
-            damaged.append(str(e))
-        except (OSError, ValueError, KeyError) as e:  # unreadable: named, never silently left out
-            damaged.append(f"study {name} cannot be read: {e}")
-    return studies, damaged
+def study_view(root: str | os.PathLike) -> StudyView:
+    """The studies under ``root``, the app's one reader and driver of them (``study.view``):
+    ``studies()`` every readable study and one line per damaged one (the one place a damaged
+    study file is named and skipped); ``read(name)`` one study, raising (``StudyNotFound``,
+    ``DamagedStudy``: both ``StoreError``s); ``frame(study)`` its table; ``check(name, base,
+    axes)`` the one up-front check of a new study, its name included; ``start``, ``running``
+    and ``log`` its driver process."""
+    return StudyView(root)
 
 
 def parse_grid(items: list[str]) -> dict[str, list]:
@@ -212,40 +206,11 @@ def parse_grid(items: list[str]) -> dict[str, list]:
     return _parse_grid(items)
 
 
-def check_study(name: str, base: dict, axes: dict, *, root: str | os.PathLike | None = None,
-                labels: Labels | None = None, draw: Draw | None = None) -> tuple[list | None, str | None]:
-    """(the checked points, None), or (None, the first user error as one line): every check of a
-    new study before any work (its name (letters, digits, '.', '_', '-'), with ``root`` that no
-    study of that name is in the store there, its axes, size and method parameters, then each
-    point's config once and each distinct partition once), as ``check_runs`` for a group."""
-    try:
-        _check_study_name(name)
-        if root is not None and StudyStore(Path(root)).exists(name):
-            return None, f"a study named {name!r} exists already: choose another name"
-    except USER_ERRORS as e:
-        return None, str(e)
-    from .study import StudySpec, check_study as _check_study, parse_axes  # torch
-    try:
-        spec = StudySpec(name, RunConfig.from_dict(base), parse_axes(axes))
-        return _check_study(spec, labels=labels, draw=draw)[2], None
-    except (*USER_ERRORS, ValueError, TypeError) as e:
-        return None, str(e)
-
-
-def start_study(root: str | os.PathLike, name: str, spec: dict | None = None, *, checked: list | None = None,
-                jobs: int | None = None, cwd: str | os.PathLike | None = None) -> int:
-    """Start the study's driver (``python -m fedquad_core study run NAME``) detached; its pid."""
-    return _launcher.launch_study(root, name, spec, checked=checked, jobs=jobs, cwd=cwd)
-
-
-def study_running(root: str | os.PathLike, name: str) -> bool:
-    """True while the driver computing the study ``name`` under ``root`` is alive."""
-    return _launcher.study_launched(root, name)
-
-
-def study_log(root: str | os.PathLike, name: str) -> Path:
-    """Where the driver of the study ``name`` writes its output."""
-    return _launcher.study_files(root, name)[3]
+def claims(root: str | os.PathLike) -> ClaimsTable:
+    """The paper's claims checked against the studies under ``root`` (``fedquad study claims``):
+    the table's rows in order, and ``verdicts()``, one per paper claim. Reads every claim's runs:
+    seconds, so callers keep the answer while the studies are unchanged."""
+    return ClaimsTable(tuple(check_claims(root)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -300,15 +265,13 @@ def read_small_text(path: str | os.PathLike, limit: int) -> str | None:
 
 __all__ = [
     # configs and their check
-    "RunConfig", "USER_ERRORS", "DATASET_NAMES", "DEVICES", "HARD_LIMITS", "ALPHA_STEPS",
-    "parse_float", "parse_int", "check_runs", "methods", "method_label", "data_problem",
-    "dataset_labels", "draw_partition", "class_counts", "engine_fingerprint",
+    "RunConfig", "USER_ERRORS", "DEVICES", "HARD_LIMITS", "ALPHA_STEPS",
+    "parse_float", "parse_int", "check_runs", "methods", "datasets", "draw_partition", "engine_fingerprint",
     # runs
     "RunStore", "RunView", "RunNotFound", "StoreError", "ACTIVE", "run_view", "launch_run",
     "cancel_run", "delete_run", "keep_warm_server",
     # studies and claims
-    "studies_at", "read_studies", "study_frame", "parse_grid", "check_study", "start_study",
-    "study_running", "study_log", "ConfirmedRow", "confirmation", "check_claims", "claim_verdicts",
+    "study_view", "parse_grid", "claims", "ConfirmedRow", "confirmation",
     # the study's arithmetic (a Verdict's states, compare, Holm, ...) and its words: two namespaces
     "Verdict", "stats", "words",
     # the store's shared files, the app's helper processes and its trust rules

@@ -13,6 +13,11 @@ SPLIT = (  # each was 50-88 lines of several steps; now a short function over na
     "fedquad_core/cli/commands.py:cmd_run",
     "app/studies/explore_panels.py:_position",
     "app/export/pages.py:_slide_pages",
+    # 51-55 lines when the door went to 19 verbs; split then
+    "fedquad_core/cli/study.py:add_study_parser",
+    "fedquad_core/study/files.py:read_study",
+    "app/lesson/steps.py:step_fedquad",
+    "fedquad_core/study/paper_claims.py:check_claim",
 )
 
 

@@ -23,7 +23,7 @@ SYMBOLS = {"local_acc_all": "circle", "local_acc_own": "diamond-open"}
 
 
 def _label(method: str) -> str:
-    return engine.method_label(method)  # the method's own file's label (an unknown name as it is)
+    return engine.words.method_label(method)  # the method's own file's label (an unknown name as it is)
 
 
 def value_range(values, top: float | None = None) -> list[float] | None:

@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 
 from fedquad_core import api as engine
-from fedquad_core.api import method_label
 
 SAME = 1.05  # totals within 5 % of each other: no note (the comparison is already at equal samples)
 
@@ -92,7 +91,7 @@ def equal_samples_note(frame: pd.DataFrame) -> str:
         return ""
     lo, hi = min(ratios), max(ratios)
     ratio = f"{lo:.2f}×" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}×"
-    M, L = method_label(more), method_label(less)
+    M, L = engine.words.method_label(more), engine.words.method_label(less)
     v_rounds = engine.stats.compare({s: a for s, (a, _) in rounds.items()}, {s: b for s, (_, b) in rounds.items()}, 0.01)
     out = (f"Samples processed: {M} {ratio} {L}'s by the last round. At equal rounds (each run's last 10) {M} "
            f"{_pct(v_rounds)[0]} against {L} {_pct(v_rounds)[1]} ({_words(v_rounds, M)})")

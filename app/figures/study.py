@@ -6,7 +6,7 @@ alpha (the picture of FedDecorr, Shi et al. ICLR 2023, Fig. 1).
 Every builder is pure: pandas / numpy in, ``plotly.graph_objects.Figure`` out, ``talk`` for the
 presentation look of ``app.figures.fit``. The tables they take:
 
-- *points*: one row per grid point, as ``fedquad_core.study.study_frame`` gives it (the axis
+- *points*: one row per grid point, as ``api.study_view(root).frame`` gives it (the axis
   columns, ``run_id``, ``state``, ``final_acc``, ``final_ratio``, ``effective_rank``, ...);
 - *metrics*: the long per-round table of ``app.figures.charts.metrics_frame`` (``run``, ``method``,
   ``round``, metric columns), with a ``seed`` column added.
@@ -40,7 +40,7 @@ def overlap_label(pair=PAIR) -> str:
     """The grey columns' legend entry: what is compared and the verdict word the sentences use
     ("inconclusive": the 95 % CI of the difference includes 0). Named, because a figure about skew
     against IID would otherwise read as if that contrast were the inconclusive one."""
-    return f"{engine.method_label(pair[1])} vs {engine.method_label(pair[0])}: inconclusive"
+    return f"{engine.words.method_label(pair[1])} vs {engine.words.method_label(pair[0])}: inconclusive"
 
 
 OVERLAP_LABEL = overlap_label()  # the default pair's (FedQuad vs FedAvg)
@@ -253,7 +253,7 @@ def _title(title: str) -> dict:
 
 
 def _label(method: str) -> str:
-    return engine.method_label(method)  # torch-free, unlike the registry
+    return engine.words.method_label(method)  # torch-free, unlike the registry
 
 
 def response_figure(resp: pd.DataFrame, x_axis: str, metric: str, *, current=UNSET, all_values=None,

@@ -12,12 +12,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from app.roots import recorded_dir, runs_dir as user_dir
 from fedquad_core import api
-from fedquad_core.api import RunStore, RunView, StoreError, Verdict, check_claims, stats
+from fedquad_core.api import RunStore, RunView, StoreError, Verdict, stats
 from fedquad_core.api import words
 
 alpha_words = words.alpha_words  # ("IID", "α=0.1"; NaN is IID): the Lesson's modules take it from here
@@ -38,8 +39,8 @@ class Missing(LookupError):
 
 
 def read_studies(root: Path) -> list[dict]:
-    """Every readable study in ``root`` (a damaged study file is left out: ``api.read_studies``)."""
-    return list(api.read_studies(root)[0].values())
+    """Every readable study in ``root`` (a damaged study file is left out: ``api.study_view(root).studies()``)."""
+    return list(api.study_view(root).studies()[0].values())
 
 
 def has_axes(study: dict, axes=NEEDED_AXES) -> bool:
@@ -250,13 +251,13 @@ def load(use_mine: bool = False, study_name: str | None = None) -> tuple[LessonD
     return LessonData(root, study, "my"), None
 
 
-_CLAIMS: dict[tuple, list] = {}
+_CLAIMS: dict[tuple, Any] = {}
 
 
-def claims_of(data: LessonData) -> list:
-    """The claims table of ``data``'s root (``engine.check_claims``), computed once per root and
+def claims_of(data: LessonData):
+    """The claims table of ``data``'s root (``api.claims``: its rows, and ``verdicts()``), computed once per root and
     state of its study files (it reads every claim's runs: seconds)."""
-    folder = api.studies_at(data.root).folder
+    folder = api.study_view(data.root).folder
     try:
         stamp = tuple(sorted((f.name, f.stat().st_mtime_ns) for f in folder.glob("*.json")))
     except OSError:
@@ -264,7 +265,7 @@ def claims_of(data: LessonData) -> list:
     key = (str(data.root), stamp)
     if key not in _CLAIMS:
         _CLAIMS.clear()
-        _CLAIMS[key] = check_claims(data.root)
+        _CLAIMS[key] = api.claims(data.root)
     return _CLAIMS[key]
 
 

@@ -14,7 +14,8 @@ from app.figures.geometry import embedding_scatter
 from app.export.slides import SlideFigure
 from app.lesson.data import LessonData, Missing, alpha_words
 from app.projection.maths import pca_2d, procrustes_align
-from fedquad_core.api import StoreError, Verdict, study_frame, stats
+from fedquad_core import api
+from fedquad_core.api import StoreError, Verdict, stats
 
 LABELS = {"fedavg": "FedAvg", "fedquad": "FedQuad"}
 PAIR = ("fedavg", "fedquad")
@@ -51,10 +52,10 @@ def run_metric(data: LessonData, run_id: str | None, metric: str) -> float | Non
 
 
 def points(data: LessonData, metrics=()) -> pd.DataFrame:
-    """One row per grid point (``study_frame``), each of ``metrics`` the run's value as the claims
+    """One row per grid point (``StudyView.frame``), each of ``metrics`` the run's value as the claims
     table takes it (``run_metric``: the mean of its last rounds or snapshots), so that a figure,
     its sentence and the table show the same numbers."""
-    pts = pd.DataFrame(study_frame(data.store, data.study))
+    pts = pd.DataFrame(api.study_view(data.root).frame(data.study))
     for m in metrics:
         if len(pts):
             pts[m] = [run_metric(data, r, m) for r in pts["run_id"]]
@@ -224,7 +225,7 @@ def verdict_colour(verdict: str) -> str:
 
 
 def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
-    """The claims table (``engine.check_claims``) as a plotly table, each verdict cell tinted."""
+    """The claims table (``api.claims``) as a plotly table, each verdict cell tinted."""
     cols = list(table.columns)
     widths = {"#": 0.4, "claim": 3.0, "study": 1.3, "measure": 1.8, "test": 1.2, "difference (95 % CI)": 2.3,
               "p (Holm)": 0.9, "verdict": 1.4, "robust": 1.5}
@@ -242,7 +243,7 @@ def claims_figure(table: pd.DataFrame, talk: bool = False) -> go.Figure:
 
 def claims_summary_figure(claims: list[dict], talk: bool = False, header: str = "claim (paper)",
                           widths: tuple[float, float, float] = (0.7, 5.0, 1.4)) -> go.Figure:
-    """One line per paper claim (``claim_verdicts``: a claim checked in several rows counts once,
+    """One line per paper claim (``ClaimsTable.verdicts``: a claim checked in several rows counts once,
     "mixed" when its rows disagree) with its rows and verdict: the claims table as a projector
     shows it on one screen (the full table follows it on the page)."""
     rows = [", ".join(map(str, c["rows"])) for c in claims]

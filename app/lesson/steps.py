@@ -20,7 +20,7 @@ from app.lesson import text
 from app.lesson import quadruplet as quad
 from app.figures import study as sf
 from app.figures.charts import curves_figure, metrics_frame, partition_heatmap
-from fedquad_core.api import claim_verdicts, stats, words
+from fedquad_core.api import stats, words
 from app.figures.accuracy import metric_vs_accuracy_figure, profile_frame
 from app.lesson.data import (ROLES, LessonData, Missing, StoreError, alpha_words, claims_of, strongest_local, table_result,
                              table_row)
@@ -234,13 +234,23 @@ def step_idea(data: LessonData | None, talk: bool, m1: float = quad.DEFAULT_M1, 
     return Slide("5 · FedQuad's idea", sentences, items, takeaway=text.IDEA_TAKEAWAY, per_page=2)
 
 
-def step_fedquad(data: LessonData, talk: bool) -> Slide:
-    g = data.role("global")
-    skew_g = g.skew_alpha()
-    local, local_iid, skew_l, iid_l, local_footer, epochs = {}, {}, None, None, "", ""
+def _strongest_item(data: LessonData, best, talk: bool) -> tuple[list, str]:
+    """([the figure of FedQuad's strongest effect across α], where it was measured: ", N local epochs")."""
+    where = f", {best.at['local_epochs']:g} local epoch{'s' if best.at['local_epochs'] != 1 else ''}" if best.at else ""
+    study = data.studies[best.study]
+    sd = data if study is data.study else LessonData(data.root, study, data.source, data._runs,
+                                                      notices=data.notices, studies=data.studies)
+    item, _ = response_item(sd, best.metric, PAIR, f"Strongest: {text.NAMES.get(best.metric, best.metric)}{where}",
+                            f"{best.metric}_fedquad_strongest", talk, best.at)
+    return [item], where
+
+
+def _fedquad_local(data: LessonData) -> tuple:
+    """The local side of step 6: (its study's data, the setting it is read at, FedQuad against
+    FedAvg in the local rank at the skewed α and at IID, the two α, the footer's local part, "N
+    local epochs"); the user's study without local metrics: the global side only (empty values)."""
     try:
         d, at = _local(data)
-        local_footer = f"local: {_footer(d)} · global: "
         skew_l, iid_l = d.skew_alpha(), d.iid_alpha()
         epochs = f"{at.get('local_epochs', d.base('local_epochs', 1)):g} local epochs"
         local = {k: versus(d, k, dict(alpha=skew_l, method="fedquad", **at), dict(alpha=skew_l, method="fedavg", **at))
@@ -248,18 +258,18 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
         local_iid = {"local_effective_rank": versus(d, "local_effective_rank", dict(alpha=iid_l, method="fedquad", **at),
                                                     dict(alpha=iid_l, method="fedavg", **at))}
     except Missing:
-        pass  # the user's study without local metrics: the global side only
+        return None, {}, {}, {}, None, None, "", ""
+    return d, at, local, local_iid, skew_l, iid_l, f"local: {_footer(d)} · global: ", epochs
+
+
+def step_fedquad(data: LessonData, talk: bool) -> Slide:
+    g = data.role("global")
+    skew_g = g.skew_alpha()
+    d, at, local, local_iid, skew_l, iid_l, local_footer, epochs = _fedquad_local(data)
     m = stats.matched_comparison(g, {"alpha": skew_g, "method": "fedquad"}, {"alpha": skew_g, "method": "fedavg"},
                                  "effective_rank")
-    items, best = [], strongest_effect(data)
-    if best is not None:  # FedQuad's strongest effect first, with its figure across α
-        where = f", {best.at['local_epochs']:g} local epoch{'s' if best.at['local_epochs'] != 1 else ''}" if best.at else ""
-        study = data.studies[best.study]
-        sd = data if study is data.study else LessonData(data.root, study, data.source, data._runs,
-                                                          notices=data.notices, studies=data.studies)
-        item, _ = response_item(sd, best.metric, PAIR, f"Strongest: {text.NAMES.get(best.metric, best.metric)}{where}",
-                                f"{best.metric}_fedquad_strongest", talk, best.at)
-        items.append(item)
+    best = strongest_effect(data)
+    items, where = _strongest_item(data, best, talk) if best is not None else ([], "")  # FedQuad's strongest first
     if local:
         item, _ = response_item(d, "local_effective_rank", PAIR, f"Local rank, {epochs}",
                                 "local_effective_rank_fedquad_vs_fedavg", talk, at)
@@ -374,7 +384,7 @@ def step_claims(data: LessonData, talk: bool) -> Slide:
                            "robust": _short_robustness(r.robustness)} for i, r in enumerate(results, start=1)])
     for r in results:  # the table's cells are the rows' own words
         text.said(r.text), text.said(r.robustness), text.said(_short_robustness(r.robustness))
-    claims = claim_verdicts(results)
+    claims = results.verdicts()
     # the compact summary, one line per claim: on the projector (talk mode) and in the deck, where it
     # is the claims table's one slide (the full table: docs/claims.md); the full table on the screen
     short = _one_line_not_run(claims)

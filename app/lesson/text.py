@@ -466,7 +466,7 @@ def _ex_claims(make):
 @sentences(_ex_claims)
 def claims_sentences(claims: list[dict]) -> list[str]:
     """Step 8: how the table decides, and how many of the paper's claims each verdict got
-    (``claims``: ``engine.claim_verdicts``, one entry per claim, several table rows each)."""
+    (``claims``: ``ClaimsTable.verdicts()``, one entry per claim, several table rows each)."""
     rows = sum(len(c["rows"]) for c in claims)
     verdicts = [c["verdict"] for c in claims]
     counts = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}

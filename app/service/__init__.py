@@ -11,10 +11,10 @@ the app's: roles, Streamlit's caches and session state. It imports Streamlit and
 that must stay light (the projection worker, the figures) import ``fedquad_core.api`` instead."""
 from __future__ import annotations
 
-from fedquad_core.api import ACTIVE, DATASET_NAMES, DEVICES, USER_ERRORS, RunNotFound, StoreError
+from fedquad_core.api import ACTIVE, DEVICES, USER_ERRORS, RunNotFound, StoreError
 from app.roots import REPO_ROOT, recorded_dir, runs_dir
 from app.service.roles import NotPresenter, is_presenter, is_student
-from app.service.catalog import (alpha_text, data_problem, dataset_labels, log_options, lt3_mask, methods, param_specs,
+from app.service.catalog import (DATASET_NAMES, alpha_text, data_problem, dataset_labels, log_options, lt3_mask, methods, param_specs,
                                  partition_counts)
 from app.service.launching import (check_configs, compute_missing, config_defaults, dataset_defaults, launch_group,
                                    launch_preset, launch_study, make_configs, preflight, preflight_study, study_log_tail,

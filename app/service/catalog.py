@@ -11,9 +11,10 @@ import numpy as np
 import streamlit as st
 
 from fedquad_core import api
-from fedquad_core.api import ALPHA_STEPS, HARD_LIMITS, class_counts, methods, words  # noqa: F401 (service's)
+from fedquad_core.api import ALPHA_STEPS, HARD_LIMITS, methods, stats, words  # noqa: F401 (service's)
 
 alpha_text = words.alpha_text  # α in its three styles (``service.alpha_text``: the pages' tables and titles)
+DATASET_NAMES = tuple(api.datasets())  # the data sets every form offers, in the engine's order
 ALPHAS = list(ALPHA_STEPS)  # the α every page's slider offers (the engine's config.alpha.ALPHA_STEPS)
 SKEW_ALPHA = 0.3  # where an α slider rests for a value that is not a step (IID has its own checkbox)
 # The form widgets' ranges, on every page: the engine's hard limits (config.limits) where it has one;
@@ -63,13 +64,13 @@ def log_options(low: float | None, high: float | None) -> list[float]:
 
 def data_problem(dataset: str) -> str | None:
     """None when the data set can be loaded, else DataError's one-line remedy."""
-    return api.data_problem(dataset)
+    return api.datasets()[dataset].problem()
 
 
 @st.cache_resource(show_spinner="Loading labels…")
 def dataset_labels(dataset: str, train_subset: int | None = None, seed: int = 0):
     """(training labels as int64 numpy, class names) of the data set as a run would see it."""
-    return api.dataset_labels(dataset, train_subset, seed)
+    return api.datasets()[dataset].labels(train_subset, seed)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -87,7 +88,7 @@ def partition_counts(dataset: str, num_clients: int, alpha: float | None, seed: 
     """Clients x classes counts of the split a run with these settings gets (cached)."""
     labels, names = dataset_labels(dataset, train_subset, seed)
     parts = dataset_partition(dataset, num_clients, alpha, seed, min_size, train_subset)
-    return class_counts(parts, labels, len(names))
+    return stats.class_counts(parts, labels, len(names))
 
 
 def lt3_mask(counts: np.ndarray) -> np.ndarray:

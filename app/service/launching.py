@@ -89,10 +89,10 @@ def launch_preset(name: str) -> str | None:
 # ---- studies: their one up-front check and their driver, detached (the engine's ``start_study``) ----
 def preflight_study(name: str, base: dict, axes: dict) -> tuple[list | None, str | None]:
     """(the checked points, None), or (None, the first problem as a one-line message): the
-    engine's one up-front check of the whole study (``check_study``: its axes, size and method
+    engine's one up-front check of the whole study (``StudyView.check``: its axes, size and method
     parameters, then each point's config once and each distinct partition once, with this app's
     cached labels and partitions; a name taken in the user's store is refused)."""
-    return api.check_study(name, base, axes, root=runs_dir(), labels=run_labels, draw=run_partition)
+    return api.study_view(runs_dir()).check(name, base, axes, labels=run_labels, draw=run_partition)
 
 
 def launch_study(name: str, spec: dict | None = None, *, jobs: int | None = None, checked: list | None = None) -> int:
@@ -102,7 +102,7 @@ def launch_study(name: str, spec: dict | None = None, *, jobs: int | None = None
     never trains a run twice). ``checked`` (``preflight_study``'s) is handed to the driver, which
     then trains on the partitions checked here instead of checking the grid again."""
     require_presenter("start a study")
-    return api.start_study(runs_dir(), name, spec, checked=checked, jobs=jobs, cwd=REPO_ROOT)
+    return api.study_view(runs_dir()).start(name, spec, checked=checked, jobs=jobs, cwd=REPO_ROOT)
 
 
 def compute_missing(ref) -> int:
@@ -115,12 +115,12 @@ def compute_missing(ref) -> int:
 
 def study_running(ref) -> bool:
     """True while the background process computing this (user) study is alive."""
-    return ref.source == "mine" and api.study_running(runs_dir(), ref.name)
+    return ref.source == "mine" and api.study_view(runs_dir()).running(ref.name)
 
 
 def study_log_tail(ref, lines: int = 5) -> str:
     """The last ``lines`` of the study driver's log ("" when there is none)."""
     try:
-        return "\n".join(api.study_log(runs_dir(), ref.name).read_text().splitlines()[-lines:])
+        return "\n".join(api.study_view(runs_dir()).log(ref.name).read_text().splitlines()[-lines:])
     except OSError:
         return ""

@@ -69,7 +69,7 @@ def _check_writable(run_id: str, what: str) -> None:
 
 
 def method_label(name: str) -> str:
-    return api.method_label(name)  # torch-free: the sidebar names methods on every page
+    return api.words.method_label(name)  # torch-free: the sidebar names methods on every page
 
 
 def run_label(info) -> str:
@@ -134,7 +134,7 @@ def recorded_pair() -> list[str]:
 
 def _pair_of(name: str) -> list[str]:
     try:  # the study store's reader (safe_io: a regular file, bounded, checked), as the Lesson reads it
-        points = api.studies_at(recorded_dir()).read(name).get("points") or []
+        points = api.study_view(recorded_dir()).read(name).get("points") or []
         rows = [(p["coords"], p["run_id"]) for p in points if p.get("run_id")]
         alphas = [c.get("alpha") for c, _ in rows if isinstance(c.get("alpha"), (int, float))]
     except (StoreError, OSError, ValueError, KeyError, TypeError, AttributeError):

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fedquad_core import api
-from fedquad_core.api import study_frame, stats, words
+from fedquad_core.api import stats, words
 from app import service
 from app.projection import cache as projection
 from app.projection import maths
@@ -59,7 +59,7 @@ def _scan() -> tuple[list[StudyRef], list[str]]:
         root = service.source_root(source)
         if source == "recorded" and service.runs_dir().resolve() == root.resolve():
             continue
-        studies, left_out = api.read_studies(root)  # a damaged study file is named there and left out
+        studies, left_out = api.study_view(root).studies()  # a damaged study file is named there and left out
         damaged += [f"{source}: {line}" for line in left_out]
         out += [StudyRef(source, name, str(study.get("title") or name)) for name, study in studies.items()]
     return out, damaged
@@ -87,7 +87,7 @@ def read_study(ref: StudyRef) -> dict:
     """The stored study, with the series (method) and replicate (seed) axes always present: a
     study run without them (``--grid alpha=0.1,iid``, or a seed-only grid) gets each as a
     one-value axis taken from its base settings, so every page can group by them."""
-    return with_series_and_replicate(api.studies_at(service.source_root(ref.source)).read(ref.name))
+    return with_series_and_replicate(api.study_view(service.source_root(ref.source)).read(ref.name))
 
 
 def with_series_and_replicate(study: dict) -> dict:
@@ -126,10 +126,10 @@ def _mtime(path: Path) -> int:
 
 
 def points_frame(ref: StudyRef) -> pd.DataFrame:
-    """One row per grid point (the engine's ``study_frame``): axis columns, run_id, state, the final
+    """One row per grid point (the engine's ``StudyView.frame``): axis columns, run_id, state, the final
     metrics; ``source`` added. A point counts as done when its state is "finished"."""
     study = read_study(ref)
-    rows = study_frame(api.run_view(service.source_root(ref.source)).store, study)
+    rows = api.study_view(service.source_root(ref.source)).frame(study)
     df = pd.DataFrame(rows)
     for axis in study["axes"]:
         if axis in df:

@@ -55,6 +55,17 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
                                    "A point whose exact settings already have a finished run (from any study or "
                                    "`fedquad run`) reuses it; rerunning a study resumes it.")
     ssub = p.add_subparsers(dest="study_command", required=True, metavar="STUDY_COMMAND")
+    _add_run_parser(ssub, common)
+    c = ssub.add_parser("cancel", parents=[common], help="stop a running study as Ctrl-C does (no new point; "
+                        "running points stop after their round)")
+    c.add_argument("name")
+    ssub.add_parser("list", parents=[common], help="the studies in the store and how many points are done")
+    _add_show_parser(ssub, common)
+    _add_claims_parsers(ssub, common)
+
+
+def _add_run_parser(ssub, common: argparse.ArgumentParser) -> None:
+    """``study run``: the grid, the study file, how it runs, and every run option the points share."""
     r = ssub.add_parser("run", parents=[common], help="run (or resume) a study's missing points",
                         description="Run a study's grid in background processes, --jobs at a time. Every axis is a "
                                     "run setting or method parameter (alpha with 'iid', clients, participation, "
@@ -74,10 +85,10 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
                    help="allow a grid of more than 1,000 points (each point is a run; see docs/reliability.md)")
     r.add_argument("--preflight", help=argparse.SUPPRESS)  # the dashboard's check of this grid (runs.preflight_file)
     add_run_options(r)
-    c = ssub.add_parser("cancel", parents=[common], help="stop a running study as Ctrl-C does (no new point; "
-                        "running points stop after their round)")
-    c.add_argument("name")
-    ssub.add_parser("list", parents=[common], help="the studies in the store and how many points are done")
+
+
+def _add_show_parser(ssub, common: argparse.ArgumentParser) -> None:
+    """``study show``: a study's response table, its measures, x axis and matched-accuracy column."""
     s = ssub.add_parser("show", parents=[common], help="a study's response table: mean ± std over seeds per point",
                         description="Per method and grid point: final and best accuracy, ratio and effective rank, "
                                     "mean ± std over seeds, n finished/total, then the points not finished.")
@@ -89,6 +100,10 @@ def add_study_parser(sub, common: argparse.ArgumentParser) -> None:
                    help="also print each point's geometry at the first snapshot round where test accuracy reaches "
                         "ACC (0-1, or a percent such as 80); without ACC: the lowest final accuracy of the study's "
                         "runs, rounded down to a whole percent")
+
+
+def _add_claims_parsers(ssub, common: argparse.ArgumentParser) -> None:
+    """``study claims`` (the paper's claims on --runs-dir) and ``study confirm`` (the registered rows)."""
     c = ssub.add_parser("claims", parents=[common], help="the seed paper's claims checked against the recorded "
                                                          "studies, as a markdown table",
                         description="Each claim of the FedQuad paper, the study of --runs-dir that tests it, the "

@@ -19,8 +19,9 @@ documented at its definition; what each is for:
   correction of a family's p values), ``judge`` (a claim's verdict from a ``Verdict``),
   ``pairable`` and ``row_key`` (which claims-table rows can be paired, and how one is keyed).
 - **Geometry and partitions**: ``effective_rank``, ``singular_values`` (``numerics/geometry.py``,
-  the figures' spectra) and ``hold_share`` (the share of its samples from which a client "holds"
-  a class).
+  the figures' spectra), ``class_counts`` (a split's clients x classes sample counts,
+  ``numerics/partition.py``) and ``hold_share`` (the share of its samples from which a client
+  "holds" a class).
 
 A name the app stops using leaves ``__all__`` (``tests/app/test_one_door.py`` checks the namespace
 as it checks the API)."""
@@ -32,6 +33,7 @@ import numpy as np
 
 from ..config.holding import hold_share
 from ..numerics import geometry as _geometry
+from ..numerics import partition as _partition
 from . import confirm as _confirm
 from .claim_runs import run_value
 from .confirm import equal_samples_values
@@ -63,10 +65,16 @@ def at_reference_samples(rows: list[dict], reference: list[dict], metric: str) -
     return _confirm.at_samples(rows, metric, _confirm.reference_totals(reference, metric))
 
 
+def class_counts(parts: Sequence[np.ndarray], labels: np.ndarray, num_classes: int) -> np.ndarray:
+    """The (clients x classes) int64 sample counts of a split (``numerics.partition.class_counts``);
+    ``ValueError`` when a label is outside ``[0, num_classes)``."""
+    return _partition.class_counts(list(parts), labels, num_classes)
+
+
 __all__ = [
     "compare", "compare_summary", "smallest_effect",
     "run_value", "seed_of", "at_reference_samples", "equal_samples_values",
     "matched_accuracy", "matched_comparison", "accuracy_profile",
     "paired", "holm", "judge", "pairable", "row_key",
-    "effective_rank", "singular_values", "hold_share",
+    "effective_rank", "singular_values", "class_counts", "hold_share",
 ]

@@ -3,6 +3,7 @@
 counted per paper claim (several rows can check one claim)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +95,24 @@ def claim_verdicts(results: list[ClaimResult]) -> list[dict[str, Any]]:
     for c in claims:
         c["verdict"] = c["verdicts"][0] if len(set(c["verdicts"])) == 1 else "mixed"
     return claims
+
+
+@dataclass(frozen=True)
+class ClaimsTable(Sequence):
+    """The claims table of one root as the dashboard shows it: its rows in order (``ClaimResult``;
+    indexing, ``len`` and iteration are the rows') and, per paper claim, one verdict
+    (``verdicts()``: ``claim_verdicts`` of the rows)."""
+    rows: tuple[ClaimResult, ...]
+
+    def __getitem__(self, i):
+        return self.rows[i]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def verdicts(self) -> list[dict[str, Any]]:
+        """One entry per paper claim (``claim_verdicts``)."""
+        return claim_verdicts(list(self.rows))
 
 
 def rule_text(results: list[ClaimResult]) -> str:

@@ -39,10 +39,18 @@ def _value_problem(axis: str, value: Any) -> str | None:
 
 
 def read_study(path: Path) -> dict[str, Any]:
+    """The study file at ``path``, checked as a whole: ``Damaged`` names the first thing in it that
+    no version of the study driver writes (its top level, an axis, a point)."""
     if path.is_dir():
         raise Damaged(f"{path.name} is a folder, not a file")
     study = load_json(path, limit=STUDY_FILE_MAX)
-    name = path.name
+    _check_top(path.name, study)
+    _check_points(path.name, study["axes"], study["points"])
+    return study
+
+
+def _check_top(name: str, study: Any) -> None:
+    """The study's keys, texts, axes and base."""
     if not isinstance(study, dict):
         raise Damaged(f"{name} holds {_kind(study)}, not an object")
     for key in ("axes", "points"):
@@ -65,7 +73,11 @@ def read_study(path: Path) -> dict[str, Any]:
             raise Damaged(f"{name}: axis {shown(axis)} holds {shown(bad)}, {_value_problem(axis, bad)}")
     if study.get("base") is not None and not isinstance(study["base"], dict):
         raise Damaged(f"{name}: 'base' is {_kind(study['base'])}, not an object")
-    points = study["points"]
+
+
+def _check_points(name: str, axes: dict[str, list], points: Any) -> None:
+    """Every point: an object with coordinates on every axis, a key, a run id or null, and no
+    grid point twice."""
     if not isinstance(points, list):
         raise Damaged(f"{name}: 'points' is {_kind(points)}, not an array")
     if not points:
@@ -91,4 +103,3 @@ def read_study(path: Path) -> dict[str, Any]:
         if coords in seen:  # the same grid point twice: written by no version of the study driver
             raise Damaged(f"{name}: point {n} repeats an earlier point's coordinates ({shown(point['coords'], 60)})")
         seen.add(coords)
-    return study

@@ -328,13 +328,9 @@ def row_key(study: str, metric: str, a: dict, b: dict | None) -> tuple:
 def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
     """One claim, with its raw p-values (``p_holm`` and the final verdict come from
     ``check_claims``, which corrects across the family; alone, the verdict uses the row's own p)."""
-    name = claim.study if studies.exists(claim.study) or not claim.fallback else claim.fallback
-    if not studies.exists(name):
-        return _empty(claim, name, f"study '{name}' is not in this store")
-    try:
-        study = studies.read(name)
-    except StoreError as e:
-        return _empty(claim, name, f"damaged, left out: {e}")
+    name, study = _claim_study(claim, studies)
+    if isinstance(study, ClaimResult):  # not in the store, or damaged: the row says so
+        return study
     r, a = StudyRuns(studies.runs, study), resolve(study, claim.a)
     what = METRIC_NAMES.get(claim.metric, claim.metric)
     plateau, changing = study_plateau(r)[1], _changing(r)
@@ -354,28 +350,50 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
                      claim.metric, pair)
     verdict = judge(v, claim.expect)
     checks = (("± 2 std bands", band_verdict(v, claim.expect)), ("the final round alone", judge(final, claim.expect)))
-    against, samples = [], "-"
-    if matched is not None and matched.levels:  # a geometry row: less trained is not collapsed
+    more, against, samples = _other_comparisons(claim, r, a, b, pair, verdict, matched)
+    own = _arms_plateau(r, [a, b], claim.metric, v.delta)
+    return _row(claim, name, f"{what} ({_how(claim.metric)})",
+                _numbers(v, claim.metric, _label(a), _label(b)) + _left_out(r, [a, b]), v, verdict,
+                row_p(v, claim.expect), v.tost_p if claim.expect != "not below" else None, a, b,
+                matched=matched.text(judge_) if matched is not None else "-", plateau=plateau,
+                sign=v.direction, checks=checks + more, changing=own, against=against,
+                samples=samples)
+
+
+def _claim_study(claim: Claim, studies: StudyStore) -> tuple[str, dict | ClaimResult]:
+    """(the study the claim is checked on: its own, else its fallback when its own is absent;
+    the study, or the row saying it is not in the store or is damaged)."""
+    name = claim.study if studies.exists(claim.study) or not claim.fallback else claim.fallback
+    if not studies.exists(name):
+        return name, _empty(claim, name, f"study '{name}' is not in this store")
+    try:
+        return name, studies.read(name)
+    except StoreError as e:
+        return name, _empty(claim, name, f"damaged, left out: {e}")
+
+
+def _other_comparisons(claim: Claim, r: StudyRuns, a: dict, b: dict, pair: bool, verdict: str,
+                       matched) -> tuple[tuple, tuple[str, ...], str]:
+    """(the robustness checks at matched accuracy and at equal samples seen, the ones whose
+    estimate goes against the claim, the equal-samples cell): a geometry row is compared at
+    matched accuracy (less trained is not collapsed), an accuracy row at equal samples (more
+    samples seen is not a better method)."""
+    checks, against, samples = (), [], "-"
+    if matched is not None and matched.levels:
         checks += ((MATCHED_CHECK, _matched_check(matched, claim.expect, verdict)),)
         # against it: an estimate the other way at some level, or none that matters at any
         # (negligible at every level: the gap at the last rounds is one of training, not collapse)
         if _against([x.test for x in matched.verdicts], claim.expect) or \
-                matched.combined(judge_) == NEGLIGIBLE:
+                matched.combined(_judge(claim.expect)) == NEGLIGIBLE:
             against.append(MATCHED_CHECK)
-    if claim.metric == "final_acc":  # more samples seen is not a better method
+    if claim.metric == "final_acc":
         es, left = _equal_samples(r, a, b, claim.metric, pair)
         if es.n_a and es.n_b:  # runs without samples_total (none recorded here) have no such check
             checks += ((SAMPLES_CHECK, judge(es, claim.expect)),)
         samples = _samples_text(es, left)
         if _against([es.test], claim.expect):
             against.append(SAMPLES_CHECK)
-    own = _arms_plateau(r, [a, b], claim.metric, v.delta)
-    return _row(claim, name, f"{what} ({_how(claim.metric)})",
-                _numbers(v, claim.metric, _label(a), _label(b)) + _left_out(r, [a, b]), v, verdict,
-                row_p(v, claim.expect), v.tost_p if claim.expect != "not below" else None, a, b,
-                matched=matched.text(judge_) if matched is not None else "-", plateau=plateau,
-                sign=v.direction, checks=checks, changing=own, against=tuple(against),
-                samples=samples)
+    return checks, tuple(against), samples
 
 
 def _check_lowest(claim: Claim, name: str, r: StudyRuns, a: dict, what: str, plateau: str, changing: str):

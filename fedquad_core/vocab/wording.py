@@ -9,6 +9,7 @@ figure title of the dashboard takes its words here, so each is defined once (``v
   three styles: ``value`` "iid" / "0.5", read back by the command line and study files;
   ``short`` "IID" / "0.5", table cells and ticks; ``label`` "IID" / "α=0.5") and ``alpha_words``
   (its ``label`` style by name: titles and sentences).
+- **The methods' names**: ``method_label`` (a method's display name; an unknown name as it is).
 - **The measures' names**: ``metric_names(register)`` (every measure's name in one register:
   ``"axis"`` the figures' axes, ``"chart"`` the live charts, ``"title"`` the Clients page,
   ``"words"`` a sentence, ...), ``is_accuracy`` (whether a measure is an accuracy: points, higher
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 from ..config.alpha import alpha_text
 from ..study.words import MAX_WORDS, claim_words, difference_words, row_takeaway, takeaway, word_count
+from .methods import method_label
 from .metrics import is_accuracy, names as metric_names
 from .words import alpha_words, delta_margins, delta_points, p_value, p_words
 
 __all__ = [
     "p_words", "p_value", "delta_points", "delta_margins", "alpha_text", "alpha_words",
-    "metric_names", "is_accuracy",
+    "method_label", "metric_names", "is_accuracy",
     "takeaway", "row_takeaway", "claim_words", "difference_words", "MAX_WORDS", "word_count",
 ]

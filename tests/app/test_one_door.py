@@ -100,7 +100,7 @@ def test_no_app_module_imports_an_engine_internal():
 
 def test_no_app_module_builds_a_store_of_its_own():
     """One run reader: the app reads runs through ``api.run_view`` (damage named and skipped in one
-    place) and reaches a store through ``api.run_view(root).store`` / ``api.studies_at``; no module builds a
+    place) and reaches a store through ``api.run_view(root).store`` / ``api.study_view(root)``; no module builds a
     ``RunStore`` or ``StudyStore`` with its own ``except`` clauses around it."""
     built = []
     for path in sorted(APP.rglob("*.py")):
@@ -108,7 +108,7 @@ def test_no_app_module_builds_a_store_of_its_own():
             if isinstance(node, ast.Call):
                 f = node.func
                 name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-                if name in ("RunStore", "StudyStore", "RunView"):
+                if name in ("RunStore", "StudyStore", "RunView", "StudyView"):
                     built.append(f"{_name(path)}:{node.lineno}")
     assert built == []
 

@@ -57,3 +57,18 @@ def test_the_door_the_page_names_is_the_one_the_import_test_enforces():
     assert "`fedquad_core/api.py`" in PAGE and "## The engine's public surface" in PAGE
     assert "app/engine.py" not in PAGE and PAGE.count("app/service/engine.py") == 1  # only in the "before" figure
     assert (REPO / "fedquad_core" / "api.py").is_file() and not (REPO / "app" / "service" / "engine.py").exists()
+
+
+def test_the_public_surface_section_names_every_name_of_the_door_and_no_other():
+    """The section a newcomer reads to learn the door lists each name of ``api.__all__``, and each
+    ``api.X`` / ``stats.X`` / ``words.X`` it writes is one of the door's (a verb renamed or folded
+    into a record fails here, not in a newcomer's first hour)."""
+    from fedquad_core import api
+    section = PAGE.split("## The engine's public surface", 1)[1].split("\n## ", 1)[0]
+    listed = section.split("`tests/app/test_one_door.py` holds the door", 1)[0]
+    ticked = set(re.findall(r"`(?:[\w/]+\.)?(\w+)(?:\(\))?`", listed))  # `name`, `api.name`, `runs/view.Name`
+    assert [n for n in api.__all__ if n not in ticked] == []
+    spaces = {"api": api, "stats": api.stats, "words": api.words}
+    wrong = sorted(f"{ns}.{n}" for ns, n in re.findall(r"`(?:api\.)?(api|stats|words)\.(\w+)", section)
+                   if not hasattr(spaces[ns], n))
+    assert wrong == []

@@ -36,7 +36,6 @@ from app.studies import catalog as studies
 from app.studies import explore_panels as panels
 from app.studies.explore_view import View, points_of
 from app.studies import shared
-from fedquad_core.api import claim_verdicts
 
 
 
@@ -145,11 +144,11 @@ def as_drawn(slide: Slide) -> Slide:
 
 
 def claims_verdicts(data) -> list[str]:
-    """The verdict words of the claims table's summary (``claim_verdicts``), as step 8 states them."""
+    """The verdict words of the claims table's summary (``ClaimsTable.verdicts``), as step 8 states them."""
     if data is None:
         return []
     try:
-        return [c["verdict"] for c in claim_verdicts(lesson_data.claims_of(data))]
+        return [c["verdict"] for c in lesson_data.claims_of(data).verdicts()]
     except (lesson_data.Missing, service.StoreError):
         return []
 

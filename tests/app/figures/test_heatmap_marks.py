@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fedquad_core.api import RunStore, study_frame
+from fedquad_core import api
 from app.figures import study as sf
 
 RECORDED = Path(__file__).resolve().parents[3] / "assets" / "recorded"
@@ -38,6 +38,6 @@ def test_a_cell_says_better_only_when_the_test_does():
 
 def test_no_margins_cell_beats_fedavg_in_accuracy_beyond_noise():
     study = json.loads((RECORDED / "studies" / "digits-margins.json").read_text())
-    pts = pd.DataFrame(study_frame(RunStore(RECORDED), study))
+    pts = pd.DataFrame(api.study_view(RECORDED).frame(study))
     marks = sf.heatmap_marks(pts, "m1", "m2", "final_acc")
     assert len(marks) == 25 and "better" not in marks.values()

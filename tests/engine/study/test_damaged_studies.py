@@ -105,11 +105,11 @@ def test_resume_of_a_damaged_study_is_refused_in_one_line(root, capsys):
 
 
 def test_the_apis_reader_of_studies_names_each_damaged_file_once_and_reads_the_others(root):
-    """``api.read_studies``, the dashboard's one reader of every study: the good ones read, each
+    """``api.study_view(root).studies()``, the dashboard's one reader of every study: the good ones read, each
     damaged one named in one line with its reason, the stray files ignored, nothing written."""
     from fedquad_core import api
     before = _tree(root)
-    studies, damaged = api.read_studies(root)
+    studies, damaged = api.study_view(root).studies()
     assert sorted(studies) == ["good-a", "good-b"] and studies["good-a"]["title"] == "good-a title"
     assert len(damaged) == len(DAMAGES)
     for name, (_, reason) in DAMAGES.items():
