@@ -70,13 +70,18 @@ def cold_starts(tmp: Path, table: Table) -> None:
         table.row(f"(a) fresh process -> first UMAP, {label}", f"first process {first:.1f} s, next process {second:.1f} s")
 
 
-def worker_latency(root: Path, table: Table) -> None:
+def worker_latency(root: Path, table: Table, wait_s: float = 120.0) -> None:
     run = root / "latency-probe"
+    run.mkdir(parents=True, exist_ok=True)  # a run folder as the store reads one: the worker skips any other
+    (run / "status.json").write_text('{"state": "finished"}')
     times = []
     for r in range(1, 4):
         t0 = time.perf_counter()
         fake_snapshot(run / "embeddings" / f"round_{r:04d}.npz")
         while not projection.umap_ready(run, r):
+            if time.perf_counter() - t0 > wait_s:
+                raise SystemExit(f"umap_ready: the projection worker drew no layout of {run.name} round {r} in "
+                                 f"{wait_s:.0f} s: see {root / projection_worker.LOG_NAME}")
             time.sleep(0.01)
         times.append(time.perf_counter() - t0)
     table.row("warm projection worker: snapshot written -> layout on disk", ", ".join(f"{t:.2f} s" for t in times))
