@@ -50,7 +50,8 @@ def fake_snapshot(path: Path, n: int = 397, d: int = 64) -> Path:
     rng = np.random.default_rng(0)
     y = np.arange(n) % 10
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, embeddings=(rng.normal(size=(n, d)) + 3.0 * y[:, None]).astype(np.float32), labels=y)
+    np.savez(path, embeddings=(rng.normal(size=(n, d)) + 3.0 * y[:, None]).astype(np.float32), labels=y,
+             indices=np.arange(n))  # which test points: a snapshot the store reads has them
     return path
 
 
@@ -81,7 +82,8 @@ def worker_latency(root: Path, table: Table, wait_s: float = 120.0) -> None:
         while not projection.umap_ready(run, r):
             if time.perf_counter() - t0 > wait_s:
                 raise SystemExit(f"umap_ready: the projection worker drew no layout of {run.name} round {r} in "
-                                 f"{wait_s:.0f} s: see {root / projection_worker.LOG_NAME}")
+                                 f"{wait_s:.0f} s: see {projection.snapshot_files(run, r)[3]} and "
+                                 f"{root / projection_worker.LOG_NAME}")
             time.sleep(0.01)
         times.append(time.perf_counter() - t0)
     table.row("warm projection worker: snapshot written -> layout on disk", ", ".join(f"{t:.2f} s" for t in times))
