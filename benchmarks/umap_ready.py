@@ -71,10 +71,17 @@ def cold_starts(tmp: Path, table: Table) -> None:
         table.row(f"(a) fresh process -> first UMAP, {label}", f"first process {first:.1f} s, next process {second:.1f} s")
 
 
-def worker_latency(root: Path, table: Table, wait_s: float = 120.0) -> None:
+def probe_run(root: Path) -> Path:
+    """The latency probe's run folder under ``root``: a run as the store reads one (a status), as
+    the projection worker skips any other folder."""
     run = root / "latency-probe"
-    run.mkdir(parents=True, exist_ok=True)  # a run folder as the store reads one: the worker skips any other
+    run.mkdir(parents=True, exist_ok=True)
     (run / "status.json").write_text('{"state": "finished"}')
+    return run
+
+
+def worker_latency(root: Path, table: Table, wait_s: float = 120.0) -> None:
+    run = probe_run(root)
     times = []
     for r in range(1, 4):
         t0 = time.perf_counter()
