@@ -10,6 +10,7 @@ no study with the needed axes, ``study_from_runs`` builds the same shape from th
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -252,6 +253,7 @@ def load(use_mine: bool = False, study_name: str | None = None) -> tuple[LessonD
 
 
 _CLAIMS: dict[tuple, Any] = {}
+_CHECKING = threading.Lock()  # one check at a time: a class on the Lesson waits for one answer (app/studies/confirmed.py)
 
 
 def claims_of(data: LessonData):
@@ -263,10 +265,12 @@ def claims_of(data: LessonData):
     except OSError:
         stamp = ()
     key = (str(data.root), stamp)
-    if key not in _CLAIMS:
-        _CLAIMS.clear()
-        _CLAIMS[key] = api.claims(data.root)
-    return _CLAIMS[key]
+    with _CHECKING:
+        if key not in _CLAIMS:
+            table = api.claims(data.root)
+            _CLAIMS.clear()
+            _CLAIMS[key] = table
+        return _CLAIMS[key]
 
 
 def table_result(data: LessonData, metric: str, a: dict, b: dict, matched: bool = False) -> tuple[int, object] | None:

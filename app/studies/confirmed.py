@@ -4,12 +4,17 @@ confirmed_dir``), once per state of their study files (it reads every row's runs
 Pure (no streamlit): the deck and the take-home file read it too."""
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from fedquad_core import api
 from app.roots import confirmed_dir
 
 _ROWS: dict[tuple, list[api.ConfirmedRow]] = {}
+# One judgement at a time: a class opening a page at once (each session a thread of the one
+# server) waits for the first session's answer instead of each reading every row's runs again
+# (30 sessions had made a second class's Explore 3.6x slower: benchmarks/class_at_once.py).
+_JUDGING = threading.Lock()
 
 # The confirmatory rows each Lesson step teaches from (the registration's ids): the step's
 # takeaway rests on the recorded studies; these say what fresh seeds, judged by rules fixed
@@ -34,10 +39,12 @@ def rows(root: Path | None = None) -> list[api.ConfirmedRow]:
     key = (str(root), _stamp(root))
     if not key[1]:
         return []
-    if key not in _ROWS:
-        _ROWS.clear()
-        _ROWS[key] = api.confirmation(root)
-    return _ROWS[key]
+    with _JUDGING:
+        if key not in _ROWS:
+            judged = api.confirmation(root)
+            _ROWS.clear()
+            _ROWS[key] = judged
+        return _ROWS[key]
 
 
 def for_step(step: int, root: Path | None = None) -> list[api.ConfirmedRow]:
