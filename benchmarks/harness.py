@@ -18,9 +18,8 @@ printed, never copied by hand. A section whose markers are missing is appended u
 results". Benchmarks take ``--write-docs`` to do so; without it they only print. ``finish(table,
 args)`` does both: prints the table, and writes it with the command that ran when ``--write-docs``.
 
-A section measured before this harness existed keeps its numbers between its markers, under a line
-that starts "Measured before the harness" and names how to regenerate it (``STALE``): the test
-``tests/benchmarks/test_bench_docs.py`` checks every benchmark's tables have their markers.
+``tests/benchmarks/test_bench_docs.py`` checks every benchmark's tables have their markers, and that
+every marked section was written by its benchmark (the "Written by" line this module writes).
 """
 from __future__ import annotations
 
@@ -163,9 +162,6 @@ def add_docs_flag(parser) -> None:
     """``--write-docs``: write the measured table into docs/performance.md (else only print)."""
     parser.add_argument("--write-docs", action="store_true",
                         help="write the measured table into docs/performance.md (its marked section)")
-
-
-STALE = "Measured before the harness"  # how a marked section not yet written by its benchmark begins
 
 
 def invoked() -> str:
