@@ -262,6 +262,22 @@ def _fedquad_local(data: LessonData) -> tuple:
     return d, at, local, local_iid, skew_l, iid_l, f"local: {_footer(d)} · global: ", epochs
 
 
+def _fedquad_lead(d, g: LessonData, at: dict, local: dict, skew_l, skew_g, m) -> tuple[dict, str]:
+    """(the claims-table rows step 6's sentences cite, its takeaway): the local rank's row where the
+    study has local metrics, else the global rank at matched accuracy (``m``)."""
+    if local:
+        la, lb = dict(alpha=skew_l, method="fedquad", **at), dict(alpha=skew_l, method="fedavg", **at)
+        rows = {"local_effective_rank": table_row(d, "local_effective_rank", la, lb)}
+        return rows, _rests_on(d, "local_effective_rank", la, lb, local["local_effective_rank"], "above",
+                               "FedQuad mitigates collapse in the local models")
+    ga, gb = {"alpha": skew_g, "method": "fedquad"}, {"alpha": skew_g, "method": "fedavg"}
+    matched_row = table_result(g, "effective_rank", ga, gb, True)
+    every = text._all(list(zip(m.levels, m.verdicts))) if m.levels else None
+    return {}, (text.row_takeaway(matched_row[1], claims_of(g)) if matched_row else
+                text.takeaway(stats.judge(every, "above") if every is not None else "inconclusive",
+                              "FedQuad mitigates collapse in the global model"))
+
+
 def step_fedquad(data: LessonData, talk: bool) -> Slide:
     g = data.role("global")
     skew_g = g.skew_alpha()
@@ -279,18 +295,7 @@ def step_fedquad(data: LessonData, talk: bool) -> Slide:
     best_words = None if best is None else dict(
         study=best.study, where=f"{alpha_words(best.alpha)}{where}", metric=best.metric, verdict=best.verdict,
         iid=best.iid, did=best.did, tested=best.tested, p_holm=best.p_holm)
-    ga, gb = {"alpha": skew_g, "method": "fedquad"}, {"alpha": skew_g, "method": "fedavg"}
-    if local:
-        la, lb = dict(alpha=skew_l, method="fedquad", **at), dict(alpha=skew_l, method="fedavg", **at)
-        rows = {"local_effective_rank": table_row(d, "local_effective_rank", la, lb)}
-        lead = _rests_on(d, "local_effective_rank", la, lb, local["local_effective_rank"], "above",
-                         "FedQuad mitigates collapse in the local models")
-    else:  # no local metrics: the global rank at matched accuracy
-        rows, matched_row = {}, table_result(g, "effective_rank", ga, gb, True)
-        every = text._all(list(zip(m.levels, m.verdicts))) if m.levels else None
-        lead = (text.row_takeaway(matched_row[1], claims_of(g)) if matched_row else
-                text.takeaway(stats.judge(every, "above") if every is not None else "inconclusive",
-                              "FedQuad mitigates collapse in the global model"))
+    rows, lead = _fedquad_lead(d, g, at, local, skew_l, skew_g, m)
     sentences = text.fedquad_sentences(best_words, local, local_iid, list(zip(m.levels, m.verdicts)), skew_l, iid_l,
                                        skew_g, epochs, {k: v for k, v in rows.items() if v})
     levels = ", ".join(f"{x:.1%}" for x in m.levels) or "none"

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import plateau
-from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS
+from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS, StudyRuns
 from .stats import LEVEL, Difference
+from .table import Verdict
 from ..vocab.words import delta_margins, p_value
 
 
@@ -164,3 +165,57 @@ def claims_markdown(results: list[ClaimResult], not_in_table: dict[str, str] | N
         lines += ["", "Recorded studies no row tests:"]
         lines += [f"- `{name}`: {why}." for name, why in not_in_table.items()]
     return "\n".join(lines)
+
+
+# ---- a row's cells: its numbers, difference and test, in words ----
+def _fmt(metric: str) -> tuple[str, float, str]:
+    return (".1f", 100.0, " %") if metric == "final_acc" else (".2f", 1.0, "")
+
+
+def numbers_text(v: Verdict, metric: str, a: str, b: str) -> str:
+    empty = [name for name, n in ((a, v.n_a), (b, v.n_b)) if not n]
+    if empty:
+        return "no finished runs with this metric for " + " and ".join(empty)
+    spec, scale, unit = _fmt(metric)
+    if metric != "final_acc" and _tiny(v.mean_a - v.mean_b, v.std_a, v.std_b):
+        spec = ".4f"  # a small difference is shown, not rounded away ("1.00 ± 0.00 vs 1.00 ± 0.00")
+    ta, tb = v.text(spec, scale)
+    return f"{a}: {ta}{unit} ({_seeds(v.n_a)}) vs {b}: {tb}{unit} ({_seeds(v.n_b)})"
+
+
+def _tiny(*xs) -> bool:
+    """Whether any of ``xs`` (a difference, a spread) would print as 0.00."""
+    return any(x is not None and abs(x) < 0.005 for x in xs)
+
+
+def _seeds(n: int) -> str:
+    return f"{n} seed" + ("" if n == 1 else "s")
+
+
+def left_out_text(r: StudyRuns, groups: list[dict]) -> str:
+    """"; left out, not finished: MOON, seed 1 diverged in round 50", or "" when every run of
+    ``groups`` finished."""
+    gone = [x for g in groups for x in r.left_out(g)]
+    return "; left out, not finished: " + ", ".join(gone) if gone else ""
+
+
+def how_text(metric: str) -> str:
+    return (f"mean of the last {LAST_ROUNDS} rounds" if metric == "final_acc"
+            else f"mean of the last {LAST_SNAPSHOTS} snapshots")
+
+
+def difference_text(v: Verdict, metric: str) -> str:
+    if v.test is None:
+        return "-"
+    spec, scale, unit = _fmt(metric)
+    if metric != "final_acc" and _tiny(v.test.diff, v.test.high - v.test.low):
+        spec = ".4f"
+    g = f"; g = {v.test.g:.1f}" if v.test.g is not None else ""
+    return v.test.text(spec, scale, unit) + g
+
+
+def test_text(v: Verdict, expect: str = "") -> str:
+    if v.test is None:
+        return "-"
+    name = v.test.test_name if v.test.paired else f"Welch, {v.n_a} vs {v.n_b} seeds"
+    return name + ("; p one-sided, non-inferiority with margin δ" if expect == "not below" else "")

@@ -30,13 +30,16 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from ..runs.store import RunStore, StoreError
-from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS, NAMES, StudyRuns, label as _label, point_values, resolve, run_value, seed_values  # noqa: F401
+from .claim_runs import LAST_ROUNDS, LAST_SNAPSHOTS, NAMES, StudyRuns, _num, label as _label, point_values, resolve, run_value, seed_values  # noqa: F401
 from .confirm import _runs, arm_plateau, equal_samples_values
+from .claim_finish import BEFORE_HOLM, MATCHED_CHECK, ROBUST, SAMPLES_CHECK, equivalence_p, finish_row, verdict_at_scale  # noqa: F401
+from .claim_list import (CLAIMS, LOW_PARTICIPATION, NOT_IN_TABLE, NOT_OFFLINE, PARTICIPATION_CLAIM, Claim,  # noqa: F401
+                         low_participation, unused_studies)
 from .claims_table import (COLUMNS, ClaimResult, claim_cells, claim_verdicts, claims_markdown, format_p as _p,  # noqa: F401
-                           tested_rows)
+                           difference_text, how_text, left_out_text, numbers_text, test_text, tested_rows)
 from .effects import effect_text, smallest_effect
 from ..vocab.metrics import labels as metric_labels
 from .matched import MatchedComparison, accuracy_levels, curve as _curve, matched_comparison  # noqa: F401
@@ -48,87 +51,13 @@ from .verdicts import (INCONCLUSIVE, NEGLIGIBLE, NOT_RUN, NOT_SUPPORTED, ONE, OP
                        combined, decide, direction_verdict, judge, row_p)
 
 WITHIN_NOISE = INCONCLUSIVE  # the name earlier code used
-ROBUST = "robust"
 _Runs = StudyRuns  # the name earlier code used
 GEOMETRY = ("effective_rank", "ratio", "ratio_l2", "local_effective_rank", "local_ratio", "local_cka",
             "intra_l2", "inter_l2")
 METRIC_NAMES = metric_labels()  # the measures' long names (vocab.metrics)
 
 
-@dataclass(frozen=True)
-class Claim:
-    """One checkable claim: ``a`` against ``b`` (coords; the special values below are resolved
-    on the study's axes) on ``metric``, expected ``above`` / ``below`` / ``not below``; ``lowest``
-    compares method ``a`` against every other method of the study; ``matched``: at matched accuracy;
-    ``same_as``: the row (1-based) whose paper claim this row checks again (one claim, counted once).
 
-    Special coordinate values: ``"skew"`` the smallest alpha, ``"iid"`` IID (else the largest
-    alpha), ``"paper"`` alpha 0.3 when the study has it (the paper's), else the smallest;
-    ``"max"`` the axis's largest value (local_epochs: the most local computation)."""
-    text: str
-    study: str
-    metric: str
-    a: dict
-    b: dict | None
-    expect: str
-    matched: bool = False
-    lowest: bool = False
-    fallback: str | None = None  # the study used when ``study`` is not in the store
-    same_as: int | None = None
-
-
-CLAIMS: tuple[Claim, ...] = (
-    Claim("Under label skew, local models lose directions (local collapse)", "digits-local", "local_effective_rank",
-          {"method": "fedavg", "alpha": "skew", "local_epochs": "max"},
-          {"method": "fedavg", "alpha": "iid", "local_epochs": "max"}, "below"),
-    Claim("Under label skew, local representations drift from the global one (inconsistent)", "digits-local",
-          "local_cka", {"method": "fedavg", "alpha": "skew", "local_epochs": "max"},
-          {"method": "fedavg", "alpha": "iid", "local_epochs": "max"}, "below"),
-    Claim("(the same, on Fashion-MNIST with 5 local epochs)", "fmnist-skew", "local_effective_rank",
-          {"method": "fedavg", "alpha": "skew"}, {"method": "fedavg", "alpha": "iid"}, "below", same_as=1),
-    Claim("(the same, on Fashion-MNIST with 5 local epochs)", "fmnist-skew", "local_cka",
-          {"method": "fedavg", "alpha": "skew"}, {"method": "fedavg", "alpha": "iid"}, "below", same_as=2),
-    Claim("Under label skew, the aggregated global embedding space collapses", "fmnist-skew", "effective_rank",
-          {"method": "fedavg", "alpha": "skew"}, {"method": "fedavg", "alpha": "iid"}, "below", matched=True),
-    Claim("(the same, at the final round, accuracy not matched)", "fmnist-skew", "effective_rank",
-          {"method": "fedavg", "alpha": "skew"}, {"method": "fedavg", "alpha": "iid"}, "below", same_as=5),
-    Claim("FedQuad mitigates collapse in the local models", "digits-local", "local_effective_rank",
-          {"method": "fedquad", "alpha": "skew", "local_epochs": "max"},
-          {"method": "fedavg", "alpha": "skew", "local_epochs": "max"}, "above"),
-    Claim("(the same, on Fashion-MNIST with 5 local epochs)", "fmnist-skew", "local_effective_rank",
-          {"method": "fedquad", "alpha": "skew"}, {"method": "fedavg", "alpha": "skew"}, "above", same_as=7),
-    Claim("FedQuad mitigates collapse in the global model", "fmnist-skew", "effective_rank",
-          {"method": "fedquad", "alpha": "skew"}, {"method": "fedavg", "alpha": "skew"}, "above", matched=True),
-    Claim("FedQuad has the lowest intra-class variance of all methods", "fmnist-methods", "intra_l2",
-          {"method": "fedquad", "alpha": "paper"}, None, "below", lowest=True),
-    Claim("FedQuad keeps inter-class separation (the paper's regime)", "fmnist-paper", "inter_l2",
-          {"method": "fedquad"}, {"method": "fedavg"}, "not below"),
-    Claim("FedQuad is ahead of FedAvg under skew", "fmnist-skew", "final_acc",
-          {"method": "fedquad", "alpha": "skew"}, {"method": "fedavg", "alpha": "skew"}, "above"),
-    Claim("FedQuad is ahead of FedAvg in the paper's regime (many clients, low participation)", "fmnist-paper",
-          "final_acc", {"method": "fedquad"}, {"method": "fedavg"}, "above", fallback="fmnist-regime"),
-    Claim("FedQuad is ahead of MOON in the paper's regime", "fmnist-paper", "final_acc",
-          {"method": "fedquad"}, {"method": "moon"}, "above", fallback="fmnist-regime"),
-    Claim("FedQuad is ahead of MOON under skew", "fmnist-methods", "final_acc",
-          {"method": "fedquad", "alpha": "paper"}, {"method": "moon", "alpha": "paper"}, "above"),
-    Claim("(FedQuad ahead of FedAvg on the one-minute demo's study, digits, α = 0.1)", "digits-alpha",
-          "final_acc", {"method": "fedquad", "alpha": 0.1}, {"method": "fedavg", "alpha": 0.1}, "above", same_as=12),
-)
-# The recorded studies no row tests, and why (docs/claims.md lists them under the table).
-NOT_IN_TABLE = {
-    "digits-margins": "FedQuad's margins m1 x m2 at one skew: no claim of the paper names margin values; Explore's "
-                      "heatmap tests each cell against FedAvg (Holm over the grid's cells)",
-    "fmnist-regime": "the paper's regime at 100 clients: the fallback of rows 13-14 when fmnist-paper (the paper's "
-                     "scale, 200 clients) is not in the store",
-}
-LOW_PARTICIPATION = 0.05
-PARTICIPATION_CLAIM = "FedQuad stays ahead of FedAvg at 1-5 % participation per round"
-NOT_OFFLINE = ("CIFAR-10, 200 clients, α = 0.3: FedQuad 80.13 %, FedAvg 74.05 %, MOON 49.69 %",
-               "CIFAR-100, 200 clients, α = 0.3: FedQuad 26.90 %, MOON 13.06 %",
-               "Tiny-ImageNet, 10 clients, α = 0.3: FedQuad 35.06 %")
-MATCHED_CHECK = "the comparison at matched accuracy"
-SAMPLES_CHECK = "the comparison at equal samples"
-BEFORE_HOLM = "the test before Holm's correction"
 
 
 def claim_verdict(v: Verdict, expect: str) -> str:
@@ -208,63 +137,6 @@ def _changing(r: StudyRuns) -> str:
     return f"its study is still changing ({found.short()})"
 
 
-def _num(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _fmt(metric: str) -> tuple[str, float, str]:
-    return (".1f", 100.0, " %") if metric == "final_acc" else (".2f", 1.0, "")
-
-
-def _numbers(v: Verdict, metric: str, a: str, b: str) -> str:
-    empty = [name for name, n in ((a, v.n_a), (b, v.n_b)) if not n]
-    if empty:
-        return "no finished runs with this metric for " + " and ".join(empty)
-    spec, scale, unit = _fmt(metric)
-    if metric != "final_acc" and _tiny(v.mean_a - v.mean_b, v.std_a, v.std_b):
-        spec = ".4f"  # a small difference is shown, not rounded away ("1.00 ± 0.00 vs 1.00 ± 0.00")
-    ta, tb = v.text(spec, scale)
-    return f"{a}: {ta}{unit} ({_seeds(v.n_a)}) vs {b}: {tb}{unit} ({_seeds(v.n_b)})"
-
-
-def _tiny(*xs) -> bool:
-    """Whether any of ``xs`` (a difference, a spread) would print as 0.00."""
-    return any(x is not None and abs(x) < 0.005 for x in xs)
-
-
-def _seeds(n: int) -> str:
-    return f"{n} seed" + ("" if n == 1 else "s")
-
-
-def _left_out(r: StudyRuns, groups: list[dict]) -> str:
-    """"; left out, not finished: MOON, seed 1 diverged in round 50", or "" when every run of
-    ``groups`` finished."""
-    gone = [x for g in groups for x in r.left_out(g)]
-    return "; left out, not finished: " + ", ".join(gone) if gone else ""
-
-
-def _how(metric: str) -> str:
-    return (f"mean of the last {LAST_ROUNDS} rounds" if metric == "final_acc"
-            else f"mean of the last {LAST_SNAPSHOTS} snapshots")
-
-
-def _difference(v: Verdict, metric: str) -> str:
-    if v.test is None:
-        return "-"
-    spec, scale, unit = _fmt(metric)
-    if metric != "final_acc" and _tiny(v.test.diff, v.test.high - v.test.low):
-        spec = ".4f"
-    g = f"; g = {v.test.g:.1f}" if v.test.g is not None else ""
-    return v.test.text(spec, scale, unit) + g
-
-
-def _test(v: Verdict, expect: str = "") -> str:
-    if v.test is None:
-        return "-"
-    name = v.test.test_name if v.test.paired else f"Welch, {v.n_a} vs {v.n_b} seeds"
-    return name + ("; p one-sided, non-inferiority with margin δ" if expect == "not below" else "")
-
-
 def _compare(a: dict, b: dict, metric: str, pair: bool = True) -> Verdict:
     """``a`` against ``b`` (seed -> value), with the measure's δ (relative measures: of b's mean);
     ``pair`` False: Welch's test even on the same seeds (the groups do not share a partition)."""
@@ -313,8 +185,8 @@ def _row(claim: Claim, name: str, measure: str, numbers: str, v: Verdict, verdic
          p_eq: float | None, a: dict, b: dict | None, **kw) -> ClaimResult:
     """A tested row from its deciding comparison ``v``: the interval, g and test printed are ``v``'s;
     its ``key`` names the study, the measure and the two groups' resolved coords."""
-    return ClaimResult(claim.text, name, measure, numbers, verdict, _difference(v, claim.metric), p, None,
-                       v.test.g if v.test else None, expect=claim.expect, test=_test(v, claim.expect),
+    return ClaimResult(claim.text, name, measure, numbers, verdict, difference_text(v, claim.metric), p, None,
+                       v.test.g if v.test else None, expect=claim.expect, test=test_text(v, claim.expect),
                        delta=effect_text(claim.metric, v.delta), p_eq=p_eq, diff=v.test, delta_value=v.delta,
                        key=row_key(name, claim.metric, a, b), matched_row=claim.matched, **kw)
 
@@ -338,12 +210,9 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
         return _check_lowest(claim, name, r, a, what, plateau, changing)
     b = resolve(study, claim.b or {})
     pair = pairable(a, b)
-    matched = (matched_comparison(r, a, b, claim.metric, label=_label, paired=pair)
-               if claim.metric in GEOMETRY else None)
-    judge_ = _judge(claim.expect)
+    matched = (matched_comparison(r, a, b, claim.metric, label=_label, paired=pair)  # a geometry row, or one at
+               if claim.metric in GEOMETRY or claim.matched else None)                # matched accuracy itself
     if claim.matched:
-        if matched is None:
-            matched = matched_comparison(r, a, b, claim.metric, label=_label, paired=pair)
         return _check_matched(claim, name, r, a, b, what, matched, plateau, changing)
     v = _compare(seed_values(r, a, claim.metric), seed_values(r, b, claim.metric), claim.metric, pair)
     final = _compare(seed_values(r, a, claim.metric, "final"), seed_values(r, b, claim.metric, "final"),
@@ -352,10 +221,10 @@ def check_claim(claim: Claim, studies: StudyStore) -> ClaimResult:
     checks = (("± 2 std bands", band_verdict(v, claim.expect)), ("the final round alone", judge(final, claim.expect)))
     more, against, samples = _other_comparisons(claim, r, a, b, pair, verdict, matched)
     own = _arms_plateau(r, [a, b], claim.metric, v.delta)
-    return _row(claim, name, f"{what} ({_how(claim.metric)})",
-                _numbers(v, claim.metric, _label(a), _label(b)) + _left_out(r, [a, b]), v, verdict,
+    return _row(claim, name, f"{what} ({how_text(claim.metric)})",
+                numbers_text(v, claim.metric, _label(a), _label(b)) + left_out_text(r, [a, b]), v, verdict,
                 row_p(v, claim.expect), v.tost_p if claim.expect != "not below" else None, a, b,
-                matched=matched.text(judge_) if matched is not None else "-", plateau=plateau,
+                matched=matched.text(_judge(claim.expect)) if matched is not None else "-", plateau=plateau,
                 sign=v.direction, checks=checks + more, changing=own, against=against,
                 samples=samples)
 
@@ -404,9 +273,9 @@ def _check_lowest(claim: Claim, name: str, r: StudyRuns, a: dict, what: str, pla
     if not usable or not mine:
         return _empty(claim, name, "no finished runs to compare")
     where = _label({k: v for k, v in a.items() if k != "method"})
-    measure = (f"{what} ({_how(claim.metric)}), {where}, against {len(usable)} other "
+    measure = (f"{what} ({how_text(claim.metric)}), {where}, against {len(usable)} other "
                f"method{'s' if len(usable) != 1 else ''}")
-    left = _left_out(r, [a] + [{**a, "method": m} for m in others])
+    left = left_out_text(r, [a] + [{**a, "method": m} for m in others])
     if any(v.test is None for v in usable.values()):
         state = ONE if any(v.state == ONE_SEED for v in usable.values()) else NOT_RUN
         return ClaimResult(claim.text, name, measure, "a group has a single seed" + left, state, expect=claim.expect)
@@ -415,7 +284,7 @@ def _check_lowest(claim: Claim, name: str, r: StudyRuns, a: dict, what: str, pla
     low, v = methods[i], usable[methods[i]]
     who = "a method below it" if v.test.diff > 0 else "lowest other" if v.mean_b == min(
         x.mean_b for x in usable.values()) else "weakest comparison"
-    numbers = _numbers(v, claim.metric, NAMES.get(a["method"], a["method"]), f"{who}, {NAMES.get(low, low)}") + left
+    numbers = numbers_text(v, claim.metric, NAMES.get(a["method"], a["method"]), f"{who}, {NAMES.get(low, low)}") + left
     within = " (Holm within the row)" if v.test.diff > 0 and len(usable) > 1 else ""
     own = _arms_plateau(r, [a, {**a, "method": low}], claim.metric, v.delta)
     return _row(claim, name, measure + within, numbers, v, verdict, p, p_eq, a, None, plateau=plateau, lowest=True,
@@ -442,7 +311,7 @@ def _check_matched(claim: Claim, name: str, r: StudyRuns, a: dict, b: dict, what
     measure = (f"{what}, at matched accuracy ({levels}: each run's snapshot curve interpolated; the row's numbers, "
                f"interval and p are those of the level with the largest p, {matched.levels[i]:.1%})")
     bands = {band_verdict(x, claim.expect) for x in matched.verdicts}
-    return _row(claim, name, measure, _numbers(v, claim.metric, _label(a), _label(b)) + _left_out(r, [a, b]), v,
+    return _row(claim, name, measure, numbers_text(v, claim.metric, _label(a), _label(b)) + left_out_text(r, [a, b]), v,
                 verdict, tests[i].p, p_eq, a, b, matched=matched.text(_judge(claim.expect)), plateau=plateau,
                 sign=(next(iter(signs)) if len(signs) == 1 and verdict in (SUPPORTED, NOT_SUPPORTED) else 0),
                 checks=(("± 2 std bands at every level", next(iter(bands)) if len(bands) == 1 else "mixed"),),
@@ -475,90 +344,9 @@ def _matched_check(matched, expect: str, verdict: str) -> str:
     return ", ".join([both] + [f"{s} at {states.count(s)} of {len(states)} levels" for s in odd])
 
 
-def _confounded(name: str, check: str, verdict: str, see: int | None) -> str:
-    """The words for a matched-accuracy comparison that turns the verdict round (at every level or
-    at some): the difference at equal rounds is, at least partly, one of how far training got."""
-    opposite = OPPOSITE.get(verdict)
-    turned = opposite is not None and (check == opposite or f", {opposite} at " in check)
-    if name != MATCHED_CHECK or not turned:
-        return ""
-    return f" (confounded by training, see row {see})" if see else " (confounded by training)"
-
-
-def _finish(result: ClaimResult, p_holm: float | None, p_eq_holm: float | None, see: int | None = None,
-            sensitivity: tuple[str, ...] = ()) -> ClaimResult:
-    """The verdict under Holm's correction (the row's decision p and equivalence p, each adjusted
-    in its family), and its robustness: ``robust`` when the verdict before the correction, the
-    ± 2 std bands (not for a negligible verdict: bands cannot show an absence), the final round's
-    values and the matched accuracy levels (where the row has them) all give the same verdict and
-    the study is at its plateau."""
-    if result.diff is None or result.verdict in (NOT_RUN, ONE):
-        return dataclasses.replace(result, p_holm=p_holm, p_eq_holm=p_eq_holm)
-    expect = "below" if result.lowest else result.expect
-    verdict = decide(result.diff, result.delta_value, expect, p=p_holm, p_eq=p_eq_holm)
-    # a correction only raises p-values: it can weaken a verdict, never make one (a row the raw
-    # test leaves inconclusive, e.g. levels that disagree or one comparison under δ, stays so)
-    if result.verdict == INCONCLUSIVE or (not result.agree and verdict in (SUPPORTED, NOT_SUPPORTED)):
-        verdict = INCONCLUSIVE
-    # supported only when no check goes against it and, for a final-window row, its arms have
-    # stopped changing on the row's own measure (docs/verdicts.md: the strict rule)
-    if verdict == SUPPORTED and (result.against or (result.changing and not result.matched_row)):
-        verdict = INCONCLUSIVE
-    checks = (((BEFORE_HOLM, result.verdict),) if p_holm is not None else ()) + result.checks
-    if verdict == NEGLIGIBLE:
-        checks = tuple(c for c in checks if not c[0].startswith("± 2 std"))
-    odd = [f"{name} give{'s' if name.startswith('the') else ''} {v}" + _confounded(name, v, verdict, see)
-           for name, v in checks if v != verdict]
-    odd += [result.changing] if result.changing else []
-    odd += [f"{c} has its estimate against the claim" for c in result.against]
-    odd += ["its verdict depends on δ"] if sensitivity and len(set(sensitivity) | {verdict}) > 1 else []
-    robustness = ROBUST if not odd else "not robust: " + "; ".join(odd)
-    return dataclasses.replace(result, verdict=verdict, p_holm=p_holm, p_eq_holm=p_eq_holm, robustness=robustness,
-                               sign=result.sign if verdict in (SUPPORTED, NOT_SUPPORTED) else 0,
-                               sensitivity=sensitivity)
-
-
-def _at_scale(result: ClaimResult, scale: float, p_holm: float | None, p_eq_holm: float | None) -> str:
-    """The row's verdict with δ scaled by ``scale`` (the same Holm p; the equivalence p recomputed
-    at the new margin and adjusted in its family by the caller)."""
-    if result.diff is None or result.delta_value is None or result.verdict in (NOT_RUN, ONE):
-        return ""
-    scaled = dataclasses.replace(result, delta_value=result.delta_value * scale)
-    return _finish(scaled, p_holm, p_eq_holm).verdict
-
-
-def _eq_p(result: ClaimResult, scale: float) -> float | None:
-    if result.p_eq is None or result.diff is None or result.delta_value is None:
-        return None
-    return tost(result.diff, result.delta_value * scale)
-
-
-def _low_participation(studies: StudyStore) -> list[tuple[float, str]]:
-    """(participation, name) of the studies with a participation of at most 5 % (in the base or
-    on an axis) that compare FedQuad and FedAvg, lowest participation first."""
-    out = []
-    for name in studies.names():
-        try:
-            s = studies.read(name)
-        except StoreError:
-            continue
-        values = [(s.get("base") or {}).get("participation"), *((s.get("axes") or {}).get("participation") or [])]
-        low = [v for v in values if isinstance(v, (int, float)) and v <= LOW_PARTICIPATION]
-        if low:
-            out.append((min(low), name))
-    return sorted(out)
-
-
 def _matched_twin(results: list[ClaimResult], r: ClaimResult) -> int | None:
     """The row (1-based) that tests ``r``'s comparison at matched accuracy, if another row does."""
     return next((i for i, x in enumerate(results, start=1) if x is not r and x.matched_row and x.key == r.key), None)
-
-
-def unused_studies(root: str | os.PathLike, results: list[ClaimResult]) -> dict[str, str]:
-    """The studies of ``root`` that no row of ``results`` tests, each with why (``NOT_IN_TABLE``)."""
-    used = {r.study for r in results}
-    names = [n for n in StudyStore(Path(root)).names() if n not in used]
-    return {n: NOT_IN_TABLE.get(n, "no claim of the paper is tested on it") for n in names}
 
 
 def check_claims(root: str | os.PathLike) -> list[ClaimResult]:
@@ -569,7 +357,7 @@ def check_claims(root: str | os.PathLike) -> list[ClaimResult]:
     studies = StudyStore(Path(root))
     out = [check_claim(c, studies) for c in CLAIMS]
     out = [dataclasses.replace(r, same_as=c.same_as) for r, c in zip(out, CLAIMS)]
-    low = _low_participation(studies)
+    low = low_participation(studies)
     if low:
         ptc, name = low[0]
         s = studies.read(name)
@@ -583,7 +371,7 @@ def check_claims(root: str | os.PathLike) -> list[ClaimResult]:
     out += [ClaimResult(f"Paper's result: {t}", "-", "test accuracy", "no such data offline", NOT_RUN)
             for t in NOT_OFFLINE]
     adjusted, adjusted_eq = holm([r.p for r in out]), holm([r.p_eq for r in out])
-    half, double = holm([_eq_p(r, 0.5) for r in out]), holm([_eq_p(r, 2.0) for r in out])
-    return [_finish(r, p, q, _matched_twin(out, r),
-                    tuple(x for x in (_at_scale(r, 0.5, p, h), _at_scale(r, 2.0, p, d)) if x))
+    half, double = holm([equivalence_p(r, 0.5) for r in out]), holm([equivalence_p(r, 2.0) for r in out])
+    return [finish_row(r, p, q, _matched_twin(out, r),
+                    tuple(x for x in (verdict_at_scale(r, 0.5, p, h), verdict_at_scale(r, 2.0, p, d)) if x))
             for r, p, q, h, d in zip(out, adjusted, adjusted_eq, half, double)]
