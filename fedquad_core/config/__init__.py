@@ -2,7 +2,7 @@
 (``run``), the type check of its fields (``field_types``), the one preflight of a config or a
 grid before any work starts (``preflight``), the limits of every count and size (``limits``),
 where a run trains (``devices``) and the one α rule (``alpha``). The methods' display names
-without torch are ``fedquad_core.vocab.methods``'s (``method_labels`` keeps the old names). The
+without torch are ``fedquad_core.vocab.methods``'s, read from each method's own file. The
 package re-exports ``run``'s names: ``from fedquad_core.config import RunConfig``. An α is written
 by ``alpha.alpha_text`` (or ``vocab.words``'s named styles); ``run.alpha_label`` is the
 fingerprinted primitive underneath, not re-exported."""

@@ -13,11 +13,11 @@ from typing import Any
 
 from .alpha import alpha_problem
 from .field_types import _KINDS, _kind, type_ok
-from .method_labels import LABELS
+from ..vocab.methods import labels as method_labels
 from .numbers import FLOAT_MAX, finite_number, float32_problem as _float32_problem
 from .run import CLIENT_EXECS, DATASET_NAMES, DEVICES, MODEL_NAMES, RunConfig
 
-_CHOICES = {"method": tuple(LABELS), "dataset": DATASET_NAMES, "model": MODEL_NAMES, "device": DEVICES,
+_CHOICES = {"method": tuple(method_labels()), "dataset": DATASET_NAMES, "model": MODEL_NAMES, "device": DEVICES,
             "client_exec": CLIENT_EXECS}
 _COUNTS = {"num_clients": 1, "rounds": 1, "local_epochs": 1, "batch_size": 1, "snapshot_every": 1,
            "snapshot_points": 1, "min_size": 0, "seed": 0, "workers": 0, "local_clients": 0,

@@ -1,4 +1,5 @@
-"""The torch-free label and citation tables agree with the method registry, and importing it pulls in no torch."""
+"""The torch-free method words (``vocab.methods``, read from each method's own file) agree with the
+method registry, and the dashboard's first modules import no torch."""
 from __future__ import annotations
 
 import os
@@ -6,14 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fedquad_core.config.method_labels import CITATIONS, LABELS, method_label
+from fedquad_core.vocab.methods import citations, labels, method_label
 from fedquad_core.methods import METHODS
 
 
 def test_the_table_is_the_registrys_labels():
-    assert LABELS == {name: cls.label for name, cls in METHODS.items()}
-    assert CITATIONS == {name: cls.citation for name, cls in METHODS.items()}
-    assert list(LABELS) == list(METHODS)  # the registry's order (the sidebar lists them so)
+    assert labels() == {name: cls.label for name, cls in METHODS.items()}
+    assert citations() == {name: cls.citation for name, cls in METHODS.items()}
+    assert list(labels()) == list(METHODS)  # the registry's order (the sidebar lists them so)
     assert method_label("fedquad") == "FedQuad" and method_label("nope") == "nope"
 
 
@@ -32,7 +33,7 @@ def test_the_apis_methods_are_the_registrys():
 
 
 def test_the_dashboards_first_modules_import_without_torch():
-    code = ("import sys; import fedquad_core.config.method_labels, fedquad_core.api, app.service, app.studies.catalog, "
+    code = ("import sys; import fedquad_core.vocab.methods, fedquad_core.config.stored, fedquad_core.api, app.service, app.studies.catalog, "
             "app.figures.study; print('torch' in sys.modules)")
     root = Path(__file__).resolve().parents[3]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
