@@ -46,7 +46,8 @@ def one(mode: str, students: int, settle: float, seconds: float) -> float:
     from scripts.serving import Dashboard
 
     tmp = Path(tempfile.mkdtemp(prefix="class-followers-"))
-    env = {"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"} if mode == "baseline" else {}
+    env = {"FEDQUAD_LINK_HOST": "127.0.0.1",  # the links: this machine's address is never read
+           **({"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"} if mode == "baseline" else {})}
     app = Dashboard(tmp / "runs", ROOT / "assets" / "recorded", warm=False, log=tmp / "server.log", env=env,
                     command=["bash", "scripts/start.sh", "--class", "--max-sessions", str(students + 5)])
     try:

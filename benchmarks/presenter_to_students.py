@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"before: {load()}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="presenter-to-students-"))
     app = Dashboard(tmp / "runs", ROOT / "assets" / "recorded", warm=False, log=tmp / "server.log",
-                    env={"FEDQUAD_NETGUARD_DIR": str(tmp / "netguard")},
+                    env={"FEDQUAD_NETGUARD_DIR": str(tmp / "netguard"),
+                         "FEDQUAD_LINK_HOST": "127.0.0.1"},  # the links: this machine's address is never read
                     command=["bash", "scripts/start.sh", "--class", "--max-sessions", "5"])
     rows = []
     try:

@@ -85,7 +85,6 @@ HARD_LIMITS: dict[str, int] = {"num_clients": _limits.CLIENTS_MAX, "rounds": _li
                                "local_epochs": _limits.LOCAL_EPOCHS_MAX}
 
 
-
 # ---- configs and their one up-front check ----
 def check_runs(configs: list[RunConfig], *, labels: Labels | None = None,
                draw: Draw | None = None) -> tuple[list | None, str | None]:

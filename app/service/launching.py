@@ -86,7 +86,7 @@ def launch_preset(name: str) -> str | None:
     return problem
 
 
-# ---- studies: their one up-front check and their driver, detached (the engine's ``start_study``) ----
+# ---- studies: their one up-front check and their driver, detached (the engine's ``StudyView.check`` and ``start``) ----
 def preflight_study(name: str, base: dict, axes: dict) -> tuple[list | None, str | None]:
     """(the checked points, None), or (None, the first problem as a one-line message): the
     engine's one up-front check of the whole study (``StudyView.check``: its axes, size and method

@@ -67,8 +67,8 @@ def new_context(browser, **options):
 
 
 def local(url: str) -> str:
-    """A link as printed (the class server's links name the machine's network address) with its host
-    made 127.0.0.1: the tests open pages on loopback only."""
+    """A link as printed (a class server's links name ``$FEDQUAD_LINK_HOST``, else the machine's
+    network address) with its host made 127.0.0.1: the tests open pages on 127.0.0.1 only."""
     parts = urlsplit(url)
     return parts._replace(netloc=f"127.0.0.1:{parts.port}" if parts.port else "127.0.0.1").geturl()
 

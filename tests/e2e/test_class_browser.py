@@ -14,7 +14,8 @@ of the server's previous start.
   up or connects to nothing beyond loopback; the pages ask no other host (``new_context``: a
   request elsewhere is aborted and fails the test), their icon is the one shipped with the app.
 
-Traffic stays on 127.0.0.1 (the printed links are opened with their host made 127.0.0.1). Needs
+Traffic stays on 127.0.0.1 (the printed links name 127.0.0.2, ``FEDQUAD_LINK_HOST``, so this
+machine's network address is never read; they are opened with their host made 127.0.0.1). Needs
 Debian's chromium and fails, never skips, without it."""
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def _start(tmp_path, port: int, warmup: bool = True):
     """The class server as a lecturer starts it, its network guard recording into tmp_path/netguard;
     ``warmup=False`` skips its warm-up visits (a start whose only use is the secret it printed).
     Returns the server, the secret, the follow code and the students' link as printed."""
-    env = {"FEDQUAD_NETGUARD_DIR": str(tmp_path / "netguard"), **({} if warmup else {"FEDQUAD_WARMUP": "0"})}
+    env = {"FEDQUAD_NETGUARD_DIR": str(tmp_path / "netguard"), "FEDQUAD_LINK_HOST": "127.0.0.2",
+           **({} if warmup else {"FEDQUAD_WARMUP": "0"})}
     app = Dashboard(tmp_path / "runs", ROOT / "assets" / "recorded", port=port, warm=False,
                     command=["bash", "scripts/start.sh", "--class", "--max-sessions", "5"],
                     log=tmp_path / f"server-{port}-{time.monotonic_ns()}.log", env=env)
@@ -50,6 +52,7 @@ def _start(tmp_path, port: int, warmup: bool = True):
     secret = re.search(r"token=([A-Za-z0-9_-]+)", text).group(1)
     code = re.search(r"follow=([a-z0-9]+)", text).group(1)
     students = re.search(r"Students.*?(http://\S+)", text).group(1)
+    assert students.startswith("http://127.0.0.2:"), students  # FEDQUAD_LINK_HOST, not this machine's address
     return app, secret, code, students
 
 
